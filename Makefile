@@ -1,0 +1,42 @@
+# The README's two commands: `make demo` and `make test`. Everything else is a building block.
+JOBS ?= $(shell nproc)
+DEMO_TREE ?= /usr/include
+
+.PHONY: demo test deps release asan-ubsan tsan fuzz bench format tidy clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+release: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+asan-ubsan: deps
+	@cmake --preset asan-ubsan >/dev/null
+	@cmake --build --preset asan-ubsan -j $(JOBS)
+
+tsan: deps
+	@cmake --preset tsan >/dev/null
+	@cmake --build --preset tsan -j $(JOBS)
+
+fuzz: deps
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+
+# Build Release and list the files a search would visit in a real tree, as rg --files would.
+demo: release
+	@bash scripts/demo.sh build/release/ctxsearch "$(DEMO_TREE)"
+
+# Release tests, then the same tests under ASan+UBSan; ctest prints the summary line last.
+test: release asan-ubsan
+	@ctest --preset release -j $(JOBS)
+	@ctest --preset asan-ubsan -j $(JOBS)
+
+format:
+	@git ls-files '*.cpp' '*.hpp' | xargs clang-format -i
+
+tidy: release
+	@git ls-files '*.cpp' | grep -v '^tests/fuzz/' | xargs clang-tidy -p build/release --quiet
+
+clean:
+	rm -rf build

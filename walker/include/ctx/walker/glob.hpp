@@ -1,0 +1,50 @@
+// One compiled glob with gitignore(5)/git wildmatch semantics: `*`, `?`, `[...]` (ranges, `!`/`^`,
+// POSIX `[:alpha:]` classes), backslash escapes and the `**` forms `**/`, `/**`, `/**/`.
+// Matching is a bit-parallel NFA: linear in the text, no backtracking blow-up on any pattern.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ctx::walker {
+
+struct GlobOptions {
+  // gitignore's FNM_PATHNAME: `*`, `?` and classes never match '/', and `**` between slashes (or at
+  // either end) spans directories. Without it, `*` and `**` match anything, '/' included.
+  bool pathname = true;
+  bool case_insensitive = false;  // ASCII case folding, as git's core.ignorecase
+};
+
+class Glob {
+ public:
+  // Compiles `pattern`. Never fails: an unclosed `[` is a literal '[' (as in current ripgrep), a
+  // malformed `[[:bogus:]]` class or a trailing lone backslash make a glob that matches nothing
+  // (as in git).
+  static Glob compile(std::string_view pattern, GlobOptions options);
+
+  // True when the whole of `text` matches.
+  bool matches(std::string_view text) const;
+
+  // Shape facts for fast paths (callers index globs by them): the pattern is one literal string,
+  // or `*` followed by a literal without '/'.
+  enum class Shape : std::uint8_t { kLiteral, kStarSuffix, kGeneral, kNever };
+  Shape shape() const { return shape_; }
+  // The literal (kLiteral) or the suffix after the star (kStarSuffix), case-folded when the glob
+  // is case-insensitive.
+  const std::string& literal() const { return literal_; }
+  bool case_insensitive() const { return case_insensitive_; }
+
+ private:
+  struct Op;  // defined in glob.cpp
+  std::vector<Op> ops_;
+  std::vector<std::uint64_t> classes_;  // 4 words (256 bits) per class op
+  std::string literal_;
+  Shape shape_ = Shape::kGeneral;
+  bool case_insensitive_ = false;
+
+  bool matches_nfa(std::string_view text) const;
+};
+
+}  // namespace ctx::walker

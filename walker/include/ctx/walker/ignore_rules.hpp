@@ -1,0 +1,64 @@
+// The rules of one ignore file (.gitignore, .ignore, .rgignore, .ctxignore, info/exclude, the
+// global excludes file, --ignore-file) parsed with gitignore(5) syntax, and matched against paths
+// relative to the directory the file applies to. The last matching line decides.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ctx/walker/glob.hpp"
+#include "ctx/walker/match.hpp"
+
+namespace ctx::walker {
+
+class IgnoreRules {
+ public:
+  struct Options {
+    bool case_insensitive = false;  // --ignore-file-case-insensitive
+  };
+
+  IgnoreRules() = default;
+  explicit IgnoreRules(Options options) : options_(options) {}
+
+  // Parses a whole file: comments, blank lines, a UTF-8 BOM, CRLF line ends and every gitignore(5)
+  // form (escapes, trailing spaces, `!` negation, anchoring slashes, trailing `/`). Never fails:
+  // a line that can match nothing is kept and matches nothing, as in git.
+  static IgnoreRules parse(std::string_view text, Options options);
+
+  // Adds one line in gitignore syntax (a comment or blank line adds nothing).
+  void add_line(std::string_view line);
+
+  // Decides `rel_path` (relative to the ignore file's directory, '/'-separated, no leading "./" or
+  // '/') which is a directory when `is_dir`. kIgnore or kWhitelist come from the last matching
+  // line; kNone when no line matches.
+  MatchKind match(std::string_view rel_path, bool is_dir) const;
+
+  bool empty() const { return rules_.empty(); }
+  std::size_t size() const { return rules_.size(); }
+
+ private:
+  struct Rule {
+    Glob glob;
+    bool negated;      // leading '!': a match whitelists
+    bool dir_only;     // trailing '/': matches directories only
+    bool basename;     // no '/' in the pattern: matched against the last path component
+  };
+
+  Options options_;
+  std::vector<Rule> rules_;
+  // Fast paths, each an index into rules_: basename literals and `*suffix` basename globs by their
+  // literal; everything else scanned from the last rule down.
+  std::unordered_map<std::string, std::vector<std::uint32_t>> by_literal_;
+  std::unordered_map<std::string, std::vector<std::uint32_t>> by_suffix_;
+  std::vector<std::uint32_t> general_;
+  std::vector<std::size_t> suffix_lengths_;  // distinct lengths of by_suffix_ keys
+
+  bool rule_matches(const Rule& rule, std::string_view rel_path, std::string_view base,
+                    bool is_dir) const;
+};
+
+}  // namespace ctx::walker
