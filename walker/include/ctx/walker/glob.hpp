@@ -37,12 +37,17 @@ class Glob {
   bool case_insensitive() const { return case_insensitive_; }
 
  private:
-  struct Op;  // defined in glob.cpp
+  struct Op {
+    std::uint8_t kind;    // an OpKind of glob.cpp
+    unsigned char byte;   // a literal's (folded) byte
+    std::uint16_t klass;  // a class's index into classes_ (4 words each)
+  };
   std::vector<Op> ops_;
   std::vector<std::uint64_t> classes_;  // 4 words (256 bits) per class op
   std::string literal_;
   Shape shape_ = Shape::kGeneral;
   bool case_insensitive_ = false;
+  bool pathname_ = true;
 
   bool matches_nfa(std::string_view text) const;
 };

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -29,8 +30,12 @@ class IgnoreRules {
   // a line that can match nothing is kept and matches nothing, as in git.
   static IgnoreRules parse(std::string_view text, Options options);
 
-  // Adds one line in gitignore syntax (a comment or blank line adds nothing).
-  void add_line(std::string_view line);
+  // Adds one line in gitignore syntax (a comment or blank line adds nothing). `case_insensitive`
+  // folds this line alone (for --iglob); the rules' option folds every line.
+  void add_line(std::string_view line, bool case_insensitive = false);
+
+  // How many lines were `!` negations (an override set with any positive glob needs to know).
+  std::size_t negated_count() const { return negated_count_; }
 
   // Decides `rel_path` (relative to the ignore file's directory, '/'-separated, no leading "./" or
   // '/') which is a directory when `is_dir`. kIgnore or kWhitelist come from the last matching
@@ -52,13 +57,22 @@ class IgnoreRules {
   std::vector<Rule> rules_;
   // Fast paths, each an index into rules_: basename literals and `*suffix` basename globs by their
   // literal; everything else scanned from the last rule down.
-  std::unordered_map<std::string, std::vector<std::uint32_t>> by_literal_;
-  std::unordered_map<std::string, std::vector<std::uint32_t>> by_suffix_;
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using IndexMap =
+      std::unordered_map<std::string, std::vector<std::uint32_t>, StringHash, std::equal_to<>>;
+  IndexMap by_literal_;  // rule indices, descending
+  IndexMap by_suffix_;
   std::vector<std::uint32_t> general_;
   std::vector<std::size_t> suffix_lengths_;  // distinct lengths of by_suffix_ keys
+  std::size_t negated_count_ = 0;
 
   bool rule_matches(const Rule& rule, std::string_view rel_path, std::string_view base,
                     bool is_dir) const;
+  // The highest index in `bucket` whose rule accepts `is_dir`, or -1.
+  std::int64_t best_in(const std::vector<std::uint32_t>& bucket, bool is_dir) const;
 };
 
 }  // namespace ctx::walker

@@ -1,0 +1,305 @@
+#include "args.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <span>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace ctx::cli {
+namespace {
+
+using Handler = Status (*)(Args&, std::string_view value);
+
+struct Flag {
+  std::string_view long_name;
+  char short_name;             // 0 when none
+  std::string_view value_name; // empty for a switch
+  std::string_view help;
+  Handler handler;
+};
+
+Error usage(std::string message) { return Error{ErrorCode::kInvalidArgument, std::move(message)}; }
+
+Result<std::uint64_t> parse_size(std::string_view flag, std::string_view v) {
+  std::uint64_t n = 0;
+  std::uint64_t mult = 1;
+  std::string_view digits = v;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K': case 'k': mult = 1ULL << 10; digits.remove_suffix(1); break;
+      case 'M': case 'm': mult = 1ULL << 20; digits.remove_suffix(1); break;
+      case 'G': case 'g': mult = 1ULL << 30; digits.remove_suffix(1); break;
+      default: break;
+    }
+  }
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+      n > UINT64_MAX / mult) {
+    return usage(fmt::format("invalid value '{}' for --{}: expected a number of bytes with an "
+                             "optional K, M or G suffix, e.g. 10M",
+                             v, flag));
+  }
+  return n * mult;
+}
+
+Result<std::size_t> parse_count(std::string_view flag, std::string_view v) {
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
+    return usage(fmt::format("invalid value '{}' for --{}: expected a non-negative integer", v, flag));
+  }
+  return n;
+}
+
+Status set_sort(Args& a, std::string_view v, bool reverse) {
+  using walker::SortBy;
+  SortBy by;
+  if (v == "none") by = SortBy::kNone;
+  else if (v == "path") by = SortBy::kPath;
+  else if (v == "modified") by = SortBy::kModified;
+  else if (v == "accessed") by = SortBy::kAccessed;
+  else if (v == "created") by = SortBy::kCreated;
+  else {
+    return usage(fmt::format("invalid value '{}' for --sort{}: expected one of none, path, "
+                             "modified, accessed, created",
+                             v, reverse ? "r" : ""));
+  }
+  a.walk.sort = by;
+  a.walk.sort_reverse = reverse && by != SortBy::kNone;
+  return {};
+}
+
+// clang-format off
+constexpr Flag kFlags[] = {
+  {"files", 0, "", "Print each file that would be searched, without searching.",
+   [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kFiles; return {}; }},
+  {"type-list", 0, "", "Show every known file type and its globs.",
+   [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kTypeList; return {}; }},
+  {"glob", 'g', "GLOB", "Include files matching GLOB; a leading '!' excludes. Overrides ignore files.",
+   [](Args& a, std::string_view v) -> Status { a.globs.push_back({std::string(v), false}); return {}; }},
+  {"iglob", 0, "GLOB", "Like --glob, matched case-insensitively.",
+   [](Args& a, std::string_view v) -> Status { a.globs.push_back({std::string(v), true}); return {}; }},
+  {"glob-case-insensitive", 0, "", "Match every --glob case-insensitively.",
+   [](Args& a, std::string_view) -> Status { a.glob_case_insensitive = true; return {}; }},
+  {"no-glob-case-insensitive", 0, "", "Undo --glob-case-insensitive.",
+   [](Args& a, std::string_view) -> Status { a.glob_case_insensitive = false; return {}; }},
+  {"type", 't', "TYPE", "Only search files of TYPE (see --type-list). May repeat.",
+   [](Args& a, std::string_view v) -> Status { a.type_select.emplace_back(v); return {}; }},
+  {"type-not", 'T', "TYPE", "Do not search files of TYPE. May repeat.",
+   [](Args& a, std::string_view v) -> Status { a.type_negate.emplace_back(v); return {}; }},
+  {"type-add", 0, "SPEC", "Add a file type: 'name:glob[,glob]' or 'name:include:type[,type]'.",
+   [](Args& a, std::string_view v) -> Status { a.type_defs.emplace_back('a', v); return {}; }},
+  {"type-clear", 0, "TYPE", "Remove the globs of TYPE.",
+   [](Args& a, std::string_view v) -> Status { a.type_defs.emplace_back('c', v); return {}; }},
+  {"hidden", '.', "", "Search hidden files and directories (names starting with '.').",
+   [](Args& a, std::string_view) -> Status { a.walk.hidden = true; return {}; }},
+  {"no-hidden", 0, "", "Undo --hidden.",
+   [](Args& a, std::string_view) -> Status { a.walk.hidden = false; return {}; }},
+  {"follow", 'L', "", "Follow symbolic links (loops are detected and reported).",
+   [](Args& a, std::string_view) -> Status { a.walk.follow_links = true; return {}; }},
+  {"no-follow", 0, "", "Undo --follow.",
+   [](Args& a, std::string_view) -> Status { a.walk.follow_links = false; return {}; }},
+  {"max-depth", 'd', "NUM", "Descend at most NUM directories below each path given.",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("max-depth", v)); a.walk.max_depth = n; return {}; }},
+  {"maxdepth", 0, "NUM", "Alias of --max-depth.",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("maxdepth", v)); a.walk.max_depth = n; return {}; }},
+  {"max-filesize", 0, "NUM+SUFFIX?", "Skip files larger than NUM bytes (suffixes K, M, G).",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_size("max-filesize", v)); a.walk.max_filesize = n; return {}; }},
+  {"one-file-system", 0, "", "Do not descend into directories on other file systems.",
+   [](Args& a, std::string_view) -> Status { a.walk.one_file_system = true; return {}; }},
+  {"no-one-file-system", 0, "", "Undo --one-file-system.",
+   [](Args& a, std::string_view) -> Status { a.walk.one_file_system = false; return {}; }},
+  {"no-ignore", 0, "", "Ignore no files because of ignore files (implies the --no-ignore-* flags "
+   "below, except --no-ignore-files).",
+   [](Args& a, std::string_view) -> Status { a.no_ignore = true; return {}; }},
+  {"ignore", 0, "", "Undo --no-ignore.",
+   [](Args& a, std::string_view) -> Status { a.no_ignore = false; return {}; }},
+  {"no-ignore-vcs", 0, "", "Do not respect .gitignore, .git/info/exclude or the global excludes.",
+   [](Args& a, std::string_view) -> Status { a.walk.git_ignore = false; return {}; }},
+  {"ignore-vcs", 0, "", "Undo --no-ignore-vcs.",
+   [](Args& a, std::string_view) -> Status { a.walk.git_ignore = true; return {}; }},
+  {"no-ignore-dot", 0, "", "Do not respect .ignore, .rgignore or .ctxignore files.",
+   [](Args& a, std::string_view) -> Status { a.walk.dot_ignore = false; return {}; }},
+  {"ignore-dot", 0, "", "Undo --no-ignore-dot.",
+   [](Args& a, std::string_view) -> Status { a.walk.dot_ignore = true; return {}; }},
+  {"no-ignore-exclude", 0, "", "Do not respect .git/info/exclude.",
+   [](Args& a, std::string_view) -> Status { a.walk.git_exclude = false; return {}; }},
+  {"ignore-exclude", 0, "", "Undo --no-ignore-exclude.",
+   [](Args& a, std::string_view) -> Status { a.walk.git_exclude = true; return {}; }},
+  {"no-ignore-global", 0, "", "Do not respect git's global excludes file (core.excludesFile).",
+   [](Args& a, std::string_view) -> Status { a.walk.git_global = false; return {}; }},
+  {"ignore-global", 0, "", "Undo --no-ignore-global.",
+   [](Args& a, std::string_view) -> Status { a.walk.git_global = true; return {}; }},
+  {"no-ignore-parent", 0, "", "Do not respect ignore files in parent directories of the paths.",
+   [](Args& a, std::string_view) -> Status { a.walk.parents = false; return {}; }},
+  {"ignore-parent", 0, "", "Undo --no-ignore-parent.",
+   [](Args& a, std::string_view) -> Status { a.walk.parents = true; return {}; }},
+  {"no-ignore-files", 0, "", "Do not respect the files given with --ignore-file.",
+   [](Args& a, std::string_view) -> Status { a.no_ignore_files = true; return {}; }},
+  {"ignore-file", 0, "PATH", "Also respect the ignore rules in PATH (gitignore syntax; lowest "
+   "precedence).",
+   [](Args& a, std::string_view v) -> Status { a.walk.ignore_files.emplace_back(v); return {}; }},
+  {"ignore-file-case-insensitive", 0, "", "Match ignore files' globs case-insensitively.",
+   [](Args& a, std::string_view) -> Status { a.walk.ignore_case_insensitive = true; return {}; }},
+  {"no-ignore-file-case-insensitive", 0, "", "Undo --ignore-file-case-insensitive.",
+   [](Args& a, std::string_view) -> Status { a.walk.ignore_case_insensitive = false; return {}; }},
+  {"no-require-git", 0, "", "Respect .gitignore files even outside a git repository.",
+   [](Args& a, std::string_view) -> Status { a.walk.require_git = false; return {}; }},
+  {"require-git", 0, "", "Undo --no-require-git.",
+   [](Args& a, std::string_view) -> Status { a.walk.require_git = true; return {}; }},
+  {"unrestricted", 'u', "", "-u: --no-ignore; -uu: also --hidden; -uuu: also --binary.",
+   [](Args& a, std::string_view) -> Status { ++a.unrestricted; return {}; }},
+  {"sort", 0, "SORTBY", "Sort results: none, path, modified, accessed, created. Stays parallel.",
+   [](Args& a, std::string_view v) -> Status { return set_sort(a, v, false); }},
+  {"sortr", 0, "SORTBY", "Like --sort, in reverse order.",
+   [](Args& a, std::string_view v) -> Status { return set_sort(a, v, true); }},
+  {"threads", 'j', "NUM", "Use NUM threads (0: one per core).",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("threads", v));
+     a.walk.threads = static_cast<unsigned>(std::min<std::size_t>(n, 1024)); return {}; }},
+  {"null", '0', "", "Follow each printed path with a NUL byte instead of a newline.",
+   [](Args& a, std::string_view) -> Status { a.null = true; return {}; }},
+  {"quiet", 'q', "", "Print nothing; exit 0 when something was found.",
+   [](Args& a, std::string_view) -> Status { a.quiet = true; return {}; }},
+  {"help", 'h', "", "Show this help.",
+   [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kHelp; return {}; }},
+  {"version", 'V', "", "Show the version.",
+   [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kVersion; return {}; }},
+};
+// clang-format on
+
+const Flag* find_long(std::string_view name) {
+  for (const Flag& f : kFlags) {
+    if (f.long_name == name) return &f;
+  }
+  return nullptr;
+}
+
+const Flag* find_short(char c) {
+  for (const Flag& f : kFlags) {
+    if (f.short_name == c) return &f;
+  }
+  return nullptr;
+}
+
+// The flag names closest to `name`, for "did you mean" hints.
+std::string suggestion(std::string_view name) {
+  for (const Flag& f : kFlags) {
+    if (f.long_name.find(name) != std::string_view::npos ||
+        (name.size() >= 4 && name.find(f.long_name) != std::string_view::npos)) {
+      return fmt::format(" (did you mean --{}?)", f.long_name);
+    }
+  }
+  return " (see --help)";
+}
+
+void finish(Args& a) {
+  if (a.unrestricted >= 1) a.no_ignore = true;
+  if (a.unrestricted >= 2) a.walk.hidden = true;
+  if (a.no_ignore_files) a.walk.ignore_files.clear();
+  if (a.no_ignore) {
+    a.walk.git_ignore = false;
+    a.walk.dot_ignore = false;
+    a.walk.git_exclude = false;
+    a.walk.git_global = false;
+    a.walk.parents = false;
+  }
+  if (!a.walk.git_ignore) {  // as ripgrep: --no-ignore-vcs also drops exclude and global
+    a.walk.git_exclude = false;
+    a.walk.git_global = false;
+  }
+}
+
+}  // namespace
+
+Result<Args> parse_args(const std::vector<std::string>& argv) {
+  Args a;
+  bool flags_done = false;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    std::string_view arg = argv[i];
+    auto take_value = [&](const Flag& f, std::string_view shown) -> Result<std::string_view> {
+      if (i + 1 >= argv.size()) {
+        return usage(fmt::format("flag {} needs a value ({}): e.g. {} {}", shown, f.value_name,
+                                 shown, f.value_name));
+      }
+      return std::string_view(argv[++i]);
+    };
+    if (flags_done || arg.size() < 2 || arg[0] != '-') {
+      a.positionals.emplace_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      flags_done = true;
+      continue;
+    }
+    if (arg.substr(0, 2) == "--") {
+      std::string_view name = arg.substr(2);
+      std::optional<std::string_view> inline_value;
+      if (auto eq = name.find('='); eq != std::string_view::npos) {
+        inline_value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      }
+      const Flag* f = find_long(name);
+      if (f == nullptr) {
+        return usage(fmt::format("unrecognized flag --{}{}", name, suggestion(name)));
+      }
+      std::string shown = fmt::format("--{}", name);
+      std::string_view value;
+      if (!f->value_name.empty()) {
+        if (inline_value) {
+          value = *inline_value;
+        } else {
+          CTX_TRY_ASSIGN(value, take_value(*f, shown));
+        }
+      } else if (inline_value) {
+        return usage(fmt::format("flag {} takes no value, but got '{}'", shown, *inline_value));
+      }
+      CTX_TRY(f->handler(a, value));
+      continue;
+    }
+    // One or more short flags: -uu, -gGLOB, -g GLOB.
+    for (std::size_t k = 1; k < arg.size(); ++k) {
+      const Flag* f = find_short(arg[k]);
+      if (f == nullptr) {
+        return usage(fmt::format("unrecognized flag -{} in '{}' (see --help)", arg[k], arg));
+      }
+      std::string_view value;
+      if (!f->value_name.empty()) {
+        if (k + 1 < arg.size()) {
+          value = arg.substr(k + 1);
+        } else {
+          CTX_TRY_ASSIGN(value, take_value(*f, fmt::format("-{}", arg[k])));
+        }
+        CTX_TRY(f->handler(a, value));
+        break;
+      }
+      CTX_TRY(f->handler(a, value));
+    }
+  }
+  finish(a);
+  return a;
+}
+
+std::string help_text() {
+  std::string out =
+      "ctxsearch: fast, ripgrep-compatible code search.\n\n"
+      "USAGE:\n    ctxsearch --files [OPTIONS] [PATH ...]\n    ctxsearch --type-list\n\n"
+      "Paths default to the current directory. Ignore files (.gitignore at every level,\n"
+      ".git/info/exclude, the global git excludes, .ignore, .rgignore, .ctxignore) are\n"
+      "respected as git and ripgrep do; hidden files are skipped unless --hidden.\n\n"
+      "Exit status: 0 when something was found, 1 when nothing was, 2 on an error.\n\nOPTIONS:\n";
+  for (const Flag& f : kFlags) {
+    std::string names = f.short_name != 0 ? fmt::format("-{}, --{}", f.short_name, f.long_name)
+                                          : fmt::format("    --{}", f.long_name);
+    if (!f.value_name.empty()) names += fmt::format(" {}", f.value_name);
+    out += fmt::format("    {:<36} {}\n", names, f.help);
+  }
+  return out;
+}
+
+}  // namespace ctx::cli

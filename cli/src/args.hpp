@@ -1,0 +1,45 @@
+// Command-line arguments: one flag table (args.cpp) drives parsing, --help and, later, shell
+// completions; `Args` is what it produces. Parsing follows ripgrep: combined short flags (-uu),
+// attached values (-gGLOB, --glob=GLOB), `--` ending flags, the last of two conflicting flags wins.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ctx/base/result.hpp"
+#include "ctx/walker/walker.hpp"
+
+namespace ctx::cli {
+
+struct GlobArg {
+  std::string glob;
+  bool case_insensitive;  // --iglob
+};
+
+struct Args {
+  enum class Mode : std::uint8_t { kSearch, kFiles, kTypeList, kHelp, kVersion };
+  Mode mode = Mode::kSearch;
+  std::vector<std::string> positionals;  // PATTERN then PATH... (only PATHs with --files)
+
+  walker::WalkOptions walk;
+  std::vector<GlobArg> globs;
+  bool glob_case_insensitive = false;
+  std::vector<std::string> type_select, type_negate;
+  // Type flags in command-line order: 'a' add, 'c' clear (they must apply in order).
+  std::vector<std::pair<char, std::string>> type_defs;
+  int unrestricted = 0;  // -u count
+  bool no_ignore = false;
+  bool no_ignore_files = false;
+  bool null = false;     // -0/--null: NUL after each path instead of a newline
+  bool quiet = false;
+};
+
+// Parses argv (without argv[0]). Errors name the flag and the fix.
+Result<Args> parse_args(const std::vector<std::string>& argv);
+
+// The --help text, generated from the flag table.
+std::string help_text();
+
+}  // namespace ctx::cli

@@ -1,0 +1,180 @@
+// ctxsearch's entry point: parse arguments, build the walker's filters, run, print, and turn what
+// happened into ripgrep's exit codes (0 found, 1 nothing found, 2 an error).
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <tbb/enumerable_thread_specific.h>
+
+#include "args.hpp"
+#include "ctx/walker/overrides.hpp"
+#include "ctx/walker/types.hpp"
+#include "ctx/walker/walker.hpp"
+
+namespace ctx::cli {
+namespace {
+
+constexpr std::size_t kFlushBytes = 64 << 10;
+
+// Writes all of `data` to fd 1; false when the reader went away (EPIPE) or writing failed.
+bool write_stdout(std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(STDOUT_FILENO, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+void print_error(std::string_view detail) {
+  std::string line = fmt::format("ctxsearch: {}\n", detail);
+  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+}
+
+// Prints paths for --files. Each worker thread fills its own buffer and writes whole buffers
+// under a lock, so lines never interleave and nothing is shared on the hot path.
+class PathPrinter final : public walker::WalkSink {
+ public:
+  PathPrinter(char terminator, bool quiet) : terminator_(terminator), quiet_(quiet) {}
+
+  walker::Flow on_file(const walker::WalkEntry& entry) override {
+    found_.store(true, std::memory_order_relaxed);
+    if (quiet_) return walker::Flow::kStop;
+    std::string& buf = buffers_.local();
+    buf.append(entry.path);
+    buf.push_back(terminator_);
+    if (buf.size() >= kFlushBytes && !flush(buf)) return walker::Flow::kStop;
+    return walker::Flow::kContinue;
+  }
+
+  void on_error(const Error& error) override {
+    errored_.store(true, std::memory_order_relaxed);
+    std::lock_guard lock(mutex_);
+    print_error(error.detail);
+  }
+
+  void finish() {
+    for (std::string& buf : buffers_) flush(buf);
+  }
+  bool found() const { return found_.load(); }
+  bool errored() const { return errored_.load(); }
+
+ private:
+  bool flush(std::string& buf) {
+    std::lock_guard lock(mutex_);
+    bool ok = broken_pipe_ || write_stdout(buf);
+    buf.clear();
+    if (!ok) broken_pipe_ = true;
+    return !broken_pipe_;
+  }
+
+  char terminator_;
+  bool quiet_;
+  std::mutex mutex_;
+  bool broken_pipe_ = false;
+  std::atomic<bool> found_{false}, errored_{false};
+  tbb::enumerable_thread_specific<std::string> buffers_;
+};
+
+Result<walker::TypeTable> build_types(const Args& args) {
+  walker::TypeTable table = walker::TypeTable::with_defaults();
+  for (const auto& [kind, spec] : args.type_defs) {
+    if (kind == 'a') {
+      CTX_TRY(table.add(spec));
+    } else {
+      table.clear(spec);
+    }
+  }
+  return table;
+}
+
+int run_files(Args& args) {
+  auto table = build_types(args);
+  if (!table.ok()) {
+    print_error(table.error().detail);
+    return 2;
+  }
+  auto types = walker::TypeMatcher::build(*table, args.type_select, args.type_negate);
+  if (!types.ok()) {
+    print_error(types.error().detail);
+    return 2;
+  }
+  walker::Overrides overrides;
+  for (const GlobArg& g : args.globs) {
+    if (Status s = overrides.add(g.glob, g.case_insensitive || args.glob_case_insensitive); !s.ok()) {
+      print_error(s.error().detail);
+      return 2;
+    }
+  }
+  args.walk.paths = args.positionals;
+  args.walk.overrides = &overrides;
+  args.walk.types = &*types;
+  PathPrinter printer(args.null ? '\0' : '\n', args.quiet);
+  if (Status s = walker::walk(args.walk, printer); !s.ok()) {
+    print_error(s.error().detail);
+    return 2;
+  }
+  printer.finish();
+  if (printer.found() && (args.quiet || !printer.errored())) return 0;
+  return printer.errored() ? 2 : 1;
+}
+
+int run(int argc, char** argv) {
+  std::vector<std::string> arguments(argv + 1, argv + argc);
+  auto parsed = parse_args(arguments);
+  if (!parsed.ok()) {
+    print_error(parsed.error().detail);
+    return 2;
+  }
+  Args& args = *parsed;
+  switch (args.mode) {
+    case Args::Mode::kHelp:
+      return write_stdout(help_text()) ? 0 : 2;
+    case Args::Mode::kVersion:
+      return write_stdout("ctxsearch 0.1.0\n") ? 0 : 2;
+    case Args::Mode::kTypeList: {
+      auto table = build_types(args);
+      if (!table.ok()) {
+        print_error(table.error().detail);
+        return 2;
+      }
+      return write_stdout(table->list()) ? 0 : 2;
+    }
+    case Args::Mode::kFiles:
+      return run_files(args);
+    case Args::Mode::kSearch:
+      break;
+  }
+  if (args.positionals.empty()) {
+    print_error("no pattern given: usage is 'ctxsearch --files [PATH ...]' (see --help)");
+    return 2;
+  }
+  print_error(fmt::format("searching for a pattern ('{}') is not built yet; this version lists "
+                          "files only: use 'ctxsearch --files [PATH ...]'",
+                          args.positionals.front()));
+  return 2;
+}
+
+}  // namespace
+}  // namespace ctx::cli
+
+int main(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);  // a closed pipe ends the output quietly (EPIPE), as in ripgrep
+  try {
+    return ctx::cli::run(argc, argv);
+  } catch (const std::exception& e) {
+    ctx::cli::print_error(fmt::format("internal error: {}", e.what()));
+    return 2;
+  }
+}

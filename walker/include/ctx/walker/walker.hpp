@@ -1,0 +1,73 @@
+// The parallel directory walk behind `--files` and every search: which files to visit, decided
+// exactly as git and ripgrep decide (ignore files at every level, parents' ignore files, the
+// repository's info/exclude, the global excludes file, -g overrides, file types, hidden files).
+//
+// `walk()` runs a work-stealing depth-first walk on oneTBB and hands each file to a `WalkSink`.
+// Unsorted, the sink is called from worker threads as files are found; with `sort`, discovery is
+// still parallel and the sink is called on the calling thread in path order afterwards.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctx/base/result.hpp"
+#include "ctx/walker/match.hpp"
+
+namespace ctx::walker {
+
+class Overrides;
+class TypeMatcher;
+
+enum class SortBy : std::uint8_t { kNone, kPath, kModified, kAccessed, kCreated };
+
+struct WalkOptions {
+  // Roots as the user typed them. Empty: the current directory, whose paths print without "./".
+  std::vector<std::string> paths;
+
+  bool hidden = false;            // --hidden: also visit names starting with '.'
+  bool follow_links = false;      // -L: follow symlinks (loops are detected and reported)
+  bool one_file_system = false;   // do not cross into other file systems
+  bool git_ignore = true;         // .gitignore files
+  bool git_exclude = true;        // $GIT_DIR/info/exclude
+  bool git_global = true;         // core.excludesFile, else $XDG_CONFIG_HOME/git/ignore
+  bool dot_ignore = true;         // .ignore, .rgignore and .ctxignore
+  bool parents = true;            // ignore files in the roots' parent directories
+  bool require_git = true;        // git's ignore files count only inside a repository
+  bool ignore_case_insensitive = false;
+  std::vector<std::string> ignore_files;  // --ignore-file, lowest precedence, later ones win
+
+  std::optional<std::size_t> max_depth;       // roots are depth 0
+  std::optional<std::uint64_t> max_filesize;  // skip files larger than this many bytes
+  SortBy sort = SortBy::kNone;
+  bool sort_reverse = false;
+  unsigned threads = 0;  // 0: one per core
+
+  // Optional filters; they must outlive the walk.
+  const Overrides* overrides = nullptr;
+  const TypeMatcher* types = nullptr;
+};
+
+struct WalkEntry {
+  std::string_view path;  // as it should be printed; valid during the call only
+  std::size_t depth;      // 0 for a root given on the command line
+};
+
+class WalkSink {
+ public:
+  virtual ~WalkSink() = default;
+  // One file to visit. Called concurrently from worker threads unless sorting. kStop ends the walk.
+  virtual Flow on_file(const WalkEntry& entry) = 0;
+  // One path that could not be visited (unreadable directory, missing root, symlink loop); the walk
+  // goes on. Called concurrently too.
+  virtual void on_error(const Error& error) = 0;
+};
+
+// Walks `options.paths`. Problems with single paths go to `sink.on_error`; the returned Status is
+// an error only when the walk could not start at all.
+Status walk(const WalkOptions& options, WalkSink& sink);
+
+}  // namespace ctx::walker

@@ -1,0 +1,325 @@
+// Glob compilation into a small op list and matching by bit-parallel NFA simulation.
+//
+// States are op indices; state ops_.size() accepts. `*`, `**` and `**/` are loops with an epsilon
+// edge to the next op, so the closure of a state set is one forward pass.
+
+#include "ctx/walker/glob.hpp"
+
+#include <array>
+#include <cctype>
+#include <cstring>
+
+namespace ctx::walker {
+
+enum class OpKind : std::uint8_t {
+  kLit,       // one byte
+  kAny,       // `?`: one byte, not '/' under pathname
+  kClass,     // `[...]`: one byte of a set, never '/' under pathname
+  kStar,      // `*`: any run of bytes without '/' under pathname
+  kStarStar,  // `**` (or `*` without pathname): any run of bytes
+  kDirs,      // `**/` at a component start: "" or any run ending in '/'
+};
+
+namespace {
+
+template <typename Op>
+OpKind kind_of(const Op& op) {
+  return static_cast<OpKind>(op.kind);
+}
+
+unsigned char fold(unsigned char c, bool ci) {
+  return ci && c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c - 'A' + 'a') : c;
+}
+
+using ByteSet = std::array<std::uint64_t, 4>;
+
+void set_byte(ByteSet& set, unsigned char c) { set[c >> 6] |= std::uint64_t{1} << (c & 63); }
+bool has_byte(const std::uint64_t* set, unsigned char c) {
+  return (set[c >> 6] >> (c & 63)) & 1;
+}
+
+// Adds the members of POSIX class `name` ("alpha", ...); false for an unknown name.
+bool add_posix_class(ByteSet& set, std::string_view name) {
+  int (*pred)(int) = nullptr;
+  if (name == "alnum") pred = isalnum;
+  else if (name == "alpha") pred = isalpha;
+  else if (name == "blank") pred = isblank;
+  else if (name == "cntrl") pred = iscntrl;
+  else if (name == "digit") pred = isdigit;
+  else if (name == "graph") pred = isgraph;
+  else if (name == "lower") pred = islower;
+  else if (name == "print") pred = isprint;
+  else if (name == "punct") pred = ispunct;
+  else if (name == "space") pred = isspace;
+  else if (name == "upper") pred = isupper;
+  else if (name == "xdigit") pred = isxdigit;
+  if (pred == nullptr) return false;
+  for (int c = 0; c < 128; ++c) {
+    if (pred(c)) set_byte(set, static_cast<unsigned char>(c));
+  }
+  return true;
+}
+
+enum class ClassParse : std::uint8_t { kOk, kUnclosed, kBogus };
+
+// Parses a bracket expression whose '[' is at p[i]. On kOk, `i` is left on the closing ']'.
+ClassParse parse_class(std::string_view p, std::size_t& i, ByteSet& set, bool& negated) {
+  std::size_t j = i + 1;
+  negated = false;
+  if (j < p.size() && (p[j] == '!' || p[j] == '^')) {
+    negated = true;
+    ++j;
+  }
+  int prev = -1;  // the last single member, for ranges; -1 after a range or a class
+  bool first = true;
+  for (;; first = false) {
+    if (j >= p.size()) return ClassParse::kUnclosed;
+    auto c = static_cast<unsigned char>(p[j]);
+    if (c == ']' && !first) break;
+    if (c == '\\') {
+      if (++j >= p.size()) return ClassParse::kUnclosed;
+      c = static_cast<unsigned char>(p[j]);
+      set_byte(set, c);
+      prev = c;
+      ++j;
+      continue;
+    }
+    if (c == '-' && prev >= 0 && j + 1 < p.size() && p[j + 1] != ']') {
+      ++j;
+      auto hi = static_cast<unsigned char>(p[j]);
+      if (hi == '\\') {
+        if (++j >= p.size()) return ClassParse::kUnclosed;
+        hi = static_cast<unsigned char>(p[j]);
+      }
+      for (int x = prev; x <= hi; ++x) set_byte(set, static_cast<unsigned char>(x));
+      prev = -1;
+      ++j;
+      continue;
+    }
+    if (c == '[' && j + 1 < p.size() && p[j + 1] == ':') {
+      std::size_t close = p.find(']', j + 2);
+      if (close == std::string_view::npos) return ClassParse::kUnclosed;
+      if (close >= j + 3 && p[close - 1] == ':') {
+        if (!add_posix_class(set, p.substr(j + 2, close - j - 3))) return ClassParse::kBogus;
+        prev = -1;
+        j = close + 1;
+        continue;
+      }
+      // "[:" without ":]" before the next ']': the '[' is an ordinary member.
+    }
+    set_byte(set, c);
+    prev = c;
+    ++j;
+  }
+  i = j;
+  return ClassParse::kOk;
+}
+
+void close_under_case(ByteSet& set) {
+  for (unsigned char c = 'a'; c <= 'z'; ++c) {
+    auto up = static_cast<unsigned char>(c - 'a' + 'A');
+    if (has_byte(set.data(), c) || has_byte(set.data(), up)) {
+      set_byte(set, c);
+      set_byte(set, up);
+    }
+  }
+}
+
+}  // namespace
+
+Glob Glob::compile(std::string_view p, GlobOptions options) {
+  Glob g;
+  g.case_insensitive_ = options.case_insensitive;
+  g.pathname_ = options.pathname;
+  const bool ci = options.case_insensitive;
+  auto make_op = [](OpKind kind, unsigned char byte = 0, std::uint16_t klass = 0) {
+    return Op{static_cast<std::uint8_t>(kind), byte, klass};
+  };
+  auto lit = [&](unsigned char c) { g.ops_.push_back(make_op(OpKind::kLit, fold(c, ci))); };
+
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    auto c = static_cast<unsigned char>(p[i]);
+    switch (c) {
+      case '\\':
+        if (i + 1 >= p.size()) {  // a trailing lone backslash: git never matches such a pattern
+          g.shape_ = Shape::kNever;
+          g.ops_.clear();
+          return g;
+        }
+        lit(static_cast<unsigned char>(p[++i]));
+        break;
+      case '?':
+        g.ops_.push_back(make_op(OpKind::kAny));
+        break;
+      case '*': {
+        std::size_t start = i;
+        while (i + 1 < p.size() && p[i + 1] == '*') ++i;
+        bool double_star = i > start;
+        if (!options.pathname) {
+          g.ops_.push_back(make_op(OpKind::kStarStar));
+          break;
+        }
+        bool at_component_start = start == 0 || p[start - 1] == '/';
+        std::string_view rest = p.substr(i + 1);
+        if (double_star && at_component_start && rest.empty()) {
+          g.ops_.push_back(make_op(OpKind::kStarStar));
+        } else if (double_star && at_component_start && rest[0] == '/') {
+          g.ops_.push_back(make_op(OpKind::kDirs));
+          ++i;  // the '/' belongs to kDirs
+        } else if (double_star && at_component_start && rest.size() >= 2 && rest[0] == '\\' &&
+                   rest[1] == '/') {
+          g.ops_.push_back(make_op(OpKind::kStarStar));  // git: spans dirs, no zero-dir shortcut
+        } else {
+          g.ops_.push_back(make_op(OpKind::kStar));
+        }
+        break;
+      }
+      case '[': {
+        ByteSet set{};
+        bool negated = false;
+        std::size_t j = i;
+        switch (parse_class(p, j, set, negated)) {
+          case ClassParse::kUnclosed:
+            lit('[');  // as current ripgrep: an unclosed class is a literal '['
+            break;
+          case ClassParse::kBogus:
+            g.shape_ = Shape::kNever;
+            g.ops_.clear();
+            return g;
+          case ClassParse::kOk: {
+            if (ci) close_under_case(set);
+            if (negated) {
+              for (auto& w : set) w = ~w;
+            }
+            if (options.pathname) set['/' >> 6] &= ~(std::uint64_t{1} << ('/' & 63));
+            auto index = static_cast<std::uint16_t>(g.classes_.size() / 4);
+            g.classes_.insert(g.classes_.end(), set.begin(), set.end());
+            g.ops_.push_back(make_op(OpKind::kClass, 0, index));
+            i = j;
+            break;
+          }
+        }
+        break;
+      }
+      default:
+        lit(c);
+    }
+  }
+
+  // Shape facts for callers' fast paths.
+  bool all_lit = true;
+  for (const Op& op : g.ops_) all_lit = all_lit && kind_of(op) == OpKind::kLit;
+  bool star_suffix = !g.ops_.empty() &&
+                     (kind_of(g.ops_[0]) == OpKind::kStar || kind_of(g.ops_[0]) == OpKind::kStarStar);
+  for (std::size_t k = 1; k < g.ops_.size() && star_suffix; ++k) {
+    star_suffix = kind_of(g.ops_[k]) == OpKind::kLit && g.ops_[k].byte != '/';
+  }
+  if (all_lit) {
+    g.shape_ = Shape::kLiteral;
+  } else if (star_suffix) {
+    g.shape_ = Shape::kStarSuffix;
+  }
+  std::size_t first = g.shape_ == Shape::kStarSuffix ? 1 : 0;
+  if (g.shape_ != Shape::kGeneral) {
+    for (std::size_t k = first; k < g.ops_.size(); ++k) g.literal_.push_back(static_cast<char>(g.ops_[k].byte));
+  }
+  if (g.classes_.size() / 4 > 0xffff) g.shape_ = Shape::kNever;  // absurdly many classes
+  return g;
+}
+
+bool Glob::matches(std::string_view text) const {
+  switch (shape_) {
+    case Shape::kNever:
+      return false;
+    case Shape::kLiteral:
+      if (text.size() != literal_.size()) return false;
+      if (!case_insensitive_) return text == literal_;
+      for (std::size_t i = 0; i < text.size(); ++i) {
+        if (fold(static_cast<unsigned char>(text[i]), true) != static_cast<unsigned char>(literal_[i])) return false;
+      }
+      return true;
+    case Shape::kStarSuffix: {
+      if (text.size() < literal_.size()) return false;
+      std::size_t head = text.size() - literal_.size();
+      if (kind_of(ops_[0]) == OpKind::kStar && std::memchr(text.data(), '/', head) != nullptr) return false;
+      for (std::size_t i = 0; i < literal_.size(); ++i) {
+        if (fold(static_cast<unsigned char>(text[head + i]), case_insensitive_) !=
+            static_cast<unsigned char>(literal_[i])) {
+          return false;
+        }
+      }
+      return true;
+    }
+    case Shape::kGeneral:
+      break;
+  }
+  return matches_nfa(text);
+}
+
+bool Glob::matches_nfa(std::string_view text) const {
+  const std::size_t n = ops_.size();
+  const std::size_t words = (n + 1 + 63) / 64;
+  // Patterns of up to 255 ops use the stack; longer ones (rare) the heap.
+  std::array<std::uint64_t, 8> small_cur{}, small_next{};
+  std::vector<std::uint64_t> big_cur, big_next;
+  std::uint64_t* cur = small_cur.data();
+  std::uint64_t* next = small_next.data();
+  if (words > small_cur.size()) {
+    big_cur.assign(words, 0);
+    big_next.assign(words, 0);
+    cur = big_cur.data();
+    next = big_next.data();
+  }
+  auto test = [](const std::uint64_t* s, std::size_t i) { return (s[i >> 6] >> (i & 63)) & 1; };
+  auto set = [](std::uint64_t* s, std::size_t i) { s[i >> 6] |= std::uint64_t{1} << (i & 63); };
+  auto close = [&](std::uint64_t* s) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!test(s, i)) continue;
+      OpKind k = kind_of(ops_[i]);
+      if (k == OpKind::kStar || k == OpKind::kStarStar || k == OpKind::kDirs) set(s, i + 1);
+    }
+  };
+  set(cur, 0);
+  close(cur);
+  for (char ch : text) {
+    auto c = fold(static_cast<unsigned char>(ch), case_insensitive_);
+    std::fill(next, next + words, 0);
+    bool any = false;
+    for (std::size_t w = 0; w < words; ++w) {
+      std::uint64_t bits = cur[w];
+      while (bits != 0) {
+        std::size_t i = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
+        bits &= bits - 1;
+        if (i >= n) continue;
+        const Op& op = ops_[i];
+        switch (kind_of(op)) {
+          case OpKind::kLit:
+            if (c == op.byte) set(next, i + 1), any = true;
+            break;
+          case OpKind::kAny:
+            if (c != '/' || !pathname_) set(next, i + 1), any = true;
+            break;
+          case OpKind::kClass:
+            if (has_byte(&classes_[std::size_t{op.klass} * 4], c)) set(next, i + 1), any = true;
+            break;
+          case OpKind::kStar:
+            if (c != '/') set(next, i), any = true;
+            break;
+          case OpKind::kStarStar:
+            set(next, i), any = true;
+            break;
+          case OpKind::kDirs:
+            set(next, i), any = true;
+            if (c == '/') set(next, i + 1);
+            break;
+        }
+      }
+    }
+    if (!any) return false;
+    close(next);
+    std::swap(cur, next);
+  }
+  return test(cur, n);
+}
+
+}  // namespace ctx::walker

@@ -1,0 +1,143 @@
+#include "ctx/walker/ignore_rules.hpp"
+
+#include <algorithm>
+
+#include "ctx/base/file_buffer.hpp"
+
+namespace ctx::walker {
+namespace {
+
+// gitignore(5): "Trailing spaces are ignored unless they are quoted with backslash". Only ' '
+// counts (not tabs), and a line ending in a lone backslash keeps everything, as in git.
+std::string_view trim_trailing_spaces(std::string_view line) {
+  std::size_t keep = line.size();
+  bool in_space_run = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == ' ') {
+      if (!in_space_run) keep = i;
+      in_space_run = true;
+      continue;
+    }
+    in_space_run = false;
+    keep = line.size();
+    if (c == '\\') {
+      if (i + 1 >= line.size()) return line;
+      ++i;  // the escaped byte (an escaped space included) is kept
+    }
+  }
+  return in_space_run ? line.substr(0, keep) : line;
+}
+
+std::string folded(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+}  // namespace
+
+IgnoreRules IgnoreRules::parse(std::string_view text, Options options) {
+  IgnoreRules rules(options);
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  for_each_line(text, [&](std::string_view line) { rules.add_line(line); });
+  return rules;
+}
+
+void IgnoreRules::add_line(std::string_view line, bool case_insensitive) {
+  if (line.empty() || line[0] == '#') return;
+  line = trim_trailing_spaces(line);
+  bool negated = false;
+  if (!line.empty() && line[0] == '!') {
+    negated = true;
+    line.remove_prefix(1);
+  }
+  bool dir_only = false;
+  if (!line.empty() && line.back() == '/') {
+    dir_only = true;
+    line.remove_suffix(1);
+    // Current ripgrep (issue 2236): `foo\/` is an escaped slash, i.e. the directory `foo`.
+    if (!line.empty() && line.back() == '\\') line.remove_suffix(1);
+  }
+  if (line.empty()) return;
+  bool basename = line.find('/') == std::string_view::npos;
+  if (!basename && line[0] == '/') line.remove_prefix(1);
+  if (line.empty()) return;
+
+  auto index = static_cast<std::uint32_t>(rules_.size());
+  const bool fold_line = options_.case_insensitive || case_insensitive;
+  rules_.push_back(Rule{Glob::compile(line, GlobOptions{true, fold_line}), negated, dir_only, basename});
+  if (negated) ++negated_count_;
+  const Glob& glob = rules_.back().glob;
+  // Buckets keep indices in descending order (newest first).
+  auto push_front = [index](std::vector<std::uint32_t>& bucket) {
+    bucket.insert(bucket.begin(), index);
+  };
+  // The hash buckets hold lines folded exactly as the whole set is, so a line folded alone
+  // (--iglob in a case-sensitive set) is matched the general way.
+  const bool indexable = basename && fold_line == options_.case_insensitive;
+  if (indexable && glob.shape() == Glob::Shape::kLiteral) {
+    push_front(by_literal_[glob.literal()]);
+  } else if (indexable && glob.shape() == Glob::Shape::kStarSuffix && !glob.literal().empty()) {
+    auto [it, inserted] = by_suffix_.try_emplace(glob.literal());
+    push_front(it->second);
+    if (inserted &&
+        std::find(suffix_lengths_.begin(), suffix_lengths_.end(), glob.literal().size()) ==
+            suffix_lengths_.end()) {
+      suffix_lengths_.push_back(glob.literal().size());
+    }
+  } else if (glob.shape() != Glob::Shape::kNever) {
+    general_.push_back(index);
+  }
+}
+
+std::int64_t IgnoreRules::best_in(const std::vector<std::uint32_t>& bucket, bool is_dir) const {
+  for (std::uint32_t i : bucket) {
+    if (!rules_[i].dir_only || is_dir) return i;
+  }
+  return -1;
+}
+
+bool IgnoreRules::rule_matches(const Rule& rule, std::string_view rel_path, std::string_view base,
+                               bool is_dir) const {
+  if (rule.dir_only && !is_dir) return false;
+  return rule.glob.matches(rule.basename ? base : rel_path);
+}
+
+MatchKind IgnoreRules::match(std::string_view rel_path, bool is_dir) const {
+  if (rules_.empty()) return MatchKind::kNone;
+  std::size_t slash = rel_path.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? rel_path : rel_path.substr(slash + 1);
+
+  std::int64_t best = -1;
+  if (!by_literal_.empty() || !by_suffix_.empty()) {
+    std::string folded_base;
+    std::string_view key = base;
+    if (options_.case_insensitive) {
+      folded_base = folded(base);
+      key = folded_base;
+    }
+    if (auto it = by_literal_.find(key); it != by_literal_.end()) {
+      best = std::max(best, best_in(it->second, is_dir));
+    }
+    for (std::size_t len : suffix_lengths_) {
+      if (len > key.size()) continue;
+      if (auto it = by_suffix_.find(key.substr(key.size() - len)); it != by_suffix_.end()) {
+        best = std::max(best, best_in(it->second, is_dir));
+      }
+    }
+  }
+  for (auto it = general_.rbegin(); it != general_.rend(); ++it) {
+    if (static_cast<std::int64_t>(*it) <= best) break;
+    if (rule_matches(rules_[*it], rel_path, base, is_dir)) {
+      best = *it;
+      break;
+    }
+  }
+  if (best < 0) return MatchKind::kNone;
+  return rules_[static_cast<std::size_t>(best)].negated ? MatchKind::kWhitelist : MatchKind::kIgnore;
+}
+
+}  // namespace ctx::walker

@@ -1,0 +1,616 @@
+// The walk: one TBB task per directory. A task lists its directory with getdents64 (d_type, no
+// stat per entry), notices ignore files and `.git` in that listing (no failed opens for absent
+// ones), builds a RuleNode only when the directory brings rules, and decides each entry with the
+// chain of RuleNodes above it. Sorted walks record a tree and replay it in order afterwards.
+
+#include "ctx/walker/walker.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for_each.h>
+#include <tbb/task_arena.h>
+
+#include "ctx/base/file_buffer.hpp"
+#include "ctx/walker/ignore_rules.hpp"
+#include "ctx/walker/overrides.hpp"
+#include "ctx/walker/types.hpp"
+#include "git_paths.hpp"
+
+namespace ctx::walker {
+namespace {
+
+constexpr std::size_t kMaxIgnoreFileBytes = std::size_t{256} << 20;
+constexpr std::size_t kDentBufferBytes = 64 << 10;
+
+constexpr std::string_view kGitIgnore = ".gitignore";
+constexpr std::string_view kDotIgnore = ".ignore";
+constexpr std::string_view kRgIgnore = ".rgignore";
+constexpr std::string_view kCtxIgnore = ".ctxignore";
+constexpr std::string_view kDotGit = ".git";
+
+// The rules one directory brings. Nodes link to the nearest ancestor that brings rules too.
+struct RuleNode {
+  std::shared_ptr<const RuleNode> parent;
+  // In-root nodes: an entry path's bytes before the part relative to this directory.
+  std::size_t strip = 0;
+  // Above-root nodes (parents of a root): this directory's path down to the root ("b/c").
+  bool above_root = false;
+  std::string prefix;
+  bool has_git = false;  // the directory holds `.git`: a repository's top
+  bool any_git = false;  // this node or an ancestor has_git
+  IgnoreRules custom;    // .rgignore then .ctxignore (later lines win)
+  IgnoreRules dot;       // .ignore
+  IgnoreRules git;       // .gitignore
+  IgnoreRules exclude;   // info/exclude, on has_git nodes
+};
+
+struct Root {
+  std::string display;  // "" for the implicit current directory
+  std::size_t strip;    // bytes of an entry path before the root-relative part
+  dev_t dev = 0;
+};
+
+// Sorted walks record the tree, then replay it.
+struct SortedDir;
+struct SortedChild {
+  std::string name;
+  std::unique_ptr<SortedDir> dir;  // null for files
+};
+struct SortedDir {
+  std::vector<SortedChild> children;
+};
+
+struct Ancestor {  // -L loop detection: the chain of directories above a task
+  std::shared_ptr<const Ancestor> parent;
+  dev_t dev;
+  ino_t ino;
+  std::string path;
+};
+
+struct DirTask {
+  std::string path;  // display path ("" for the implicit current directory)
+  std::size_t depth = 0;
+  std::shared_ptr<const RuleNode> node;
+  const Root* root = nullptr;
+  SortedDir* out = nullptr;
+  std::shared_ptr<const Ancestor> ancestors;
+};
+
+struct RawEntry {
+  std::uint32_t name_offset;
+  std::uint32_t name_size;
+  unsigned char type;  // DT_*
+};
+
+struct Scratch {
+  std::vector<char> dents = std::vector<char>(kDentBufferBytes);
+  std::string names;
+  std::vector<RawEntry> entries;
+  std::string path;
+  std::string rel;
+};
+
+std::string child_prefix(const std::string& dir) {
+  if (dir.empty() || dir.back() == '/') return dir;
+  return dir + "/";
+}
+
+bool is_dir_type(unsigned char t) { return t == DT_DIR; }
+
+class Walker {
+ public:
+  Walker(const WalkOptions& options, WalkSink& sink) : options_(options), sink_(sink) {}
+
+  Status run();
+
+ private:
+  const WalkOptions& options_;
+  WalkSink& sink_;
+  std::atomic<bool> stop_{false};
+  std::string cwd_;
+  IgnoreRules explicit_rules_;
+  std::once_flag global_once_;
+  IgnoreRules global_rules_;
+  tbb::enumerable_thread_specific<Scratch> scratch_;
+  std::vector<std::unique_ptr<Root>> roots_;
+
+  bool sorted() const { return options_.sort != SortBy::kNone; }
+  void emit(std::string_view path, std::size_t depth);
+  void report(Error error) { sink_.on_error(std::move(error)); }
+
+  std::shared_ptr<const RuleNode> parent_chain(const std::string& abs_root);
+  void load_node_rules(RuleNode& node, const std::string& dir, bool has_gitignore,
+                       bool has_ignore, bool has_rgignore, bool has_ctxignore);
+  const IgnoreRules& global_rules();
+
+  void process(DirTask& task, std::vector<DirTask>& children);
+  bool skip_entry(std::string_view path, std::string_view name, bool is_dir, const RuleNode* node,
+                  const Root& root, Scratch& scratch);
+  MatchKind match_ignores(std::string_view path, bool is_dir, const RuleNode* node,
+                          const Root& root, Scratch& scratch);
+  std::string_view relative_to(const RuleNode& node, std::string_view path, const Root& root,
+                               Scratch& scratch) const;
+  std::string_view cwd_relative(std::string_view path) const;
+
+  void replay(const SortedDir& dir, std::string& path, std::size_t depth,
+              std::vector<std::pair<std::string, std::size_t>>* collect);
+  void replay_by_time(std::vector<std::pair<std::string, std::size_t>>& files);
+};
+
+std::string_view Walker::cwd_relative(std::string_view path) const {
+  if (path.substr(0, 2) == "./") path.remove_prefix(2);
+  if (!path.empty() && path[0] == '/' && !cwd_.empty() && path.size() > cwd_.size() &&
+      path.substr(0, cwd_.size()) == cwd_ && path[cwd_.size()] == '/') {
+    path.remove_prefix(cwd_.size() + 1);
+  }
+  return path;
+}
+
+std::string_view Walker::relative_to(const RuleNode& node, std::string_view path, const Root& root,
+                                     Scratch& scratch) const {
+  if (!node.above_root) return path.substr(std::min(node.strip, path.size()));
+  scratch.rel.assign(node.prefix);
+  std::string_view in_root = path.substr(std::min(root.strip, path.size()));
+  if (!in_root.empty()) {
+    scratch.rel.push_back('/');
+    scratch.rel.append(in_root);
+  }
+  return scratch.rel;
+}
+
+const IgnoreRules& Walker::global_rules() {
+  std::call_once(global_once_, [this] {
+    auto path = detail::global_excludes_path();
+    if (!path) return;
+    auto text = read_small_file(AT_FDCWD, path->c_str(), kMaxIgnoreFileBytes);
+    if (text.ok()) {
+      global_rules_ = IgnoreRules::parse(*text, {options_.ignore_case_insensitive});
+    } else if (text.error().code != ErrorCode::kNotFound) {
+      report(text.error());
+    }
+  });
+  return global_rules_;
+}
+
+MatchKind Walker::match_ignores(std::string_view path, bool is_dir, const RuleNode* node,
+                                const Root& root, Scratch& scratch) {
+  MatchKind m_dot = MatchKind::kNone, m_git = MatchKind::kNone, m_exclude = MatchKind::kNone;
+  const bool any_git = !options_.require_git || (node != nullptr && node->any_git);
+  bool saw_git = false;
+  const RuleNode* repo = nullptr;
+  for (const RuleNode* n = node; n != nullptr; n = n->parent.get()) {
+    const bool want_git = any_git && !saw_git;
+    const bool relevant = !n->custom.empty() || (m_dot == MatchKind::kNone && !n->dot.empty()) ||
+                          (want_git && ((m_git == MatchKind::kNone && !n->git.empty()) ||
+                                        (m_exclude == MatchKind::kNone && !n->exclude.empty())));
+    if (relevant) {
+      std::string_view rel = relative_to(*n, path, root, scratch);
+      // .rgignore/.ctxignore outrank everything else, so their first verdict is final.
+      if (MatchKind m = n->custom.match(rel, is_dir); m != MatchKind::kNone) return m;
+      if (m_dot == MatchKind::kNone) m_dot = n->dot.match(rel, is_dir);
+      if (want_git && m_git == MatchKind::kNone) m_git = n->git.match(rel, is_dir);
+      if (want_git && m_exclude == MatchKind::kNone) m_exclude = n->exclude.match(rel, is_dir);
+    }
+    if (n->has_git && !saw_git) {
+      saw_git = true;
+      repo = n;
+    }
+  }
+  if (m_dot != MatchKind::kNone) return m_dot;
+  if (m_git != MatchKind::kNone) return m_git;
+  if (m_exclude != MatchKind::kNone) return m_exclude;
+  if (options_.git_global && any_git && repo != nullptr) {
+    const IgnoreRules& global = global_rules();
+    if (!global.empty()) {
+      MatchKind m = global.match(relative_to(*repo, path, root, scratch), is_dir);
+      if (m != MatchKind::kNone) return m;
+    }
+  }
+  if (!explicit_rules_.empty()) return explicit_rules_.match(cwd_relative(path), is_dir);
+  return MatchKind::kNone;
+}
+
+bool Walker::skip_entry(std::string_view path, std::string_view name, bool is_dir,
+                        const RuleNode* node, const Root& root, Scratch& scratch) {
+  if (options_.overrides != nullptr && !options_.overrides->empty()) {
+    MatchKind m = options_.overrides->match(cwd_relative(path), is_dir);
+    if (m != MatchKind::kNone) return m == MatchKind::kIgnore;
+  }
+  bool whitelisted = false;
+  MatchKind m = match_ignores(path, is_dir, node, root, scratch);
+  if (m == MatchKind::kIgnore) return true;
+  whitelisted = m == MatchKind::kWhitelist;
+  if (!is_dir && options_.types != nullptr && !options_.types->empty()) {
+    MatchKind t = options_.types->match(name, false);
+    if (t == MatchKind::kIgnore) return true;
+    whitelisted = whitelisted || t == MatchKind::kWhitelist;
+  }
+  return !whitelisted && !options_.hidden && !name.empty() && name[0] == '.';
+}
+
+void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gitignore,
+                             bool has_ignore, bool has_rgignore, bool has_ctxignore) {
+  IgnoreRules::Options rule_options{options_.ignore_case_insensitive};
+  std::string prefix = child_prefix(dir);
+  auto load = [&](std::string_view name, IgnoreRules& into, bool append) {
+    std::string file = prefix + std::string(name);
+    auto text = read_small_file(AT_FDCWD, file.c_str(), kMaxIgnoreFileBytes);
+    if (!text.ok()) {
+      if (text.error().code != ErrorCode::kNotFound) report(text.error());
+      return;
+    }
+    if (!append) {
+      into = IgnoreRules::parse(*text, rule_options);
+      return;
+    }
+    std::string_view body = *text;
+    if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);
+    for_each_line(body, [&](std::string_view line) { into.add_line(line); });
+  };
+  if (options_.git_ignore && has_gitignore) load(kGitIgnore, node.git, false);
+  if (options_.dot_ignore && has_ignore) load(kDotIgnore, node.dot, false);
+  if (options_.dot_ignore) {
+    node.custom = IgnoreRules(rule_options);
+    if (has_rgignore) load(kRgIgnore, node.custom, true);
+    if (has_ctxignore) load(kCtxIgnore, node.custom, true);
+  }
+  if (node.has_git && options_.git_exclude && options_.git_ignore) {
+    if (auto exclude = detail::info_exclude_path(dir.empty() ? "." : dir)) {
+      auto text = read_small_file(AT_FDCWD, exclude->c_str(), kMaxIgnoreFileBytes);
+      if (text.ok()) node.exclude = IgnoreRules::parse(*text, rule_options);
+    }
+  }
+}
+
+std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root) {
+  std::shared_ptr<const RuleNode> chain;
+  if (abs_root.size() <= 1) return chain;  // the root is "/": no parents
+  // Ancestors from "/" down to the root's parent.
+  std::vector<std::string> ancestors;
+  for (std::size_t i = abs_root.find('/', 1); ; i = abs_root.find('/', i + 1)) {
+    ancestors.push_back(i == std::string::npos ? std::string() : abs_root.substr(0, i));
+    if (i == std::string::npos) break;
+  }
+  ancestors.pop_back();  // the root itself
+  ancestors.insert(ancestors.begin(), "/");
+  auto exists = [](const std::string& dir, std::string_view name) {
+    std::string p = child_prefix(dir) + std::string(name);
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0;
+  };
+  for (const std::string& dir : ancestors) {
+    bool has_git = exists(dir, kDotGit);
+    bool gi = false, ig = false, rg = false, ci = false;
+    if (options_.parents) {
+      gi = options_.git_ignore && exists(dir, kGitIgnore);
+      ig = options_.dot_ignore && exists(dir, kDotIgnore);
+      rg = options_.dot_ignore && exists(dir, kRgIgnore);
+      ci = options_.dot_ignore && exists(dir, kCtxIgnore);
+    }
+    if (!has_git && !gi && !ig && !rg && !ci) continue;
+    auto node = std::make_shared<RuleNode>();
+    node->parent = chain;
+    node->above_root = true;
+    node->prefix = abs_root.substr(dir == "/" ? 1 : dir.size() + 1);
+    node->has_git = has_git;
+    node->any_git = has_git || (chain && chain->any_git);
+    if (options_.parents) load_node_rules(*node, dir, gi, ig, rg, ci);
+    if (!options_.parents) node->exclude = IgnoreRules();
+    chain = std::move(node);
+  }
+  return chain;
+}
+
+void Walker::emit(std::string_view path, std::size_t depth) {
+  if (sink_.on_file(WalkEntry{path, depth}) == Flow::kStop) stop_.store(true, std::memory_order_relaxed);
+}
+
+void Walker::process(DirTask& task, std::vector<DirTask>& children) {
+  if (stop_.load(std::memory_order_relaxed)) return;
+  Scratch& scratch = scratch_.local();
+  const char* open_path = task.path.empty() ? "." : task.path.c_str();
+  int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
+  if (task.depth > 0 && !options_.follow_links) flags |= O_NOFOLLOW;
+  int fd = ::open(open_path, flags);
+  if (fd < 0) {
+    // A directory that vanished since its parent was listed is no error.
+    if (errno != ENOENT || task.depth == 0) report(Error::from_errno(errno, open_path));
+    return;
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+
+  std::shared_ptr<const Ancestor> ancestors = task.ancestors;
+  if (options_.one_file_system || options_.follow_links) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      report(Error::from_errno(errno, open_path));
+      return;
+    }
+    if (options_.one_file_system && task.depth > 0 && st.st_dev != task.root->dev) return;
+    if (options_.follow_links) {
+      for (const Ancestor* a = ancestors.get(); a != nullptr; a = a->parent.get()) {
+        if (a->dev == st.st_dev && a->ino == st.st_ino) {
+          report(Error{ErrorCode::kIo, fmt::format("File system loop found: {} points to an "
+                                                   "ancestor {}",
+                                                   open_path, a->path.empty() ? "." : a->path)});
+          return;
+        }
+      }
+      ancestors = std::make_shared<const Ancestor>(Ancestor{ancestors, st.st_dev, st.st_ino, task.path});
+    }
+  }
+
+  // List the directory.
+  scratch.names.clear();
+  scratch.entries.clear();
+  bool has_git = false, has_gitignore = false, has_ignore = false, has_rgignore = false,
+       has_ctxignore = false;
+  for (;;) {
+    long n = ::getdents64(fd, scratch.dents.data(), scratch.dents.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      report(Error::from_errno(errno, open_path));
+      break;
+    }
+    if (n == 0) break;
+    for (long off = 0; off < n;) {
+      auto* d = reinterpret_cast<struct dirent64*>(scratch.dents.data() + off);
+      off += d->d_reclen;
+      std::string_view name(d->d_name);
+      if (name == "." || name == "..") continue;
+      if (name[0] == '.') {
+        if (name == kDotGit) {
+          has_git = true;
+          continue;  // never listed, never descended
+        }
+        has_gitignore = has_gitignore || name == kGitIgnore;
+        has_ignore = has_ignore || name == kDotIgnore;
+        has_rgignore = has_rgignore || name == kRgIgnore;
+        has_ctxignore = has_ctxignore || name == kCtxIgnore;
+      }
+      scratch.entries.push_back(RawEntry{static_cast<std::uint32_t>(scratch.names.size()),
+                                         static_cast<std::uint32_t>(name.size()), d->d_type});
+      scratch.names.append(name);
+    }
+  }
+
+  // The rules this directory brings.
+  std::string& path = scratch.path;
+  path.assign(task.path);
+  if (!path.empty() && path.back() != '/') path.push_back('/');
+  const std::size_t base = path.size();
+  std::shared_ptr<const RuleNode> node = task.node;
+  bool brings_rules = has_git || (options_.git_ignore && has_gitignore) ||
+                      (options_.dot_ignore && (has_ignore || has_rgignore || has_ctxignore));
+  if (brings_rules) {
+    auto fresh = std::make_shared<RuleNode>();
+    fresh->parent = node;
+    fresh->strip = base;
+    fresh->has_git = has_git;
+    fresh->any_git = has_git || (node && node->any_git);
+    load_node_rules(*fresh, task.path, has_gitignore, has_ignore, has_rgignore, has_ctxignore);
+    node = std::move(fresh);
+  }
+
+  const std::size_t child_depth = task.depth + 1;
+  const bool descend = !options_.max_depth || child_depth < *options_.max_depth;
+  if (options_.max_depth && child_depth > *options_.max_depth) return;
+
+  for (const RawEntry& e : scratch.entries) {
+    std::string_view name(scratch.names.data() + e.name_offset, e.name_size);
+    path.resize(base);
+    path.append(name);
+    unsigned char type = e.type;
+    if (type == DT_UNKNOWN || (type == DT_LNK && options_.follow_links)) {
+      struct stat st {};
+      int sflags = type == DT_LNK ? 0 : AT_SYMLINK_NOFOLLOW;
+      if (::fstatat(fd, std::string(name).c_str(), &st, sflags) != 0) {
+        if (errno != ENOENT || type == DT_LNK) report(Error::from_errno(errno, path));
+        continue;
+      }
+      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
+                                          : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
+    }
+    if (type != DT_DIR && type != DT_REG) continue;  // symlinks (without -L), FIFOs, devices
+    const bool is_dir = is_dir_type(type);
+    if (skip_entry(path, name, is_dir, node.get(), *task.root, scratch)) continue;
+    if (is_dir) {
+      if (!descend) continue;
+      DirTask child;
+      child.path = path;
+      child.depth = child_depth;
+      child.node = node;
+      child.root = task.root;
+      child.ancestors = ancestors;
+      if (task.out != nullptr) {
+        task.out->children.push_back(SortedChild{std::string(name), std::make_unique<SortedDir>()});
+        child.out = task.out->children.back().dir.get();
+      }
+      children.push_back(std::move(child));
+      continue;
+    }
+    if (options_.max_filesize) {
+      struct stat st {};
+      if (::fstatat(fd, std::string(name).c_str(), &st, 0) != 0) continue;
+      if (static_cast<std::uint64_t>(st.st_size) > *options_.max_filesize) continue;
+    }
+    if (task.out != nullptr) {
+      task.out->children.push_back(SortedChild{std::string(name), nullptr});
+    } else {
+      emit(path, child_depth);
+      if (stop_.load(std::memory_order_relaxed)) return;
+    }
+  }
+  if (task.out != nullptr) {
+    // The children vector is complete before any child task runs, so child.out stays valid.
+    auto by_name = [](const SortedChild& a, const SortedChild& b) { return a.name < b.name; };
+    std::sort(task.out->children.begin(), task.out->children.end(), by_name);
+    if (options_.sort == SortBy::kPath && options_.sort_reverse) {
+      std::reverse(task.out->children.begin(), task.out->children.end());
+    }
+  }
+}
+
+void Walker::replay(const SortedDir& dir, std::string& path, std::size_t depth,
+                    std::vector<std::pair<std::string, std::size_t>>* collect) {
+  const std::size_t base = path.size();
+  for (const SortedChild& child : dir.children) {
+    if (stop_.load(std::memory_order_relaxed)) return;
+    path.resize(base);
+    path.append(child.name);
+    if (child.dir) {
+      path.push_back('/');
+      replay(*child.dir, path, depth + 1, collect);
+    } else if (collect != nullptr) {
+      collect->emplace_back(path, depth + 1);
+    } else {
+      emit(path, depth + 1);
+    }
+  }
+  path.resize(base);
+}
+
+void Walker::replay_by_time(std::vector<std::pair<std::string, std::size_t>>& files) {
+  // As ripgrep: every file is stat'ed and the whole list sorted by the chosen time (stable, so
+  // ties keep path order); files whose time cannot be read sort first.
+  std::vector<std::pair<std::int64_t, std::size_t>> keys;
+  keys.reserve(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    struct statx sx {};
+    std::int64_t t = INT64_MIN;
+    if (::statx(AT_FDCWD, files[i].first.c_str(), 0, STATX_MTIME | STATX_ATIME | STATX_BTIME, &sx) == 0) {
+      const struct statx_timestamp& ts = options_.sort == SortBy::kModified   ? sx.stx_mtime
+                                         : options_.sort == SortBy::kAccessed ? sx.stx_atime
+                                                                              : sx.stx_btime;
+      t = ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+    }
+    keys.emplace_back(t, i);
+  }
+  std::stable_sort(keys.begin(), keys.end(), [this](const auto& a, const auto& b) {
+    return options_.sort_reverse ? a.first > b.first : a.first < b.first;
+  });
+  for (const auto& [t, i] : keys) {
+    if (stop_.load(std::memory_order_relaxed)) return;
+    emit(files[i].first, files[i].second);
+  }
+}
+
+Status Walker::run() {
+  if (char buf[PATH_MAX]; ::getcwd(buf, sizeof buf) != nullptr) cwd_ = buf;
+  if (!options_.ignore_files.empty() && options_.git_ignore + 1 > 0) {
+    explicit_rules_ = IgnoreRules(IgnoreRules::Options{options_.ignore_case_insensitive});
+    for (const std::string& file : options_.ignore_files) {
+      auto text = read_small_file(AT_FDCWD, file.c_str(), kMaxIgnoreFileBytes);
+      if (!text.ok()) {
+        report(text.error());
+        continue;
+      }
+      std::string_view body = *text;
+      if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);
+      for_each_line(body, [&](std::string_view line) { explicit_rules_.add_line(line); });
+    }
+  }
+
+  std::vector<std::string> paths = options_.paths;
+  const bool implicit = paths.empty();
+  if (implicit) paths.emplace_back();
+
+  // Roots in command-line order; directories become tasks, files are emitted (or recorded) as is.
+  struct RootItem {
+    bool is_dir;
+    std::string path;
+    std::unique_ptr<SortedDir> tree;
+  };
+  std::vector<RootItem> items;
+  std::vector<DirTask> tasks;
+  for (const std::string& p : paths) {
+    const char* stat_path = p.empty() ? "." : p.c_str();
+    struct stat st {};
+    if (::stat(stat_path, &st) != 0) {
+      report(Error::from_errno(errno, p));
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      items.push_back(RootItem{false, p, nullptr});
+      continue;
+    }
+    auto root = std::make_unique<Root>();
+    root->display = p;
+    root->strip = p.empty() || p.back() == '/' ? p.size() : p.size() + 1;
+    root->dev = st.st_dev;
+    DirTask task;
+    task.path = p;
+    task.root = root.get();
+    char resolved[PATH_MAX];
+    if (::realpath(stat_path, resolved) != nullptr) task.node = parent_chain(resolved);
+    roots_.push_back(std::move(root));
+    items.push_back(RootItem{true, p, sorted() ? std::make_unique<SortedDir>() : nullptr});
+    task.out = items.back().tree.get();
+    tasks.push_back(std::move(task));
+  }
+
+  if (!sorted()) {
+    for (const RootItem& item : items) {
+      if (!item.is_dir) emit(item.path, 0);
+    }
+  }
+  unsigned threads = options_.threads != 0 ? options_.threads
+                                           : std::max(1U, std::thread::hardware_concurrency());
+  tbb::task_arena arena(static_cast<int>(threads));
+  arena.execute([&] {
+    tbb::parallel_for_each(tasks.begin(), tasks.end(),
+                           [this](DirTask& task, tbb::feeder<DirTask>& feeder) {
+                             std::vector<DirTask> children;
+                             process(task, children);
+                             // Reverse so the feeder's LIFO order visits the first child first.
+                             for (auto it = children.rbegin(); it != children.rend(); ++it) {
+                               feeder.add(std::move(*it));
+                             }
+                           });
+  });
+  if (!sorted()) return {};
+
+  std::vector<std::pair<std::string, std::size_t>> by_time;
+  auto* collect = options_.sort == SortBy::kPath ? nullptr : &by_time;
+  for (const RootItem& item : items) {
+    if (!item.is_dir) {
+      if (collect != nullptr) {
+        collect->emplace_back(item.path, 0);
+      } else {
+        emit(item.path, 0);
+      }
+      continue;
+    }
+    std::string path = item.path;
+    if (!path.empty() && path.back() != '/') path.push_back('/');
+    replay(*item.tree, path, 0, collect);
+  }
+  if (collect != nullptr) replay_by_time(by_time);
+  return {};
+}
+
+}  // namespace
+
+Status walk(const WalkOptions& options, WalkSink& sink) {
+  Walker walker(options, sink);
+  return walker.run();
+}
+
+}  // namespace ctx::walker
