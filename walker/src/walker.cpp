@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for_each.h>
 #include <tbb/task_arena.h>
 
@@ -213,10 +214,14 @@ MatchKind Walker::match_ignores(std::string_view path, bool is_dir, const RuleNo
   if (m_dot != MatchKind::kNone) return m_dot;
   if (m_git != MatchKind::kNone) return m_git;
   if (m_exclude != MatchKind::kNone) return m_exclude;
-  if (options_.git_global && any_git && repo != nullptr) {
+  if (options_.git_global && any_git) {
     const IgnoreRules& global = global_rules();
     if (!global.empty()) {
-      MatchKind m = global.match(relative_to(*repo, path, root, scratch), is_dir);
+      // Anchored at the repository's top, as git; outside a repository (--no-require-git) at
+      // the root of the walk.
+      std::string_view rel = repo != nullptr ? relative_to(*repo, path, root, scratch)
+                                             : path.substr(std::min(root.strip, path.size()));
+      MatchKind m = global.match(rel, is_dir);
       if (m != MatchKind::kNone) return m;
     }
   }
@@ -573,6 +578,8 @@ Status Walker::run() {
   }
   unsigned threads = options_.threads != 0 ? options_.threads
                                            : std::max(1U, std::thread::hardware_concurrency());
+  // TBB caps workers at the core count (and warns on stderr past it); -j asks for exactly N.
+  tbb::global_control allow(tbb::global_control::max_allowed_parallelism, threads);
   tbb::task_arena arena(static_cast<int>(threads));
   arena.execute([&] {
     tbb::parallel_for_each(tasks.begin(), tasks.end(),

@@ -1,0 +1,295 @@
+// The walk end to end on small trees built in a temp directory: which files are visited, in which
+// order, with which rule files, as git and current ripgrep decide.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ctx/walker/overrides.hpp"
+#include "ctx/walker/types.hpp"
+#include "ctx/walker/walker.hpp"
+
+namespace fs = std::filesystem;
+using ctx::walker::Flow;
+using ctx::walker::WalkOptions;
+
+namespace {
+
+// A temp directory that is the current directory for the test's lifetime.
+class TempTree {
+ public:
+  TempTree() {
+    std::string tmpl = (fs::temp_directory_path() / "ctxwalkXXXXXX").string();
+    root_ = mkdtemp(tmpl.data());
+    old_ = fs::current_path();
+    fs::current_path(root_);
+  }
+  ~TempTree() {
+    fs::current_path(old_);
+    fs::remove_all(root_);
+  }
+  TempTree(const TempTree&) = delete;
+  TempTree& operator=(const TempTree&) = delete;
+
+  void file(const std::string& path, const std::string& text = "x\n") {
+    fs::path p = root_ / path;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  }
+  void dir(const std::string& path) { fs::create_directories(root_ / path); }
+  const fs::path& root() const { return root_; }
+
+ private:
+  fs::path root_, old_;
+};
+
+class Collect final : public ctx::walker::WalkSink {
+ public:
+  Flow on_file(const ctx::walker::WalkEntry& e) override {
+    std::lock_guard lock(mutex_);
+    files.emplace_back(e.path);
+    return stop_after != 0 && files.size() >= stop_after ? Flow::kStop : Flow::kContinue;
+  }
+  void on_error(const ctx::Error& e) override {
+    std::lock_guard lock(mutex_);
+    errors.push_back(e.detail);
+  }
+  std::vector<std::string> files, errors;
+  std::size_t stop_after = 0;
+
+ private:
+  std::mutex mutex_;
+};
+
+std::vector<std::string> walk_sorted(WalkOptions options) {
+  options.sort = ctx::walker::SortBy::kPath;
+  Collect sink;
+  REQUIRE(ctx::walker::walk(options, sink).ok());
+  return sink.files;
+}
+
+using Files = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("sorted walk lists a directory's files at the directory's place in name order",
+          "[walker][walk]") {
+  TempTree t;
+  t.file("a.txt");
+  t.file("a/x");
+  t.file("b");
+  t.file("a/b/c");
+  CHECK(walk_sorted({}) == Files{"a/b/c", "a/x", "a.txt", "b"});
+}
+
+TEST_CASE("paths print with the prefix the root was given with", "[walker][walk]") {
+  TempTree t;
+  t.file("sub/f");
+  WalkOptions dot;
+  dot.paths = {"."};
+  CHECK(walk_sorted(dot) == Files{"./sub/f"});
+  WalkOptions slash;
+  slash.paths = {"sub/"};
+  CHECK(walk_sorted(slash) == Files{"sub/f"});
+  WalkOptions plain;
+  plain.paths = {"sub"};
+  CHECK(walk_sorted(plain) == Files{"sub/f"});
+}
+
+TEST_CASE("gitignore applies only inside a repository unless require_git is off",
+          "[walker][walk][ignore]") {
+  TempTree t;
+  t.file(".gitignore", "*.log\n");
+  t.file("a.log");
+  t.file("b.c");
+  CHECK(walk_sorted({}) == Files{"a.log", "b.c"});
+  WalkOptions no_require;
+  no_require.require_git = false;
+  CHECK(walk_sorted(no_require) == Files{"b.c"});
+  t.dir(".git");
+  CHECK(walk_sorted({}) == Files{"b.c"});
+}
+
+TEST_CASE("an excluded directory cannot have its files re-included", "[walker][walk][ignore]") {
+  TempTree t;
+  t.dir(".git");
+  t.file(".gitignore", "build/\n!build/keep.c\nlogs/*\n!logs/keep.log\n");
+  t.file("build/keep.c");
+  t.file("logs/keep.log");
+  t.file("logs/drop.log");
+  CHECK(walk_sorted({}) == Files{"logs/keep.log"});
+}
+
+TEST_CASE("a deeper ignore file beats a shallower one and .ignore beats .gitignore",
+          "[walker][walk][ignore]") {
+  TempTree t;
+  t.dir(".git");
+  t.file(".gitignore", "*.tmp\n");
+  t.file("sub/.gitignore", "!keep.tmp\n");
+  t.file("sub/keep.tmp");
+  t.file("sub/drop.tmp");
+  t.file(".ignore", "sub/drop.tmp\n!top.tmp\n");
+  t.file("top.tmp");
+  CHECK(walk_sorted({}) == Files{"sub/keep.tmp", "top.tmp"});
+}
+
+TEST_CASE(".ctxignore outranks .ignore and --no-ignore-dot turns both off",
+          "[walker][walk][ignore]") {
+  TempTree t;
+  t.file(".ignore", "a\n");
+  t.file(".ctxignore", "!a\nb\n");
+  t.file("a");
+  t.file("b");
+  CHECK(walk_sorted({}) == Files{"a"});
+  WalkOptions no_dot;
+  no_dot.dot_ignore = false;
+  CHECK(walk_sorted(no_dot) == Files{"a", "b"});
+}
+
+TEST_CASE("a parent directory's anchored pattern applies when a subdirectory is walked",
+          "[walker][walk][ignore]") {
+  TempTree t;
+  t.dir(".git");
+  t.file(".gitignore", "/sub/gen/\n/sub/x.c\n");
+  t.file("sub/gen/out.c");
+  t.file("sub/x.c");
+  t.file("sub/y.c");
+  WalkOptions sub;
+  sub.paths = {"sub"};
+  CHECK(walk_sorted(sub) == Files{"sub/y.c"});
+  WalkOptions no_parent = sub;
+  no_parent.parents = false;
+  CHECK(walk_sorted(no_parent) == Files{"sub/gen/out.c", "sub/x.c", "sub/y.c"});
+}
+
+TEST_CASE("info/exclude applies and a worktree's .git file leads to the common exclude",
+          "[walker][walk][ignore]") {
+  TempTree t;
+  t.file("main/.git/info/exclude", "*.secret\n");
+  t.file("main/.git/worktrees/wt/commondir", "../..\n");
+  t.file("main/a.secret");
+  t.file("main/a.c");
+  t.file("wt/.git", "gitdir: " + (t.root() / "main/.git/worktrees/wt").string() + "\n");
+  t.file("wt/b.secret");
+  t.file("wt/b.c");
+  CHECK(walk_sorted({}) == Files{"main/a.c", "wt/b.c"});
+}
+
+TEST_CASE("hidden files are skipped unless whitelisted by a negation or --hidden",
+          "[walker][walk][hidden]") {
+  TempTree t;
+  t.dir(".git");
+  t.file(".env");
+  t.file(".config/x");
+  t.file(".gitignore", "!.env\n");
+  t.file("v");
+  CHECK(walk_sorted({}) == Files{".env", "v"});
+  WalkOptions hidden;
+  hidden.hidden = true;
+  CHECK(walk_sorted(hidden) == Files{".config/x", ".env", ".gitignore", "v"});
+}
+
+TEST_CASE("override globs win over ignore files and a positive glob drops other files",
+          "[walker][walk][overrides]") {
+  TempTree t;
+  t.dir(".git");
+  t.file(".gitignore", "*.gen.c\n");
+  t.file("a.gen.c");
+  t.file("b.c");
+  t.file("c.h");
+  ctx::walker::Overrides o;
+  REQUIRE(o.add("*.c", false).ok());
+  WalkOptions w;
+  w.overrides = &o;
+  CHECK(walk_sorted(w) == Files{"a.gen.c", "b.c"});
+  ctx::walker::Overrides braces;
+  REQUIRE(braces.add("*.{h,txt}", false).ok());
+  w.overrides = &braces;
+  CHECK(walk_sorted(w) == Files{"c.h"});
+  ctx::walker::Overrides bad;
+  CHECK_FALSE(bad.add("*.{h", false).ok());
+}
+
+TEST_CASE("max depth counts roots as depth 0 and explicit files are always listed",
+          "[walker][walk]") {
+  TempTree t;
+  t.file("a/b/c");
+  t.file("a/top");
+  t.file(".hidden");
+  WalkOptions w;
+  w.paths = {"a", ".hidden"};
+  w.max_depth = 1;
+  CHECK(walk_sorted(w) == Files{"a/top", ".hidden"});
+  w.max_depth = 0;
+  CHECK(walk_sorted(w) == Files{".hidden"});
+}
+
+TEST_CASE("max filesize skips larger files", "[walker][walk]") {
+  TempTree t;
+  t.file("small", "1234");
+  t.file("big", std::string(2000, 'x'));
+  WalkOptions w;
+  w.max_filesize = 1024;
+  CHECK(walk_sorted(w) == Files{"small"});
+}
+
+TEST_CASE("a missing root is reported and the other roots are still walked", "[walker][walk]") {
+  TempTree t;
+  t.file("here/f");
+  WalkOptions w;
+  w.paths = {"nope", "here"};
+  w.sort = ctx::walker::SortBy::kPath;
+  Collect sink;
+  REQUIRE(ctx::walker::walk(w, sink).ok());
+  CHECK(sink.files == Files{"here/f"});
+  REQUIRE(sink.errors.size() == 1);
+  CHECK(sink.errors[0] == "nope: No such file or directory (os error 2)");
+}
+
+TEST_CASE("following a symlink loop reports it and terminates", "[walker][walk][symlink]") {
+  TempTree t;
+  t.file("d/f");
+  fs::create_directory_symlink("..", t.root() / "d/up");
+  WalkOptions w;
+  w.follow_links = true;
+  w.sort = ctx::walker::SortBy::kPath;
+  Collect sink;
+  REQUIRE(ctx::walker::walk(w, sink).ok());
+  CHECK(sink.files == Files{"d/f"});
+  REQUIRE(sink.errors.size() == 1);
+  CHECK(sink.errors[0].find("File system loop found: d/up") == 0);
+  WalkOptions no_follow;
+  CHECK(walk_sorted(no_follow) == Files{"d/f"});
+}
+
+TEST_CASE("a sink's stop ends the walk early", "[walker][walk]") {
+  TempTree t;
+  for (int i = 0; i < 200; ++i) t.file("d" + std::to_string(i % 10) + "/f" + std::to_string(i));
+  WalkOptions w;
+  Collect sink;
+  sink.stop_after = 5;
+  REQUIRE(ctx::walker::walk(w, sink).ok());
+  CHECK(sink.files.size() < 200);
+}
+
+TEST_CASE("a walk of many directories in parallel lists each file exactly once",
+          "[walker][walk]") {
+  TempTree t;
+  std::vector<std::string> expected;
+  for (int i = 0; i < 500; ++i) {
+    std::string p = "d" + std::to_string(i % 7) + "/e" + std::to_string(i % 13) + "/f" + std::to_string(i);
+    t.file(p);
+    expected.push_back(p);
+  }
+  WalkOptions w;
+  w.threads = 4;
+  Collect sink;
+  REQUIRE(ctx::walker::walk(w, sink).ok());
+  std::sort(sink.files.begin(), sink.files.end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(sink.files == expected);
+}
