@@ -1,0 +1,468 @@
+#!/usr/bin/env python3
+"""Golden CLI cases for `ctxsearch --files` on small trees built here.
+
+Covers: exit codes (0 listed, 1 nothing, 2 on errors while other roots are still listed), the
+`ctxsearch: nope: No such file or directory (os error 2)` message, --null / -0, explicit file
+arguments (always listed, even if ignored or hidden), output path prefixes (``a/b``, ``./a/b``,
+``sub/b``), --max-depth 0/1, .git never listed, an unreadable directory (as an unprivileged
+user: when running as root the case drops privileges with setpriv, or is skipped), files and
+directories vanishing during the walk, non-UTF-8 file names, symlinks and a symlink loop with -L
+(a warning on stderr, no hang).
+
+Run as `python3 tests/cli/test_files_cli.py` with CTXSEARCH set (default: rg from PATH, in which
+case the ctxsearch-only expectations are relaxed to what ripgrep prints).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+CTX = os.environ.get("CTXSEARCH") or shutil.which("rg") or "rg"
+PROG = os.path.basename(CTX)
+TIMEOUT = 60
+
+
+def version_of(binary):
+    try:
+        out = subprocess.run([binary, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             timeout=30).stdout.decode(errors="replace")
+    except OSError:
+        return ""
+    return out.splitlines()[0] if out else ""
+
+
+CTX_VERSION = version_of(CTX)
+IS_RG = CTX_VERSION.startswith("ripgrep")
+IS_RG13 = CTX_VERSION.startswith("ripgrep 13")
+
+
+class Skip(Exception):
+    pass
+
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+# ----------------------------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------------------------
+
+class Tree:
+    """A temp dir with a private HOME; `root` is where the files go (a git repo if git=True)."""
+
+    def __init__(self, files=(), dirs=(), git=True, ignores=None):
+        self.tmp = tempfile.mkdtemp(prefix="ctxcli-")
+        os.chmod(self.tmp, 0o755)
+        self.home = os.path.join(self.tmp, "home")
+        self.root = os.path.join(self.tmp, "root")
+        os.makedirs(os.path.join(self.home, ".config"))
+        os.makedirs(self.root)
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith("GIT_") and k != "RIPGREP_CONFIG_PATH"}
+        self.env.update({"HOME": self.home, "XDG_CONFIG_HOME": os.path.join(self.home, ".config"),
+                         "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_SYSTEM": os.devnull, "LC_ALL": "C"})
+        if git:
+            subprocess.run(["git", "init", "-q", self.root], env=self.env, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for d in dirs:
+            os.makedirs(self.p(d), exist_ok=True)
+        for f in files:
+            self.write(f, b"x\n")
+        for f, lines in (ignores or {}).items():
+            self.write(f, "".join(l + "\n" for l in lines).encode())
+
+    def p(self, rel):
+        if isinstance(rel, bytes):
+            return os.path.join(os.fsencode(self.root), rel)
+        return os.path.join(self.root, rel)
+
+    def write(self, rel, data):
+        full = self.p(rel)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(data)
+
+    def run(self, *args, cwd="", timeout=TIMEOUT, prefix=()):
+        cwd = self.p(cwd) if cwd else self.root
+        p = subprocess.run(list(prefix) + [CTX] + list(args), cwd=cwd, env=self.env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout)
+        return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+    def close(self):
+        for dirpath, dirnames, _ in os.walk(self.tmp):
+            for d in dirnames:
+                try:
+                    os.chmod(os.path.join(dirpath, d), 0o755)
+                except OSError:
+                    pass
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def lines(out: bytes):
+    return [l for l in out.decode("utf-8", "surrogateescape").split("\n") if l]
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def expect(tree, args, want_lines, want_rc=None, cwd="", sort=True):
+    """Runs ctxsearch and checks stdout lines (exact order with --sort path) and exit code."""
+    full = list(args) + (["--sort", "path"] if sort else [])
+    rc, out, err = tree.run(*full, cwd=cwd)
+    got = lines(out)
+    if not sort:
+        got, want_lines = sorted(got), sorted(want_lines)
+    if want_rc is None:
+        want_rc = 0 if want_lines else 1
+    check(got == want_lines and rc == want_rc,
+          "`%s %s` in %r: expected %r rc=%d, got %r rc=%d stderr=%r"
+          % (PROG, " ".join(full), cwd or ".", want_lines, want_rc, got, rc, err))
+    return err
+
+
+def error_line_ok(err, msg):
+    """The error line as ctxsearch prints it (`ctxsearch: MSG`); ripgrep stand-ins print `rg: MSG`
+    (rg 14) or just `MSG` (rg 13)."""
+    got = [l for l in err.splitlines() if l]
+    want = "%s: %s" % (PROG, msg)
+    if want in got:
+        return True
+    if IS_RG:
+        # rg 13 prints no prefix, and both say `nope: IO error for operation on nope: ...` for
+        # a missing directory-position root.
+        path, _, rest = msg.partition(": ")
+        return any(l.startswith(("rg: " + path + ": ", path + ": ")) and l.endswith(rest) for l in got)
+    return False
+
+
+# ----------------------------------------------------------------------------------------------
+# cases
+# ----------------------------------------------------------------------------------------------
+
+def basic_tree():
+    return Tree(files=["a/b", "sub/b", "sub/c/d", "top", "ign", ".hid/h", ".hidden"],
+                ignores={".gitignore": ["ign"]})
+
+
+@case
+def exit_code_0_when_files_listed():
+    t = basic_tree()
+    try:
+        expect(t, ["--files"], ["a/b", "sub/b", "sub/c/d", "top"], 0)
+    finally:
+        t.close()
+
+
+@case
+def exit_code_1_when_nothing_listed():
+    t = Tree(files=["a", "b/c"], ignores={".gitignore": ["*"]})
+    try:
+        expect(t, ["--files"], [], 1)
+        os.makedirs(t.p("empty"))
+        expect(t, ["--files", "empty"], [], 1)
+    finally:
+        t.close()
+
+
+@case
+def exit_code_1_in_empty_directory():
+    t = Tree(git=False)
+    try:
+        expect(t, ["--files"], [], 1)
+    finally:
+        t.close()
+
+
+@case
+def nonexistent_path_is_an_error_but_other_roots_are_listed():
+    t = basic_tree()
+    try:
+        rc, out, err = t.run("--files", "--sort", "path", "nope", "sub")
+        check(lines(out) == ["sub/b", "sub/c/d"], "stdout %r" % lines(out))
+        check(rc == 2, "exit code %d, want 2" % rc)
+        check(error_line_ok(err, "nope: No such file or directory (os error 2)"),
+              "stderr %r lacks `%s: nope: No such file or directory (os error 2)`" % (err, PROG))
+        rc, out, err = t.run("--files", "nope")
+        check(rc == 2 and out == b"", "only a missing root: rc %d out %r" % (rc, out))
+        check(error_line_ok(err, "nope: No such file or directory (os error 2)"), "stderr %r" % err)
+        rc, out, err = t.run("--files", "--sort", "path", "top", "nope/x", "a")
+        check(lines(out) == ["top", "a/b"], "order of roots kept: %r" % lines(out))
+        check(rc == 2 and error_line_ok(err, "nope/x: No such file or directory (os error 2)"),
+              "rc %d stderr %r" % (rc, err))
+    finally:
+        t.close()
+
+
+@case
+def null_separator():
+    t = basic_tree()
+    try:
+        for flag in ("--null", "-0"):
+            rc, out, err = t.run("--files", flag, "--sort", "path")
+            check(out == b"a/b\0sub/b\0sub/c/d\0top\0", "%s: %r" % (flag, out))
+            check(rc == 0, "rc %d" % rc)
+        rc, out, _ = t.run("--files", "--null", "sub")
+        check(sorted(out.split(b"\0")) == [b"", b"sub/b", b"sub/c/d"], "--null sub: %r" % out)
+    finally:
+        t.close()
+
+
+@case
+def explicit_files_are_listed_even_if_ignored_or_hidden():
+    t = basic_tree()
+    try:
+        expect(t, ["--files", "ign", ".hid/h", ".hidden", "top"], ["ign", ".hid/h", ".hidden", "top"])
+        expect(t, ["--files", "-g", "!ign", "-t", "c", "ign"], ["ign"])
+        expect(t, ["--files", "--max-depth", "0", "ign"], ["ign"])
+        expect(t, ["--files", "./ign"], ["./ign"])
+        # a hidden or ignored *directory* given explicitly is searched (its own contents still
+        # follow the rules)
+        expect(t, ["--files", ".hid"], [".hid/h"])
+    finally:
+        t.close()
+
+
+@case
+def output_path_prefixes():
+    t = basic_tree()
+    try:
+        expect(t, ["--files"], ["a/b", "sub/b", "sub/c/d", "top"])
+        expect(t, ["--files", "."], ["./a/b", "./sub/b", "./sub/c/d", "./top"])
+        expect(t, ["--files", "./"], ["./a/b", "./sub/b", "./sub/c/d", "./top"])
+        expect(t, ["--files", "sub/"], ["sub/b", "sub/c/d"])
+        expect(t, ["--files", "sub"], ["sub/b", "sub/c/d"])
+        expect(t, ["--files", "./sub"], ["./sub/b", "./sub/c/d"])
+        expect(t, ["--files", "sub/c"], ["sub/c/d"])
+        expect(t, ["--files"], ["b", "c/d"], cwd="sub")
+        expect(t, ["--files", "."], ["./b", "./c/d"], cwd="sub")
+        expect(t, ["--files", "c"], ["c/d"], cwd="sub")
+    finally:
+        t.close()
+
+
+@case
+def max_depth():
+    t = basic_tree()
+    try:
+        expect(t, ["--files", "--max-depth", "0"], [], 1)
+        expect(t, ["--files", "--max-depth", "0", "."], [], 1)
+        expect(t, ["--files", "--max-depth", "0", "top"], ["top"])
+        expect(t, ["--files", "--max-depth", "1"], ["top"])
+        expect(t, ["--files", "--max-depth", "2"], ["a/b", "sub/b", "top"])
+        expect(t, ["--files", "--max-depth", "1", "sub"], ["sub/b"])
+    finally:
+        t.close()
+
+
+@case
+def hidden_and_dot_git():
+    t = basic_tree()
+    try:
+        expect(t, ["--files", "--hidden", "-g", "!.git"],
+               [".gitignore", ".hid/h", ".hidden", "a/b", "sub/b", "sub/c/d", "top"])
+        if IS_RG:
+            raise Skip("ripgrep lists .git/ with --hidden (deliberate ctxsearch difference)")
+        expect(t, ["--files", "--hidden"], [".gitignore", ".hid/h", ".hidden", "a/b", "sub/b", "sub/c/d", "top"])
+        expect(t, ["--files", "-uu"], [".gitignore", ".hid/h", ".hidden", "a/b", "ign", "sub/b", "sub/c/d", "top"])
+    finally:
+        t.close()
+
+
+def nobody_prefix():
+    """A command prefix that runs as an unprivileged user, or None."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        return None
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    try:
+        p = subprocess.run(prefix + [CTX, "--version"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=30)
+    except OSError:
+        return None
+    return prefix if p.returncode == 0 else None
+
+
+@case
+def unreadable_directory():
+    prefix = nobody_prefix()
+    if prefix is None:
+        raise Skip("running as root and cannot drop privileges (root reads chmod 000 dirs)")
+    t = Tree(files=["a/b", "locked/f", "z"], git=True)
+    try:
+        for rel in ("", "a", ".git"):
+            os.chmod(t.p(rel) if rel else t.root, 0o755)
+        os.chmod(t.p("locked"), 0)
+        rc, out, err = t.run("--files", "--sort", "path", prefix=prefix)
+        check(lines(out) == ["a/b", "z"], "stdout %r" % lines(out))
+        check(rc == 2, "exit code %d, want 2 (stderr %r)" % (rc, err))
+        check("locked" in err and "Permission denied (os error 13)" in err,
+              "stderr should name `locked` and `Permission denied (os error 13)`: %r" % err)
+    finally:
+        t.close()
+
+
+@case
+def vanishing_files_and_directories():
+    rng = random.Random(7)
+    for attempt in range(3):
+        t = Tree(git=False)
+        try:
+            created = set()
+            dirs = []
+            for i in range(30):
+                d = "d%02d/e%d" % (i, i % 3)
+                dirs.append("d%02d" % i)
+                for j in range(20):
+                    rel = "%s/f%02d" % (d, j)
+                    t.write(rel, b"")
+                    created.add(rel)
+            order = dirs[:]
+            rng.shuffle(order)
+            proc = subprocess.Popen([CTX, "--files"], cwd=t.root, env=t.env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+            def remove():
+                for d in order:
+                    shutil.rmtree(t.p(d), ignore_errors=True)
+
+            th = threading.Thread(target=remove)
+            th.start()
+            try:
+                out, err = proc.communicate(timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise AssertionError("ctxsearch hung while files vanished")
+            th.join()
+            rc = proc.returncode
+            check(rc in (0, 1, 2), "exit code %d (crash?) stderr %r" % (rc, err[-2000:]))
+            got = lines(out)
+            check(set(got) <= created, "listed paths that never existed: %r" % sorted(set(got) - created)[:5])
+            check(len(got) == len(set(got)), "duplicates in output")
+            for l in err.decode(errors="replace").splitlines():
+                check("No such file or directory" in l or "os error 2" in l,
+                      "unexpected stderr line %r" % l)
+            if rc == 2:
+                check(err.strip() != b"", "exit code 2 without a message")
+        finally:
+            t.close()
+
+
+@case
+def vanished_explicit_file():
+    t = Tree(files=["a", "b"], git=False)
+    try:
+        os.unlink(t.p("b"))
+        rc, out, err = t.run("--files", "a", "b")
+        check(lines(out) == ["a"] and rc == 2, "rc %d out %r" % (rc, lines(out)))
+        check(error_line_ok(err, "b: No such file or directory (os error 2)"), "stderr %r" % err)
+    finally:
+        t.close()
+
+
+@case
+def non_utf8_file_names():
+    t = Tree(git=True)
+    try:
+        names = [b"caf\xe9", b"d\xff/x", b"\xff.o", b"ok", b"\xc3\xa9t\xc3\xa9"]
+        for n in names:
+            t.write(n, b"x")
+        t.write(".gitignore", b"*.o\n")
+        rc, out, err = t.run("--files", "--sort", "path")
+        got = [l for l in out.split(b"\n") if l]
+        want = sorted([b"caf\xe9", b"d\xff/x", b"ok", b"\xc3\xa9t\xc3\xa9"])
+        check(sorted(got) == want, "raw bytes expected %r, got %r" % (want, got))
+        check(rc == 0, "rc %d" % rc)
+        rc, out, err = t.run("--files", "--null", os.fsdecode(b"d\xff"))
+        check(out == b"d\xff/x\0", "explicit non-UTF-8 root: %r" % out)
+        rc, out, err = t.run("--files", os.fsdecode(b"\xff.o"))
+        check(out == b"\xff.o\n", "explicit ignored non-UTF-8 file: %r" % out)
+    finally:
+        t.close()
+
+
+@case
+def symlinks_without_and_with_follow():
+    t = Tree(files=["a/b", "top"], git=False)
+    try:
+        os.symlink("top", t.p("link"))
+        os.symlink("a", t.p("dlink"))
+        expect(t, ["--files"], ["a/b", "top"])
+        expect(t, ["--files", "-L"], ["a/b", "dlink/b", "link", "top"])
+        # a symlink given explicitly is followed
+        expect(t, ["--files", "dlink", "link"], ["dlink/b", "link"])
+        # a dangling symlink is skipped silently, and is an error with -L (like rg)
+        os.symlink("missing", t.p("dangling"))
+        expect(t, ["--files"], ["a/b", "top"])
+        rc, out, err = t.run("--files", "-L", "--sort", "path")
+        check(lines(out) == ["a/b", "dlink/b", "link", "top"], "-L with a dangling link: %r" % lines(out))
+        check(rc == 2 and "dangling" in err and "No such file or directory (os error 2)" in err,
+              "-L with a dangling link: rc %d stderr %r" % (rc, err))
+    finally:
+        t.close()
+
+
+@case
+def symlink_loop_with_follow():
+    t = Tree(files=["L/x/f", "top"], git=False)
+    try:
+        os.symlink("..", t.p("L/x/loop"))
+        for args in (["--files", "-L", "L"], ["--files", "-L"]):
+            try:
+                rc, out, err = t.run(*args, "--sort", "path", timeout=20)
+            except subprocess.TimeoutExpired:
+                raise AssertionError("`%s` hung on a symlink loop" % " ".join(args))
+            got = lines(out)
+            want = ["L/x/f"] if args[-1] == "L" else ["L/x/f", "top"]
+            check(got == want, "%s: expected %r, got %r" % (args, want, got))
+            check("loop" in err.lower(), "%s: expected a loop warning on stderr, got %r" % (args, err))
+            check(rc == 2, "%s: exit code %d, want 2 like rg" % (args, rc))
+    finally:
+        t.close()
+
+
+def main():
+    if shutil.which(CTX) is None and not os.path.exists(CTX):
+        print("CTXSEARCH binary %r not found" % CTX)
+        print("0 passed, 1 failed")
+        return 1
+    print("binary: %s (%s)" % (CTX, CTX_VERSION))
+    passed = failed = skipped = 0
+    for fn in CASES:
+        start = time.time()
+        try:
+            fn()
+        except Skip as e:
+            skipped += 1
+            print("SKIP %s: %s" % (fn.__name__, e))
+        except AssertionError as e:
+            failed += 1
+            print("FAIL %s: %s" % (fn.__name__, e))
+        except Exception as e:  # noqa: BLE001 - report and go on
+            failed += 1
+            print("FAIL %s: %s: %s" % (fn.__name__, type(e).__name__, e))
+        else:
+            passed += 1
+            print("PASS %s (%.2fs)" % (fn.__name__, time.time() - start))
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
