@@ -1,6 +1,6 @@
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "ctx/base/result.hpp"
 

@@ -1,12 +1,11 @@
 #include "ctx/base/file_buffer.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-
-#include <fmt/format.h>
 
 namespace ctx {
 namespace {

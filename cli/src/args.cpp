@@ -1,11 +1,11 @@
 #include "args.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <span>
 #include <string_view>
-
-#include <fmt/format.h>
 
 namespace ctx::cli {
 namespace {
@@ -14,8 +14,8 @@ using Handler = Status (*)(Args&, std::string_view value);
 
 struct Flag {
   std::string_view long_name;
-  char short_name;             // 0 when none
-  std::string_view value_name; // empty for a switch
+  char short_name;              // 0 when none
+  std::string_view value_name;  // empty for a switch
   std::string_view help;
   Handler handler;
 };
@@ -28,18 +28,32 @@ Result<std::uint64_t> parse_size(std::string_view flag, std::string_view v) {
   std::string_view digits = v;
   if (!digits.empty()) {
     switch (digits.back()) {
-      case 'K': case 'k': mult = 1ULL << 10; digits.remove_suffix(1); break;
-      case 'M': case 'm': mult = 1ULL << 20; digits.remove_suffix(1); break;
-      case 'G': case 'g': mult = 1ULL << 30; digits.remove_suffix(1); break;
-      default: break;
+      case 'K':
+      case 'k':
+        mult = 1ULL << 10;
+        digits.remove_suffix(1);
+        break;
+      case 'M':
+      case 'm':
+        mult = 1ULL << 20;
+        digits.remove_suffix(1);
+        break;
+      case 'G':
+      case 'g':
+        mult = 1ULL << 30;
+        digits.remove_suffix(1);
+        break;
+      default:
+        break;
     }
   }
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
       n > UINT64_MAX / mult) {
-    return usage(fmt::format("invalid value '{}' for --{}: expected a number of bytes with an "
-                             "optional K, M or G suffix, e.g. 10M",
-                             v, flag));
+    return usage(
+        fmt::format("invalid value '{}' for --{}: expected a number of bytes with an "
+                    "optional K, M or G suffix, e.g. 10M",
+                    v, flag));
   }
   return n * mult;
 }
@@ -48,7 +62,8 @@ Result<std::size_t> parse_count(std::string_view flag, std::string_view v) {
   std::size_t n = 0;
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
-    return usage(fmt::format("invalid value '{}' for --{}: expected a non-negative integer", v, flag));
+    return usage(
+        fmt::format("invalid value '{}' for --{}: expected a non-negative integer", v, flag));
   }
   return n;
 }
@@ -56,15 +71,21 @@ Result<std::size_t> parse_count(std::string_view flag, std::string_view v) {
 Status set_sort(Args& a, std::string_view v, bool reverse) {
   using walker::SortBy;
   SortBy by;
-  if (v == "none") by = SortBy::kNone;
-  else if (v == "path") by = SortBy::kPath;
-  else if (v == "modified") by = SortBy::kModified;
-  else if (v == "accessed") by = SortBy::kAccessed;
-  else if (v == "created") by = SortBy::kCreated;
+  if (v == "none")
+    by = SortBy::kNone;
+  else if (v == "path")
+    by = SortBy::kPath;
+  else if (v == "modified")
+    by = SortBy::kModified;
+  else if (v == "accessed")
+    by = SortBy::kAccessed;
+  else if (v == "created")
+    by = SortBy::kCreated;
   else {
-    return usage(fmt::format("invalid value '{}' for --sort{}: expected one of none, path, "
-                             "modified, accessed, created",
-                             v, reverse ? "r" : ""));
+    return usage(
+        fmt::format("invalid value '{}' for --sort{}: expected one of none, path, "
+                    "modified, accessed, created",
+                    v, reverse ? "r" : ""));
   }
   a.walk.sort = by;
   a.walk.sort_reverse = reverse && by != SortBy::kNone;

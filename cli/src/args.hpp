@@ -32,7 +32,7 @@ struct Args {
   int unrestricted = 0;  // -u count
   bool no_ignore = false;
   bool no_ignore_files = false;
-  bool null = false;     // -0/--null: NUL after each path instead of a newline
+  bool null = false;  // -0/--null: NUL after each path instead of a newline
   bool quiet = false;
 };
 

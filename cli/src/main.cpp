@@ -1,7 +1,9 @@
 // ctxsearch's entry point: parse arguments, build the walker's filters, run, print, and turn what
 // happened into ripgrep's exit codes (0 found, 1 nothing found, 2 an error).
 
+#include <fmt/format.h>
 #include <signal.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,9 +12,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <tbb/enumerable_thread_specific.h>
 
 #include "args.hpp"
 #include "ctx/walker/overrides.hpp"
@@ -112,7 +111,8 @@ int run_files(Args& args) {
   }
   walker::Overrides overrides;
   for (const GlobArg& g : args.globs) {
-    if (Status s = overrides.add(g.glob, g.case_insensitive || args.glob_case_insensitive); !s.ok()) {
+    if (Status s = overrides.add(g.glob, g.case_insensitive || args.glob_case_insensitive);
+        !s.ok()) {
       print_error(s.error().detail);
       return 2;
     }
@@ -160,9 +160,10 @@ int run(int argc, char** argv) {
     print_error("no pattern given: usage is 'ctxsearch --files [PATH ...]' (see --help)");
     return 2;
   }
-  print_error(fmt::format("searching for a pattern ('{}') is not built yet; this version lists "
-                          "files only: use 'ctxsearch --files [PATH ...]'",
-                          args.positionals.front()));
+  print_error(
+      fmt::format("searching for a pattern ('{}') is not built yet; this version lists "
+                  "files only: use 'ctxsearch --files [PATH ...]'",
+                  args.positionals.front()));
   return 2;
 }
 

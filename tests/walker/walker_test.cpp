@@ -1,5 +1,7 @@
 // The walk end to end on small trees built in a temp directory: which files are visited, in which
 // order, with which rule files, as git and current ripgrep decide.
+#include "ctx/walker/walker.hpp"
+
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -11,7 +13,6 @@
 
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
-#include "ctx/walker/walker.hpp"
 
 namespace fs = std::filesystem;
 using ctx::walker::Flow;
@@ -276,12 +277,12 @@ TEST_CASE("a sink's stop ends the walk early", "[walker][walk]") {
   CHECK(sink.files.size() < 200);
 }
 
-TEST_CASE("a walk of many directories in parallel lists each file exactly once",
-          "[walker][walk]") {
+TEST_CASE("a walk of many directories in parallel lists each file exactly once", "[walker][walk]") {
   TempTree t;
   std::vector<std::string> expected;
   for (int i = 0; i < 500; ++i) {
-    std::string p = "d" + std::to_string(i % 7) + "/e" + std::to_string(i % 13) + "/f" + std::to_string(i);
+    std::string p =
+        "d" + std::to_string(i % 7) + "/e" + std::to_string(i % 13) + "/f" + std::to_string(i);
     t.file(p);
     expected.push_back(p);
   }

@@ -1,12 +1,11 @@
 #include "git_paths.hpp"
 
 #include <fcntl.h>
+#include <git2.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
 #include <string_view>
-
-#include <git2.h>
 
 #include "ctx/base/file_buffer.hpp"
 
@@ -16,7 +15,8 @@ namespace {
 constexpr std::size_t kMaxGitPointerBytes = 64 << 10;
 
 std::string trim(std::string_view s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
+    s.remove_suffix(1);
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   return std::string(s);
 }
@@ -44,7 +44,8 @@ std::optional<std::string> info_exclude_path(const std::string& dir) {
   }
   std::string common = git_dir;
   std::string commondir_file = join(git_dir, "commondir");
-  if (auto text = read_small_file(AT_FDCWD, commondir_file.c_str(), kMaxGitPointerBytes); text.ok()) {
+  if (auto text = read_small_file(AT_FDCWD, commondir_file.c_str(), kMaxGitPointerBytes);
+      text.ok()) {
     common = join(git_dir, trim(*text));
   }
   return join(common, "info/exclude");

@@ -34,25 +34,35 @@ unsigned char fold(unsigned char c, bool ci) {
 using ByteSet = std::array<std::uint64_t, 4>;
 
 void set_byte(ByteSet& set, unsigned char c) { set[c >> 6] |= std::uint64_t{1} << (c & 63); }
-bool has_byte(const std::uint64_t* set, unsigned char c) {
-  return (set[c >> 6] >> (c & 63)) & 1;
-}
+bool has_byte(const std::uint64_t* set, unsigned char c) { return (set[c >> 6] >> (c & 63)) & 1; }
 
 // Adds the members of POSIX class `name` ("alpha", ...); false for an unknown name.
 bool add_posix_class(ByteSet& set, std::string_view name) {
   int (*pred)(int) = nullptr;
-  if (name == "alnum") pred = isalnum;
-  else if (name == "alpha") pred = isalpha;
-  else if (name == "blank") pred = isblank;
-  else if (name == "cntrl") pred = iscntrl;
-  else if (name == "digit") pred = isdigit;
-  else if (name == "graph") pred = isgraph;
-  else if (name == "lower") pred = islower;
-  else if (name == "print") pred = isprint;
-  else if (name == "punct") pred = ispunct;
-  else if (name == "space") pred = isspace;
-  else if (name == "upper") pred = isupper;
-  else if (name == "xdigit") pred = isxdigit;
+  if (name == "alnum")
+    pred = isalnum;
+  else if (name == "alpha")
+    pred = isalpha;
+  else if (name == "blank")
+    pred = isblank;
+  else if (name == "cntrl")
+    pred = iscntrl;
+  else if (name == "digit")
+    pred = isdigit;
+  else if (name == "graph")
+    pred = isgraph;
+  else if (name == "lower")
+    pred = islower;
+  else if (name == "print")
+    pred = isprint;
+  else if (name == "punct")
+    pred = ispunct;
+  else if (name == "space")
+    pred = isspace;
+  else if (name == "upper")
+    pred = isupper;
+  else if (name == "xdigit")
+    pred = isxdigit;
   if (pred == nullptr) return false;
   for (int c = 0; c < 128; ++c) {
     if (pred(c)) set_byte(set, static_cast<unsigned char>(c));
@@ -209,8 +219,8 @@ Glob Glob::compile(std::string_view p, GlobOptions options) {
   // Shape facts for callers' fast paths.
   bool all_lit = true;
   for (const Op& op : g.ops_) all_lit = all_lit && kind_of(op) == OpKind::kLit;
-  bool star_suffix = !g.ops_.empty() &&
-                     (kind_of(g.ops_[0]) == OpKind::kStar || kind_of(g.ops_[0]) == OpKind::kStarStar);
+  bool star_suffix = !g.ops_.empty() && (kind_of(g.ops_[0]) == OpKind::kStar ||
+                                         kind_of(g.ops_[0]) == OpKind::kStarStar);
   for (std::size_t k = 1; k < g.ops_.size() && star_suffix; ++k) {
     star_suffix = kind_of(g.ops_[k]) == OpKind::kLit && g.ops_[k].byte != '/';
   }
@@ -221,7 +231,18 @@ Glob Glob::compile(std::string_view p, GlobOptions options) {
   }
   std::size_t first = g.shape_ == Shape::kStarSuffix ? 1 : 0;
   if (g.shape_ != Shape::kGeneral) {
-    for (std::size_t k = first; k < g.ops_.size(); ++k) g.literal_.push_back(static_cast<char>(g.ops_[k].byte));
+    for (std::size_t k = first; k < g.ops_.size(); ++k)
+      g.literal_.push_back(static_cast<char>(g.ops_[k].byte));
+  }
+  if (g.shape_ == Shape::kGeneral) {
+    // Literal runs at both ends let most non-matching texts be rejected without the NFA.
+    std::size_t head = 0;
+    while (head < g.ops_.size() && kind_of(g.ops_[head]) == OpKind::kLit) {
+      g.head_.push_back(static_cast<char>(g.ops_[head++].byte));
+    }
+    for (std::size_t k = g.ops_.size(); k > head && kind_of(g.ops_[k - 1]) == OpKind::kLit; --k) {
+      g.tail_.insert(g.tail_.begin(), static_cast<char>(g.ops_[k - 1].byte));
+    }
   }
   if (g.classes_.size() / 4 > 0xffff) g.shape_ = Shape::kNever;  // absurdly many classes
   return g;
@@ -235,13 +256,16 @@ bool Glob::matches(std::string_view text) const {
       if (text.size() != literal_.size()) return false;
       if (!case_insensitive_) return text == literal_;
       for (std::size_t i = 0; i < text.size(); ++i) {
-        if (fold(static_cast<unsigned char>(text[i]), true) != static_cast<unsigned char>(literal_[i])) return false;
+        if (fold(static_cast<unsigned char>(text[i]), true) !=
+            static_cast<unsigned char>(literal_[i]))
+          return false;
       }
       return true;
     case Shape::kStarSuffix: {
       if (text.size() < literal_.size()) return false;
       std::size_t head = text.size() - literal_.size();
-      if (kind_of(ops_[0]) == OpKind::kStar && std::memchr(text.data(), '/', head) != nullptr) return false;
+      if (kind_of(ops_[0]) == OpKind::kStar && std::memchr(text.data(), '/', head) != nullptr)
+        return false;
       for (std::size_t i = 0; i < literal_.size(); ++i) {
         if (fold(static_cast<unsigned char>(text[head + i]), case_insensitive_) !=
             static_cast<unsigned char>(literal_[i])) {
@@ -253,6 +277,18 @@ bool Glob::matches(std::string_view text) const {
     case Shape::kGeneral:
       break;
   }
+  if (text.size() < head_.size() + tail_.size()) return false;
+  auto same = [this](std::string_view a, const std::string& lit) {
+    for (std::size_t i = 0; i < lit.size(); ++i) {
+      if (fold(static_cast<unsigned char>(a[i]), case_insensitive_) !=
+          static_cast<unsigned char>(lit[i])) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!same(text.substr(0, head_.size()), head_)) return false;
+  if (!same(text.substr(text.size() - tail_.size()), tail_)) return false;
   return matches_nfa(text);
 }
 

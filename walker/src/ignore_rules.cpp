@@ -68,34 +68,35 @@ void IgnoreRules::add_line(std::string_view line, bool case_insensitive) {
 
   auto index = static_cast<std::uint32_t>(rules_.size());
   const bool fold_line = options_.case_insensitive || case_insensitive;
-  rules_.push_back(Rule{Glob::compile(line, GlobOptions{true, fold_line}), negated, dir_only, basename});
+  rules_.push_back(
+      Rule{Glob::compile(line, GlobOptions{true, fold_line}), negated, dir_only, basename});
   if (negated) ++negated_count_;
   const Glob& glob = rules_.back().glob;
-  // Buckets keep indices in descending order (newest first).
-  auto push_front = [index](std::vector<std::uint32_t>& bucket) {
-    bucket.insert(bucket.begin(), index);
-  };
+  // Buckets keep indices in ascending order; lookups read them from the back.
+  auto add_to = [index](std::vector<std::uint32_t>& bucket) { bucket.push_back(index); };
   // The hash buckets hold lines folded exactly as the whole set is, so a line folded alone
   // (--iglob in a case-sensitive set) is matched the general way.
   const bool indexable = basename && fold_line == options_.case_insensitive;
   if (indexable && glob.shape() == Glob::Shape::kLiteral) {
-    push_front(by_literal_[glob.literal()]);
+    add_to(by_literal_[glob.literal()]);
   } else if (indexable && glob.shape() == Glob::Shape::kStarSuffix && !glob.literal().empty()) {
     auto [it, inserted] = by_suffix_.try_emplace(glob.literal());
-    push_front(it->second);
-    if (inserted &&
-        std::find(suffix_lengths_.begin(), suffix_lengths_.end(), glob.literal().size()) ==
-            suffix_lengths_.end()) {
+    add_to(it->second);
+    if (inserted && std::find(suffix_lengths_.begin(), suffix_lengths_.end(),
+                              glob.literal().size()) == suffix_lengths_.end()) {
       suffix_lengths_.push_back(glob.literal().size());
     }
+  } else if (!basename && fold_line == options_.case_insensitive &&
+             glob.shape() == Glob::Shape::kLiteral) {
+    add_to(by_path_[glob.literal()]);  // an anchored literal path such as /src/gen/out.c
   } else if (glob.shape() != Glob::Shape::kNever) {
     general_.push_back(index);
   }
 }
 
 std::int64_t IgnoreRules::best_in(const std::vector<std::uint32_t>& bucket, bool is_dir) const {
-  for (std::uint32_t i : bucket) {
-    if (!rules_[i].dir_only || is_dir) return i;
+  for (auto it = bucket.rbegin(); it != bucket.rend(); ++it) {
+    if (!rules_[*it].dir_only || is_dir) return *it;
   }
   return -1;
 }
@@ -112,7 +113,7 @@ MatchKind IgnoreRules::match(std::string_view rel_path, bool is_dir) const {
   std::string_view base = slash == std::string_view::npos ? rel_path : rel_path.substr(slash + 1);
 
   std::int64_t best = -1;
-  if (!by_literal_.empty() || !by_suffix_.empty()) {
+  if (!by_literal_.empty() || !by_suffix_.empty() || !by_path_.empty()) {
     std::string folded_base;
     std::string_view key = base;
     if (options_.case_insensitive) {
@@ -121,6 +122,17 @@ MatchKind IgnoreRules::match(std::string_view rel_path, bool is_dir) const {
     }
     if (auto it = by_literal_.find(key); it != by_literal_.end()) {
       best = std::max(best, best_in(it->second, is_dir));
+    }
+    if (!by_path_.empty()) {
+      std::string folded_path;
+      std::string_view path_key = rel_path;
+      if (options_.case_insensitive) {
+        folded_path = folded(rel_path);
+        path_key = folded_path;
+      }
+      if (auto it = by_path_.find(path_key); it != by_path_.end()) {
+        best = std::max(best, best_in(it->second, is_dir));
+      }
     }
     for (std::size_t len : suffix_lengths_) {
       if (len > key.size()) continue;
@@ -137,7 +149,8 @@ MatchKind IgnoreRules::match(std::string_view rel_path, bool is_dir) const {
     }
   }
   if (best < 0) return MatchKind::kNone;
-  return rules_[static_cast<std::size_t>(best)].negated ? MatchKind::kWhitelist : MatchKind::kIgnore;
+  return rules_[static_cast<std::size_t>(best)].negated ? MatchKind::kWhitelist
+                                                        : MatchKind::kIgnore;
 }
 
 }  // namespace ctx::walker

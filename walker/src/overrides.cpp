@@ -1,9 +1,9 @@
 #include "ctx/walker/overrides.hpp"
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace ctx::walker {
 namespace {

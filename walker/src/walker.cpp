@@ -7,8 +7,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for_each.h>
+#include <tbb/task_arena.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,12 +23,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-
-#include <fmt/format.h>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/global_control.h>
-#include <tbb/parallel_for_each.h>
-#include <tbb/task_arena.h>
 
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/walker/ignore_rules.hpp"
@@ -134,8 +133,8 @@ class Walker {
   void report(Error error) { sink_.on_error(std::move(error)); }
 
   std::shared_ptr<const RuleNode> parent_chain(const std::string& abs_root);
-  void load_node_rules(RuleNode& node, const std::string& dir, bool has_gitignore,
-                       bool has_ignore, bool has_rgignore, bool has_ctxignore);
+  void load_node_rules(RuleNode& node, const std::string& dir, bool has_gitignore, bool has_ignore,
+                       bool has_rgignore, bool has_ctxignore);
   const IgnoreRules& global_rules();
 
   void process(DirTask& task, std::vector<DirTask>& children);
@@ -286,7 +285,7 @@ std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root
   if (abs_root.size() <= 1) return chain;  // the root is "/": no parents
   // Ancestors from "/" down to the root's parent.
   std::vector<std::string> ancestors;
-  for (std::size_t i = abs_root.find('/', 1); ; i = abs_root.find('/', i + 1)) {
+  for (std::size_t i = abs_root.find('/', 1);; i = abs_root.find('/', i + 1)) {
     ancestors.push_back(i == std::string::npos ? std::string() : abs_root.substr(0, i));
     if (i == std::string::npos) break;
   }
@@ -321,7 +320,8 @@ std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root
 }
 
 void Walker::emit(std::string_view path, std::size_t depth) {
-  if (sink_.on_file(WalkEntry{path, depth}) == Flow::kStop) stop_.store(true, std::memory_order_relaxed);
+  if (sink_.on_file(WalkEntry{path, depth}) == Flow::kStop)
+    stop_.store(true, std::memory_order_relaxed);
 }
 
 void Walker::process(DirTask& task, std::vector<DirTask>& children) {
@@ -358,7 +358,8 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
           return;
         }
       }
-      ancestors = std::make_shared<const Ancestor>(Ancestor{ancestors, st.st_dev, st.st_ino, task.path});
+      ancestors =
+          std::make_shared<const Ancestor>(Ancestor{ancestors, st.st_dev, st.st_ino, task.path});
     }
   }
 
@@ -430,8 +431,10 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
         if (errno != ENOENT || type == DT_LNK) report(Error::from_errno(errno, path));
         continue;
       }
-      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-                                          : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
+      type = S_ISDIR(st.st_mode)   ? DT_DIR
+             : S_ISREG(st.st_mode) ? DT_REG
+             : S_ISLNK(st.st_mode) ? DT_LNK
+                                   : DT_UNKNOWN;
     }
     if (type != DT_DIR && type != DT_REG) continue;  // symlinks (without -L), FIFOs, devices
     const bool is_dir = is_dir_type(type);
@@ -500,7 +503,8 @@ void Walker::replay_by_time(std::vector<std::pair<std::string, std::size_t>>& fi
   for (std::size_t i = 0; i < files.size(); ++i) {
     struct statx sx {};
     std::int64_t t = INT64_MIN;
-    if (::statx(AT_FDCWD, files[i].first.c_str(), 0, STATX_MTIME | STATX_ATIME | STATX_BTIME, &sx) == 0) {
+    if (::statx(AT_FDCWD, files[i].first.c_str(), 0, STATX_MTIME | STATX_ATIME | STATX_BTIME,
+                &sx) == 0) {
       const struct statx_timestamp& ts = options_.sort == SortBy::kModified   ? sx.stx_mtime
                                          : options_.sort == SortBy::kAccessed ? sx.stx_atime
                                                                               : sx.stx_btime;
@@ -576,8 +580,8 @@ Status Walker::run() {
       if (!item.is_dir) emit(item.path, 0);
     }
   }
-  unsigned threads = options_.threads != 0 ? options_.threads
-                                           : std::max(1U, std::thread::hardware_concurrency());
+  unsigned threads =
+      options_.threads != 0 ? options_.threads : std::max(1U, std::thread::hardware_concurrency());
   // TBB caps workers at the core count (and warns on stderr past it); -j asks for exactly N.
   tbb::global_control allow(tbb::global_control::max_allowed_parallelism, threads);
   tbb::task_arena arena(static_cast<int>(threads));

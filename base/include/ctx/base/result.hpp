@@ -1,6 +1,6 @@
-// The error vocabulary shared by every module: an `Error` (a code plus a human detail that names the
-// input) and `Result<T>`, a value-or-error shaped like std::expected. Propagate with CTX_TRY and
-// CTX_TRY_ASSIGN; nothing throws across a module boundary.
+// The error vocabulary shared by every module: an `Error` (a code plus a human detail that names
+// the input) and `Result<T>`, a value-or-error shaped like std::expected. Propagate with CTX_TRY
+// and CTX_TRY_ASSIGN; nothing throws across a module boundary.
 #pragma once
 
 #include <cassert>
@@ -11,39 +11,56 @@
 namespace ctx {
 
 enum class ErrorCode {
-  kInvalidArgument,  // bad user input (flag, glob, pattern); the detail says which and how to fix it
+  kInvalidArgument,  // bad user input (flag, glob, pattern); the detail says which and how to fix
+                     // it
   kNotFound,         // a path that does not exist
   kPermissionDenied,
-  kIo,               // any other OS error; the detail carries strerror
+  kIo,  // any other OS error; the detail carries strerror
 };
 
 struct [[nodiscard]] Error {
   ErrorCode code;
   std::string detail;  // complete sentence fragment for people: "'foo(': missing )"
 
-  // Builds an error from errno for an operation on `path`: "PATH: No such file or directory (os error 2)".
+  // Builds an error from errno for an operation on `path`: "PATH: No such file or directory (os
+  // error 2)".
   static Error from_errno(int err, std::string_view path);
 };
 
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
-  Result(Error error) : v_(std::move(error)) {}    // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
 
-  T& value() & { assert(ok()); return std::get<0>(v_); }
-  const T& value() const& { assert(ok()); return std::get<0>(v_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(v_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<0>(std::move(v_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  const Error& error() const& { assert(!ok()); return std::get<1>(v_); }
-  Error&& error() && { assert(!ok()); return std::get<1>(std::move(v_)); }
+  const Error& error() const& {
+    assert(!ok());
+    return std::get<1>(v_);
+  }
+  Error&& error() && {
+    assert(!ok());
+    return std::get<1>(std::move(v_));
+  }
 
  private:
   std::variant<T, Error> v_;
@@ -53,11 +70,18 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error)
+      : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  const Error& error() const& { assert(!ok_); return error_; }
-  Error&& error() && { assert(!ok_); return std::move(error_); }
+  const Error& error() const& {
+    assert(!ok_);
+    return error_;
+  }
+  Error&& error() && {
+    assert(!ok_);
+    return std::move(error_);
+  }
 
  private:
   Error error_{ErrorCode::kIo, {}};
@@ -69,12 +93,12 @@ using Status = Result<void>;
 }  // namespace ctx
 
 // Returns the error of `expr` (a Result) from the enclosing function.
-#define CTX_TRY(expr)                                    \
-  do {                                                   \
-    auto ctx_try_result_ = (expr);                       \
-    if (!ctx_try_result_.ok()) {                         \
-      return std::move(ctx_try_result_).error();         \
-    }                                                    \
+#define CTX_TRY(expr)                            \
+  do {                                           \
+    auto ctx_try_result_ = (expr);               \
+    if (!ctx_try_result_.ok()) {                 \
+      return std::move(ctx_try_result_).error(); \
+    }                                            \
   } while (false)
 
 #define CTX_CONCAT_INNER_(a, b) a##b

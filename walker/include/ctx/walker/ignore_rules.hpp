@@ -5,9 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
-#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -48,23 +48,24 @@ class IgnoreRules {
  private:
   struct Rule {
     Glob glob;
-    bool negated;      // leading '!': a match whitelists
-    bool dir_only;     // trailing '/': matches directories only
-    bool basename;     // no '/' in the pattern: matched against the last path component
+    bool negated;   // leading '!': a match whitelists
+    bool dir_only;  // trailing '/': matches directories only
+    bool basename;  // no '/' in the pattern: matched against the last path component
   };
 
   Options options_;
   std::vector<Rule> rules_;
-  // Fast paths, each an index into rules_: basename literals and `*suffix` basename globs by their
-  // literal; everything else scanned from the last rule down.
+  // Fast paths, each an index into rules_: basename literals, `*suffix` basename globs and anchored
+  // literal paths by their literal; everything else scanned from the last rule down.
   struct StringHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   using IndexMap =
       std::unordered_map<std::string, std::vector<std::uint32_t>, StringHash, std::equal_to<>>;
-  IndexMap by_literal_;  // rule indices, descending
+  IndexMap by_literal_;  // rule indices, ascending
   IndexMap by_suffix_;
+  IndexMap by_path_;  // anchored literal paths, matched against the whole relative path
   std::vector<std::uint32_t> general_;
   std::vector<std::size_t> suffix_lengths_;  // distinct lengths of by_suffix_ keys
   std::size_t negated_count_ = 0;

@@ -28,15 +28,15 @@ struct WalkOptions {
   // Roots as the user typed them. Empty: the current directory, whose paths print without "./".
   std::vector<std::string> paths;
 
-  bool hidden = false;            // --hidden: also visit names starting with '.'
-  bool follow_links = false;      // -L: follow symlinks (loops are detected and reported)
-  bool one_file_system = false;   // do not cross into other file systems
-  bool git_ignore = true;         // .gitignore files
-  bool git_exclude = true;        // $GIT_DIR/info/exclude
-  bool git_global = true;         // core.excludesFile, else $XDG_CONFIG_HOME/git/ignore
-  bool dot_ignore = true;         // .ignore, .rgignore and .ctxignore
-  bool parents = true;            // ignore files in the roots' parent directories
-  bool require_git = true;        // git's ignore files count only inside a repository
+  bool hidden = false;           // --hidden: also visit names starting with '.'
+  bool follow_links = false;     // -L: follow symlinks (loops are detected and reported)
+  bool one_file_system = false;  // do not cross into other file systems
+  bool git_ignore = true;        // .gitignore files
+  bool git_exclude = true;       // $GIT_DIR/info/exclude
+  bool git_global = true;        // core.excludesFile, else $XDG_CONFIG_HOME/git/ignore
+  bool dot_ignore = true;        // .ignore, .rgignore and .ctxignore
+  bool parents = true;           // ignore files in the roots' parent directories
+  bool require_git = true;       // git's ignore files count only inside a repository
   bool ignore_case_insensitive = false;
   std::vector<std::string> ignore_files;  // --ignore-file, lowest precedence, later ones win
 
