@@ -5,6 +5,7 @@
 
 #include "ctx/walker/glob.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -17,7 +18,8 @@ enum class OpKind : std::uint8_t {
   kClass,     // `[...]`: one byte of a set, never '/' under pathname
   kStar,      // `*`: any run of bytes without '/' under pathname
   kStarStar,  // `**` (or `*` without pathname): any run of bytes
-  kDirs,      // `**/` at a component start: "" or any run ending in '/'
+  kDirs,      // `**/` at a component start, entry: epsilon to kDirsLoop and past it ("" matched)
+  kDirsLoop,  // its loop: any run of bytes, left only through a '/'
 };
 
 namespace {
@@ -58,7 +60,9 @@ bool add_posix_class(ByteSet& set, std::string_view name) {
   else if (name == "punct")
     pred = ispunct;
   else if (name == "space")
-    pred = isspace;
+    pred = [](int c) {
+      return c == ' ' || c == '\t' || c == '\n' || c == '\r' ? 1 : 0;
+    };  // git's sane_ctype: not \v, \f
   else if (name == "upper")
     pred = isupper;
   else if (name == "xdigit")
@@ -147,6 +151,7 @@ Glob Glob::compile(std::string_view p, GlobOptions options) {
   };
   auto lit = [&](unsigned char c) { g.ops_.push_back(make_op(OpKind::kLit, fold(c, ci))); };
 
+  const std::size_t first_special = std::min(p.find_first_of("*?[\\"), p.size());
   for (std::size_t i = 0; i < p.size(); ++i) {
     auto c = static_cast<unsigned char>(p[i]);
     switch (c) {
@@ -169,13 +174,17 @@ Glob Glob::compile(std::string_view p, GlobOptions options) {
           g.ops_.push_back(make_op(OpKind::kStarStar));
           break;
         }
-        bool at_component_start = start == 0 || p[start - 1] == '/';
+        // git's match_pathname() compares the literal prefix (up to the first `*?[\`) on its own
+        // and wildmatches the rest, so a `**` right after that prefix counts as a pattern start.
+        bool at_component_start = start == 0 || p[start - 1] == '/' ||
+                                  (options.git_prefix_split && start == first_special);
         std::string_view rest = p.substr(i + 1);
         if (double_star && at_component_start && rest.empty()) {
           g.ops_.push_back(make_op(OpKind::kStarStar));
         } else if (double_star && at_component_start && rest[0] == '/') {
           g.ops_.push_back(make_op(OpKind::kDirs));
-          ++i;  // the '/' belongs to kDirs
+          g.ops_.push_back(make_op(OpKind::kDirsLoop));
+          ++i;  // the '/' belongs to kDirsLoop
         } else if (double_star && at_component_start && rest.size() >= 2 && rest[0] == '\\' &&
                    rest[1] == '/') {
           g.ops_.push_back(make_op(OpKind::kStarStar));  // git: spans dirs, no zero-dir shortcut
@@ -313,6 +322,7 @@ bool Glob::matches_nfa(std::string_view text) const {
       if (!test(s, i)) continue;
       OpKind k = kind_of(ops_[i]);
       if (k == OpKind::kStar || k == OpKind::kStarStar || k == OpKind::kDirs) set(s, i + 1);
+      if (k == OpKind::kDirs) set(s, i + 2);
     }
   };
   set(cur, 0);
@@ -344,7 +354,9 @@ bool Glob::matches_nfa(std::string_view text) const {
           case OpKind::kStarStar:
             set(next, i), any = true;
             break;
-          case OpKind::kDirs:
+          case OpKind::kDirs:  // epsilon only; its closure entered the loop and skipped past it
+            break;
+          case OpKind::kDirsLoop:
             set(next, i), any = true;
             if (c == '/') set(next, i + 1);
             break;

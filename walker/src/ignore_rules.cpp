@@ -69,7 +69,7 @@ void IgnoreRules::add_line(std::string_view line, bool case_insensitive) {
   auto index = static_cast<std::uint32_t>(rules_.size());
   const bool fold_line = options_.case_insensitive || case_insensitive;
   rules_.push_back(
-      Rule{Glob::compile(line, GlobOptions{true, fold_line}), negated, dir_only, basename});
+      Rule{Glob::compile(line, GlobOptions{true, fold_line, !basename}), negated, dir_only, basename});
   if (negated) ++negated_count_;
   const Glob& glob = rules_.back().glob;
   // Buckets keep indices in ascending order; lookups read them from the back.

@@ -14,7 +14,12 @@ struct GlobOptions {
   // gitignore's FNM_PATHNAME: `*`, `?` and classes never match '/', and `**` between slashes (or at
   // either end) spans directories. Without it, `*` and `**` match anything, '/' included.
   bool pathname = true;
-  bool case_insensitive = false;  // ASCII case folding, as git's core.ignorecase
+  // ASCII case folding. Unlike git's core.ignorecase (which leaves escaped letters and class
+  // members unfolded), every letter folds, as in ripgrep's case-insensitive globs.
+  bool case_insensitive = false;
+  // git's quirk for path patterns (with a '/'): a `**` right after the literal prefix counts as
+  // a component start, so `foo**/bar` matches `foo/x/bar` (see match_pathname in git's dir.c).
+  bool git_prefix_split = false;
 };
 
 class Glob {
