@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ctx/base/result.hpp"
+#include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
 
 namespace ctx::cli {
@@ -26,7 +27,7 @@ struct Args {
   walker::WalkOptions walk;
   std::vector<GlobArg> globs;
   bool glob_case_insensitive = false;
-  std::vector<std::string> type_select, type_negate;
+  std::vector<walker::TypeSelection> types;  // -t / -T in command-line order (the last match wins)
   // Type flags in command-line order: 'a' add, 'c' clear (they must apply in order).
   std::vector<std::pair<char, std::string>> type_defs;
   int unrestricted = 0;  // -u count

@@ -104,7 +104,7 @@ int run_files(Args& args) {
     print_error(table.error().detail);
     return 2;
   }
-  auto types = walker::TypeMatcher::build(*table, args.type_select, args.type_negate);
+  auto types = walker::TypeMatcher::build(*table, args.types);
   if (!types.ok()) {
     print_error(types.error().detail);
     return 2;
