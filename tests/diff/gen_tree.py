@@ -78,8 +78,8 @@ NAMES = [
     "x.foo", "a b", "a ", "#a", "!b", "[a]", "a]", "c[d", "a!b", "x#y", "target", "build",
     "c", "d1", "e.rs",
 ]
-# Names ending in `.` (ripgrep before 15 never matches them with basename globs, #2990); only a
-# quarter of the trees use them so that the other trees stay comparable with old ripgreps.
+# Names ending in `.` (ripgrep before 15 never matches them with basename globs, #2990); only some
+# of the trees use them so that the other trees stay comparable with old ripgreps.
 DOT_NAMES = ["asdf.", "b."]
 
 EXTS = ["c", "h", "txt", "o", "bar", "py", "TXT", "foo", "rs"]
@@ -218,9 +218,9 @@ def generate(seed: int, flavor: str = "git", max_depth: int = 5, max_files: int 
     assert flavor in ("git", "rg")
     rng = random.Random(seed)
     t = Tree()
-    names = NAMES + DOT_NAMES if rng.random() < 0.25 else NAMES
+    names = NAMES + DOT_NAMES if rng.random() < (0.25 if flavor == "git" else 0.1) else NAMES
     # rg flavour: only some trees use the constructs that only new ripgreps get right.
-    quirks = flavor == "rg" and rng.random() < 0.25
+    quirks = flavor == "rg" and rng.random() < 0.12
     depth_limit = rng.choice([1, 2, 3, 3, 4, 4, 5, max_depth])
     depth_limit = min(depth_limit, max_depth)
     _gen_dir(rng, t, "", 0, depth_limit, max_files, names)
@@ -269,6 +269,11 @@ def _gen_dir(rng, t: Tree, path: str, depth: int, depth_limit: int, max_files: i
 
 GLOB_SPECIAL = set("[]*?\\")
 
+# Triage knob: CTX_GEN_DISABLE=brace,posix,dstar,... turns generator features off (component
+# kinds: q class nclass range star_pre star_suf ext posix brace unclosed; pattern kinds: dstar
+# (every `**` form), negation, escslash, trailing_space).
+DISABLED = set(filter(None, os.environ.get("CTX_GEN_DISABLE", "").split(",")))
+
 
 def escape_literal(name: str, rng=None) -> str:
     """Escapes a literal file name so that both git and globset read it literally."""
@@ -303,6 +308,8 @@ class PatternGen:
             return escape_literal(name, rng)
         kind = rng.choice(["q", "class", "nclass", "range", "star_pre", "star_suf", "ext", "posix",
                            "brace", "unclosed"])
+        if kind in DISABLED:
+            return escape_literal(name, rng)
         chars = list(name)
         i = rng.randrange(len(chars))
         lit = lambda s: escape_literal(s, rng)  # noqa: E731
@@ -380,6 +387,8 @@ class PatternGen:
             if rng.random() < 0.5:
                 name = name.split("/")[-1]
             pat = self.path_glob(name) + "/"
+        elif r < 0.90 and "dstar" in DISABLED:
+            pat = self.component(pick(under).split("/")[-1])
         elif r < 0.76:  # **/x
             pat = "**/" + self.path_glob(pick(under).split("/")[-1] if rng.random() < 0.7 else pick(under))
         elif r < 0.82:  # x/**
@@ -402,7 +411,7 @@ class PatternGen:
                 pat = "**/"
         else:
             pat = self.component(rng.choice(NAMES))
-        if self.quirks and rng.random() < 0.05:
+        if self.quirks and rng.random() < 0.05 and "escslash" not in DISABLED:
             # escaped trailing slash: dir-only in rg 14
             d = pick([u for u in under if (base + "/" + u if base else u) in self.tree.dirs])
             pat = escape_literal(d.split("/")[-1]) + "\\/"
@@ -418,9 +427,10 @@ class PatternGen:
         if r < 0.10:
             return rng.choice(["", "", "   "])
         pat = self.pattern(base)
-        if rng.random() < 0.25:
+        if rng.random() < 0.25 and "negation" not in DISABLED:
             pat = "!" + pat
-        if rng.random() < 0.1 and not pat.endswith("\\ ") and not pat.endswith("\\"):
+        if rng.random() < 0.1 and not pat.endswith("\\ ") and not pat.endswith("\\") \
+                and "trailing_space" not in DISABLED:
             pat += " " * rng.randint(1, 2)
         if self.quirks and rng.random() < 0.03 and not pat.endswith("\\"):
             pat += "\\ " + (" " if rng.random() < 0.5 else "")
