@@ -2,9 +2,11 @@
 # `--files` benchmark: ctxsearch vs rg 13 (Debian), rg 14.1.1, fd and git ls-files, side by side.
 # A benchmark, not a timed test: nothing here fails on a slow result.
 #
-# usage: bench/files_bench.sh [-x CTXSEARCH] [-n RUNS] [-W WARMUP] [-o OUTDIR] [-j1] [-P] CORPUS_DIR...
+# usage: bench/files_bench.sh [-x CTXSEARCH] [-n RUNS] [-r ROUNDS] [-W WARMUP] [-o OUTDIR] [-j1] [-P] CORPUS_DIR...
 #   -x  ctxsearch binary (default: build/release/ctxsearch of this checkout; skipped if missing)
-#   -n  timed runs per command (default 7, at least 5)      -W  warmup runs (default 1)
+#   -n  timed runs per command and round (default 7, at least 5)      -W  warmup runs (default 1)
+#   -r  rounds (default 1): the hyperfine comparison is repeated ROUNDS times and the medians are
+#       taken over all runs, so that a load change on a shared machine hits every tool alike
 #   -o  output directory (default /tmp/files-bench-<time>); one subdir per corpus
 #   -j1 also time single-threaded runs (ctxsearch -j1, rg -j1)
 #   -P  also run the shared peer runner (../shared/bench/peers.sh, queries list_files and glob_go)
@@ -14,28 +16,33 @@
 # Each command runs in the corpus dir with its output going to a pipe (hyperfine --output=pipe,
 # never /dev/null).  Before timing, every command is run once untimed to count its output lines and
 # peak RSS; the lists of ctxsearch, rg 13, rg 14 and fd are compared (sorted) and differences saved.
-# Per corpus: OUTDIR/<corpus>/{hyperfine-*.json,hyperfine-*.md,counts.tsv,table.md,env.txt,diff-*}.
+# Per corpus: OUTDIR/<corpus>/{hyperfine-<group>-<round>.{json,md},counts.tsv,table.md,env.txt,diff-*}.
 # The ratio column is median / median of the faster rg (13 or 14) in the same group (unsorted or
 # --sort path): that is the one to beat.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
-CTX=$REPO/build/release/ctxsearch RUNS=7 WARM=1 OUT= J1=0 PEER=0
+CTX=$REPO/build/release/ctxsearch RUNS=7 ROUNDS=1 WARM=1 OUT= J1=0 PEER=0
 RG13=${RG13:-/usr/bin/rg}
 RG14=${RG14:-$HOME/.cache/ctxsearch/rg14/rg}
 PEERS=${PEERS:-$(realpath -m "$REPO/../shared/bench/peers.sh")}
 TARGET=${TARGET:-0.7}
 FD=$(command -v fdfind || command -v fd || true)
-usage() { sed -n 2,22p "$0"; exit 2; }
+usage() { awk 'NR>1 && /^#/{sub(/^# ?/,""); print; next} NR>1{exit}' "$0"; exit 2; }
 while [ $# -gt 0 ]; do case $1 in
-  -x) CTX=$2; shift 2;; -n) RUNS=$2; shift 2;; -W) WARM=$2; shift 2;; -o) OUT=$2; shift 2;;
+  -x) CTX=$2; shift 2;; -n) RUNS=$2; shift 2;; -r) ROUNDS=$2; shift 2;; -W) WARM=$2; shift 2;; -o) OUT=$2; shift 2;;
   -j1) J1=1; shift;; -P) PEER=1; shift;; -h|--help) usage;; -*) usage;; *) break;; esac; done
 [ $# -ge 1 ] || usage
 [ "$RUNS" -ge 5 ] 2>/dev/null || { echo "files_bench: -n must be >= 5" >&2; exit 2; }
 command -v hyperfine >/dev/null || { echo "files_bench: hyperfine is required (apt-get install hyperfine)" >&2; exit 1; }
 OUT=$(realpath -m "${OUT:-${TMPDIR:-/tmp}/files-bench-$(date +%Y%m%d-%H%M%S)}"); mkdir -p "$OUT"
 export LC_ALL=C.UTF-8
-[ -x "$CTX" ] && CTX=$(realpath "$CTX") || { echo "files_bench: no ctxsearch at $CTX: benchmarking the peers only" >&2; CTX=; }
+if [ -x "$CTX" ]; then
+  # time a private copy: the build dir may be rebuilt by someone else while this runs
+  mkdir -p "$OUT/bin"; cp "$(realpath "$CTX")" "$OUT/bin/ctxsearch"
+  CTX_FROM="$(realpath "$CTX") (sha256 $(sha256sum "$OUT/bin/ctxsearch" | cut -c1-12), built $(date -r "$CTX" -u +%FT%TZ))"
+  CTX=$OUT/bin/ctxsearch
+else echo "files_bench: no ctxsearch at $CTX: benchmarking the peers only" >&2; CTX=; fi
 [ -x "$RG14" ] || { echo "files_bench: no rg 14 at $RG14 (run bench/get-rg14.sh): skipping it" >&2; RG14=; }
 [ -x "$RG13" ] || RG13=
 
@@ -70,7 +77,7 @@ bench_corpus() {
     echo "# $name ($C)  $(date -u +%FT%TZ)"
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -r)"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-    [ -n "$CTX" ] && echo "ctxsearch: $CTX ($("$CTX" --version 2>/dev/null | head -1), git $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null))"
+    [ -n "$CTX" ] && echo "ctxsearch: $("$CTX" --version 2>/dev/null | head -1), copy of $CTX_FROM; checkout HEAD $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null)"
     [ -n "$RG13" ] && echo "rg13: $("$RG13" --version | head -1)"
     [ -n "$RG14" ] && echo "rg14: $("$RG14" --version | head -1)"
     [ -n "$FD" ] && echo "fd: $("$FD" --version)"
@@ -109,31 +116,41 @@ bench_corpus() {
   done
 
   # timed runs: one hyperfine per group, every command with its own name
-  for g in files sorted; do
-    local args=()
-    while IFS=$'\t' read -r t gg c; do [ "$gg" = "$g" ] && args+=(-n "$t" "$c"); done < "$O/commands.tsv"
-    [ ${#args[@]} -gt 0 ] || continue
-    hyperfine -N --output=pipe -i --warmup "$WARM" --runs "$RUNS" --style basic \
-      --export-json "$O/hyperfine-$g.json" --export-markdown "$O/hyperfine-$g.md" "${args[@]}" < /dev/null >&2
+  rm -f "$O"/hyperfine-*.json "$O"/hyperfine-*.md
+  local k
+  for k in $(seq 1 "$ROUNDS"); do
+    for g in files sorted; do
+      local args=()
+      while IFS=$'\t' read -r t gg c; do [ "$gg" = "$g" ] && args+=(-n "$t" "$c"); done < "$O/commands.tsv"
+      [ ${#args[@]} -gt 0 ] || continue
+      hyperfine -N --output=pipe -i --warmup "$WARM" --runs "$RUNS" --style basic \
+        --export-json "$O/hyperfine-$g-$k.json" --export-markdown "$O/hyperfine-$g-$k.md" "${args[@]}" < /dev/null >&2
+    done
   done
   echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$O/env.txt"
 
   python3 - "$O" "$name" "$TARGET" > "$O/table.md" <<'EOF'
-import csv, json, os, statistics, sys
+import csv, glob, json, os, statistics, sys
 O, name, target = sys.argv[1], sys.argv[2], float(sys.argv[3])
 counts = {r["tool"]: r for r in csv.DictReader(open(os.path.join(O, "counts.tsv")), delimiter="\t")}
 print(f"## {name}\n")
 print("".join("    " + l for l in open(os.path.join(O, "env.txt"))))
 for g in ("files", "sorted"):
-    p = os.path.join(O, f"hyperfine-{g}.json")
-    if not os.path.exists(p):
+    files = sorted(glob.glob(os.path.join(O, f"hyperfine-{g}-*.json")))
+    if not files:
         continue
-    res = json.load(open(p))["results"]
+    times = {}  # command -> all timed runs over all rounds
+    for p in files:
+        for r in json.load(open(p))["results"]:
+            times.setdefault(r["command"], []).extend(r["times"])
+    res = [{"command": c, "times": ts, "median": statistics.median(ts), "mean": statistics.mean(ts),
+            "stddev": statistics.stdev(ts) if len(ts) > 1 else 0.0, "min": min(ts)} for c, ts in times.items()]
     med = {r["command"]: r["median"] for r in res}
     rgs = [med[t] for t in (("rg13", "rg14") if g == "files" else ("rg13-sort", "rg14-sort")) if t in med]
     base = min(rgs) if rgs else None
     bname = [t for t in med if base is not None and med[t] == base and t.startswith("rg")]
     print(f"\n### `--files`{' --sort path' if g == 'sorted' else ''}: median of {len(res[0]['times'])} runs"
+          + (f" ({len(files)} rounds)" if len(files) > 1 else "")
           + (f"; ratio = median / {bname[0]} (the faster rg)" if bname else ""))
     print("\n| tool | median s | mean ± σ s | min s | ratio | files listed | peak RSS MB | command |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
