@@ -179,15 +179,15 @@ Glob Glob::compile(std::string_view p, GlobOptions options) {
         bool at_component_start = start == 0 || p[start - 1] == '/' ||
                                   (options.git_prefix_split && start == first_special);
         std::string_view rest = p.substr(i + 1);
-        if (double_star && at_component_start && rest.empty()) {
-          g.ops_.push_back(make_op(OpKind::kStarStar));
-        } else if (double_star && at_component_start && rest[0] == '/') {
+        const bool spans_dirs = double_star && at_component_start;
+        if (spans_dirs && !rest.empty() && rest[0] == '/') {
           g.ops_.push_back(make_op(OpKind::kDirs));
           g.ops_.push_back(make_op(OpKind::kDirsLoop));
           ++i;  // the '/' belongs to kDirsLoop
-        } else if (double_star && at_component_start && rest.size() >= 2 && rest[0] == '\\' &&
-                   rest[1] == '/') {
-          g.ops_.push_back(make_op(OpKind::kStarStar));  // git: spans dirs, no zero-dir shortcut
+        } else if (spans_dirs && (rest.empty() || rest.substr(0, 2) == "\\/")) {
+          // A trailing `**` matches everything; before an escaped slash git lets it span
+          // directories without the zero-directory shortcut.
+          g.ops_.push_back(make_op(OpKind::kStarStar));
         } else {
           g.ops_.push_back(make_op(OpKind::kStar));
         }
@@ -273,7 +273,8 @@ bool Glob::matches(std::string_view text) const {
     case Shape::kStarSuffix: {
       if (text.size() < literal_.size()) return false;
       std::size_t head = text.size() - literal_.size();
-      if (kind_of(ops_[0]) == OpKind::kStar && std::memchr(text.data(), '/', head) != nullptr)
+      if (kind_of(ops_[0]) == OpKind::kStar &&
+          text.substr(0, head).find('/') != std::string_view::npos)
         return false;
       for (std::size_t i = 0; i < literal_.size(); ++i) {
         if (fold(static_cast<unsigned char>(text[head + i]), case_insensitive_) !=

@@ -130,7 +130,7 @@ class Walker {
 
   bool sorted() const { return options_.sort != SortBy::kNone; }
   void emit(std::string_view path, std::size_t depth);
-  void report(Error error) { sink_.on_error(std::move(error)); }
+  void report(const Error& error) { sink_.on_error(error); }
 
   std::shared_ptr<const RuleNode> parent_chain(const std::string& abs_root);
   void load_node_rules(RuleNode& node, const std::string& dir, bool has_gitignore, bool has_ignore,

@@ -70,8 +70,8 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error)
-      : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  // NOLINTNEXTLINE(google-explicit-constructor): `return Error{...};` is the point
+  Result(Error error) : error_(std::move(error)), ok_(false) {}
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
   const Error& error() const& {
@@ -105,9 +105,12 @@ using Status = Result<void>;
 #define CTX_CONCAT_(a, b) CTX_CONCAT_INNER_(a, b)
 // Declares `lhs` from the value of `expr` (a Result), or returns its error.
 #define CTX_TRY_ASSIGN(lhs, expr) CTX_TRY_ASSIGN_IMPL_(CTX_CONCAT_(ctx_try_, __LINE__), lhs, expr)
+// `lhs` may be a declaration (`auto x`), so it cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define CTX_TRY_ASSIGN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                         \
   if (!tmp.ok()) {                           \
     return std::move(tmp).error();           \
   }                                          \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
