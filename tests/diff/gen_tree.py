@@ -273,6 +273,9 @@ GLOB_SPECIAL = set("[]*?\\")
 # kinds: q class nclass range star_pre star_suf ext posix brace unclosed; pattern kinds: dstar
 # (every `**` form), negation, escslash, trailing_space).
 DISABLED = set(filter(None, os.environ.get("CTX_GEN_DISABLE", "").split(",")))
+# CTX_GEN_GIT_EXTRAS=posix,brace re-enables these excluded constructs in the git flavour (for the
+# day ctxsearch decides to follow git rather than ripgrep on them).
+GIT_EXTRAS = set(filter(None, os.environ.get("CTX_GEN_GIT_EXTRAS", "").split(",")))
 
 
 def escape_literal(name: str, rng=None) -> str:
@@ -343,7 +346,7 @@ class PatternGen:
                 base = name[: name.rindex(".")]
                 return rng.choice([lit(base) + ".*", "*." + lit(name[name.rindex(".") + 1:])])
             return "*." + rng.choice(EXTS)
-        if self.flavor == "rg":
+        if self.flavor == "rg" or kind in GIT_EXTRAS:
             if kind == "posix":
                 cls = rng.choice(["[[:alpha:]]", "[[:digit:]]", "[[:alnum:]]", "[![:alpha:]]"])
                 return lit(name[:i]) + cls + lit(name[i + 1:])

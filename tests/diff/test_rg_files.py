@@ -295,6 +295,63 @@ def known_bugs(c: Case, table):
     return [name for name, _, pred in table if pred(c)]
 
 
+def ignore_and_glob_lines(c: Case):
+    return c.all_lines() + c.globs()
+
+
+# Open ctxsearch-vs-ripgrep disagreements found by this test and reported, not yet fixed (or
+# not yet decided: ctxsearch follows git there). A mismatching case for which one of these
+# predicates holds is an expected failure (XFAIL, listed in the summary) instead of a failure;
+# golden cases name theirs with "open". Set CTX_STRICT=1 to make them fail. Remove an entry
+# once fixed: the golden cases then report XPASS.
+OPEN_CTX_BUGS = [
+    ("brace-alternation",
+     "`{a,b}` in an ignore file or -g glob is an alternation in ripgrep (globset); ctxsearch "
+     "matches the braces literally, like git",
+     lambda c: any("{" in l for l in ignore_and_glob_lines(c))),
+    ("posix-class",
+     "`[[:alpha:]]` is a POSIX class in ctxsearch (like git); ripgrep's globset has none and "
+     "reads the class `[[:alph]` followed by a literal `]`",
+     lambda c: any("[:" in l for l in ignore_and_glob_lines(c))),
+    ("negated-class-slash",
+     "ripgrep's `[!x]` / `[^x]` can match `/` (`a[!x]b` ignores `a/b`); ctxsearch's cannot, "
+     "like git",
+     lambda c: any(("[!" in l or "[^" in l) for l in ignore_and_glob_lines(c))),
+    ("global-excludes-anchor",
+     "ripgrep anchors core.excludesFile patterns at the cwd; ctxsearch anchors them at the "
+     "repository root, like git",
+     lambda c: bool(c.cwd) and c.tree.global_how != "none" and slashy(c.tree.global_lines or [])),
+]
+STRICT = bool(os.environ.get("CTX_STRICT"))
+
+OPEN_BUG_MARKERS = {"brace-alternation": ("{",), "posix-class": ("[:",), "negated-class-slash": ("[!", "[^")}
+
+
+def ablate(case: Case, bugs) -> Case:
+    """The case without the ignore lines, globs and global lines that the open bugs need, used
+    to check that a mismatch really is explained by them."""
+    markers = tuple(m for b in bugs for m in OPEN_BUG_MARKERS.get(b, ()))
+    bad = (lambda l: any(m in l for m in markers)) if markers else (lambda l: False)
+    t = case.tree.clone()
+    t.ignores = {k: [l for l in v if not bad(l)] for k, v in t.ignores.items()}
+    if t.exclude is not None:
+        t.exclude = [l for l in t.exclude if not bad(l)]
+    if t.global_lines is not None:
+        t.global_lines = [l for l in t.global_lines if not bad(l)
+                          and not ("global-excludes-anchor" in bugs and "/" in l)]
+    flags, i = [], 0
+    while i < len(case.flags):
+        f = case.flags[i]
+        if f in ("-g", "--glob", "--iglob") and i + 1 < len(case.flags):
+            if not bad(case.flags[i + 1]):
+                flags += [f, case.flags[i + 1]]
+            i += 2
+            continue
+        flags.append(f)
+        i += 1
+    return Case(t, case.cwd, flags, case.paths, case.sort)
+
+
 # ----------------------------------------------------------------------------------------------
 # GOLDEN cases: upstream behaviour pinned with hard-coded output
 # ----------------------------------------------------------------------------------------------
@@ -386,18 +443,22 @@ GOLDEN = [
      "tree": {"files": ["s/.h", "s/x"], "ignores": {".gitignore": [".h"]}},
      "cwd": "s", "args": ["--hidden", "."], "expected": ["./x"], "rg14": True},
     {"name": "{a,b} alternation in an ignore file (globset), unlike git's literal braces",
+     "open": "brace-alternation",
      "tree": {"files": ["a", "b", "a]", "1", "c", "{a,b}"], "ignores": {".gitignore": ["{a,b}"]}},
      "args": [], "expected": ["1", "a]", "c", "{a,b}"]},
     {"name": "[[:alpha:]] in an ignore file is the class [[:alph] then `]` (no POSIX classes)",
+     "open": "posix-class",
      "tree": {"files": ["a", "b", "a]", "1", "1]"], "ignores": {".gitignore": ["[[:alpha:]]"]}},
      "args": [], "expected": ["1", "1]", "a", "b"]},
     {"name": "[[:alpha:]] in a -g glob is not a POSIX class either",
+     "open": "posix-class",
      "tree": {"files": ["a", "b", "a]", "1"], "ignores": {}},
      "args": ["-g", "[[:alpha:]]"], "expected": ["a]"]},
     {"name": "-g '{a,b}' alternation",
      "tree": {"files": ["a", "b", "c", "d/a"], "ignores": {}},
      "args": ["-g", "{a,b}"], "expected": ["a", "b", "d/a"]},
     {"name": "a negated class can match `/` (globset): a[!x]b ignores a/b",
+     "open": "negated-class-slash",
      "tree": {"files": ["a/b", "axb", "ayb"], "ignores": {".gitignore": ["a[!x]b"]}},
      "args": [], "expected": ["axb"]},
     {"name": "**/x only matches whole components",
@@ -406,6 +467,19 @@ GOLDEN = [
     {"name": "whitelisting a hidden file in .gitignore lists it without --hidden",
      "tree": {"files": [".h", ".i", "a"], "ignores": {".gitignore": ["!.h"]}},
      "args": [], "expected": [".h", "a"]},
+    {"name": "global excludes are anchored at the cwd (rg), not at the repository root (git)",
+     "open": "global-excludes-anchor",
+     "tree": {"files": ["b.c/x.o", "sub/y", "sub/z"], "ignores": {},
+              "global": ["config", ["b.c/x.o", "/sub/y", "z"]]},
+     "cwd": "sub", "args": [], "expected": ["y"]},
+    {"name": "global excludes from the root",
+     "tree": {"files": ["b.c/x.o", "sub/y", "sub/z", "w"], "ignores": {},
+              "global": ["xdg", ["b.c/x.o", "/sub/y", "z"]]},
+     "args": [], "expected": ["w"]},
+    {"name": "global excludes with a path argument stay anchored at the cwd",
+     "tree": {"files": ["b.c/x.o", "b.c/w", "sub/y", "sub/z"], "ignores": {},
+              "global": ["xdg", ["b.c/x.o", "/sub/y"]]},
+     "args": ["b.c", "sub"], "expected": ["b.c/w", "sub/z"]},
     {"name": "precedence: .rgignore > .ignore > .gitignore at any depth",
      "tree": {"files": ["a", "b", "c", "d/a", "d/b", "d/c"],
               "ignores": {".rgignore": ["a"], ".ignore": ["b", "!a"], "d/.gitignore": ["!a", "!b", "c"]}},
@@ -577,8 +651,15 @@ class Stats:
         self.invalid_projection = []
         self.by_oracle = {}
         self.skip_reasons = {}
+        self.open_bug_hits = {}
+        self.open_examples = []
+        self.validated = 0
 
     def add(self, other):
+        self.validated += other.validated
+        self.open_examples += other.open_examples
+        for k, v in other.open_bug_hits.items():
+            self.open_bug_hits[k] = self.open_bug_hits.get(k, 0) + v
         self.results += other.results
         self.skipped += other.skipped
         self.xfailed += other.xfailed
@@ -606,6 +687,8 @@ def projection_root_case(case: Case):
         return None  # explicit files: compared directly (no ignore rule applies to them)
     if case.has("--max-depth", "--no-ignore-parent"):
         return None
+    if case.cwd and any("/" in g.rstrip("/") for g in case.globs()):
+        return None  # -g globs with a slash are anchored at the cwd
     if case.tree.global_how != "none" and not case.has(*GLOBAL_OFF) and slashy(case.tree.global_lines or []):
         return None  # global excludes are anchored at the cwd
     return Case(case.tree, "", case.flags, [], case.sort)
@@ -693,6 +776,28 @@ def run_seed(seed):
             if not ok and ctx_known_failure(case):
                 st.xfailed += 1
                 continue
+            if not ok and not STRICT and not CTX_IS_RG:
+                open_bugs = known_bugs(case, OPEN_CTX_BUGS)
+                if open_bugs:
+                    # Still wrong without what the open bugs need? Then it is a new failure.
+                    small = ablate(case, open_bugs)
+                    k2, n2, o2 = plan(small)
+                    if k2 is not None:
+                        ws2 = Workspace(small.tree)
+                        try:
+                            e2 = expected_output(k2, o2, small, ws2)
+                            g2 = run_binary(CTX, small, ws2, False)
+                        finally:
+                            ws2.close()
+                        if e2 is not None and not same(small, e2, g2):
+                            st.results.append((label + " (without open-bug lines)", False))
+                            st.failures.append((label + " (without open-bug lines)", k2, n2, o2, small, e2, g2))
+                            continue
+                    st.xfailed += 1
+                    for b in open_bugs:
+                        st.open_bug_hits[b] = st.open_bug_hits.get(b, 0) + 1
+                    st.open_examples.append((label, kind, name, case, exp, got, open_bugs))
+                    continue
             st.results.append((label, ok))
             if not ok:
                 st.failures.append((label, kind, name, oracle, case, exp, got))
@@ -702,6 +807,7 @@ def run_seed(seed):
                     st.notes.append((label, case, o13, exp))
             if VALIDATE and kind == "direct" and projection_root_case(case) is not None:
                 pr = expected_output("projection", oracle, case, ws)
+                st.validated += pr is not None
                 if pr is not None and not same(case, pr, exp):
                     st.invalid_projection.append((label, name, case, pr, exp))
     finally:
@@ -808,7 +914,12 @@ def run_golden(g, ctx_version):
         ("\nctxsearch stderr: " + got.stderr.strip()) if got.stderr.strip() else "")
     detail += "".join("\n" + n for n in oracle_notes)
     if ok:
+        if g.get("open") and not is_rg:
+            oracle_notes.append("XPASS %s: open bug %r seems fixed; drop it from OPEN_CTX_BUGS"
+                                % (label, g["open"]))
         return "pass", label, "\n".join(oracle_notes)
+    if g.get("open") and not is_rg and not STRICT:
+        return "open", label, detail
     if ctx_version.startswith("ripgrep 13") and g.get("rg13"):
         return "xfail", label, detail
     if ctx_version.startswith("ripgrep 14") and g.get("rg14"):
@@ -838,6 +949,9 @@ def main():
                 print(detail)
         elif status == "skip":
             skipped += 1
+        elif status == "open":
+            xfailed += 1
+            print("XFAIL (open ctxsearch bug) " + detail)
         elif status == "xfail":
             xfailed += 1
             if VERBOSE:
@@ -886,7 +1000,8 @@ def main():
         print(case.tree.describe())
         print(diff_text(case, exp, pr).replace("ctxsearch", "projection"))
     if VALIDATE:
-        print("projection check: %d disagreements" % len(total.invalid_projection))
+        print("projection check: %d compared, %d disagreements"
+              % (total.validated, len(total.invalid_projection)))
 
     passed += sum(1 for _, ok in total.results if ok)
     failed += sum(1 for _, ok in total.results if not ok)
@@ -897,11 +1012,16 @@ def main():
     if dropped:
         print("time budget (%ss, CTX_RG_TIME_BUDGET) reached: %d of %d trees not run (first: %d)"
               % (TIME_BUDGET_S, len(dropped), len(seeds), dropped[0]))
+    if total.open_bug_hits:
+        print("open ctxsearch bugs (XFAIL, CTX_STRICT=1 makes them fail): %s"
+              % ", ".join("%s=%d" % kv for kv in sorted(total.open_bug_hits.items())))
+        for label, kind, name, case, exp, got, bugs in total.open_examples[:3]:
+            print("  e.g. %s vs %s (%s) [%s]: %s" % (label, name, kind, ",".join(bugs), case.describe()))
     if total.xfailed:
-        print("%d random cases are known failures of %s" % (total.xfailed, ctx_version))
+        print("%d random cases are expected failures (%s)" % (total.xfailed, ctx_version))
     if xfailed:
         print("%d golden cases are known failures of %s" % (xfailed, ctx_version))
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped + xfailed + total.xfailed))
     return 0 if failed == 0 else 1
 
 
