@@ -5,9 +5,7 @@
 // deviation: an unclosed '[' is a literal '['), or when a shape fast path contradicts itself.
 // Hangs and superlinear time show up as libFuzzer timeouts: each pattern is also run on a text
 // stretched to 4 KiB.
-//
-// Open bugs the differential check would report (see tests/walker/glob_test.cpp, kOpenBugs) are
-// skipped unless CTX_FUZZ_STRICT is set in the environment; delete a skip when its bug is fixed.
+// The reference folds as ctxsearch does (every letter), not as git's core.ignorecase.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -217,15 +215,9 @@ bool reference(std::string_view pattern, std::string_view text, GlobOptions opti
   return ReferenceMatcher(pattern, text, options, flavor).matches();
 }
 
-// True when a disagreement is one of the open bugs listed in glob_test.cpp's kOpenBugs.
-bool known_bug(std::string_view pattern, std::string_view text, GlobOptions options, bool got) {
-  static const bool strict = std::getenv("CTX_FUZZ_STRICT") != nullptr;
-  if (strict) return false;
-  // A: `**/` also matches a run that does not end in '/'.
-  if (got && options.pathname && pattern.find("**/") != std::string_view::npos) return true;
-  // B, C (folding of escaped bytes and single class members) and D ([:space:] with \v, \f).
-  return got == reference(pattern, text, options, Flavor{.git_case = false, .git_space = false});
-}
+// ctxsearch's flavour of git's semantics: every letter folds under case folding (git leaves
+// escaped bytes and single bracket members unfolded; see kFoldDeviations in glob_test.cpp).
+constexpr Flavor kCtxFlavor{.git_case = false, .git_space = true};
 
 std::vector<std::string_view> split_lines(std::string_view input) {
   std::vector<std::string_view> parts;
@@ -267,7 +259,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::string_view text : lines) {
       const bool got = glob.matches(text);
       if (pattern.size() <= kMaxReferencePattern && text.size() <= kMaxReferenceText &&
-          got != reference(pattern, text, options) && !known_bug(pattern, text, options, got)) {
+          got != reference(pattern, text, options, kCtxFlavor)) {
         __builtin_trap();
       }
     }
