@@ -907,7 +907,7 @@ class Gen:
                     self.pycache(rng, sd, take, pymods)
                 self.venv(rng, p + "/.venv", ignored - pc)
             else:
-                self.dist(rng, p + ("/out" if prof == "docs" else "/_build"), ignored)
+                self.dist(rng, p + "/_build", ignored)
         # a few symlinks to files (not listed by rg/fd by default; git tracks them)
         if rng.random() < 0.05:
             w.symlink("README.md", p + "/README.link.md")
@@ -921,7 +921,7 @@ class Gen:
         root_files = {
             ".gitignore": "\n".join([
                 "# root rules, inherited by every project",
-                "node_modules", "build/", "/out/", "*.o", "*.a", "*.so", "*.pyc", "__pycache__/",
+                "node_modules", "build/", "target/", "dist/", "_build/", "/out/", "*.o", "*.a", "*.so", "*.pyc", "__pycache__/",
                 ".DS_Store", "*.swp", "**/tmp/", "**/logs/*.log", "docs/**/draft-*.md",
                 "!third_party/**/*.a", "coverage/", ".env", "*.secret", "!example.secret", ""]),
             ".ignore": "# rg/fd only\n*.min.js\nexperimental/**/fixtures/\n",
