@@ -94,6 +94,77 @@ Status set_sort(Args& a, std::string_view v, bool reverse) {
 
 // clang-format off
 constexpr Flag kFlags[] = {
+  {"regexp", 'e', "PATTERN", "A pattern to search for (may repeat; useful for patterns starting with -).",
+   [](Args& a, std::string_view v) -> Status { a.patterns.emplace_back(v); return {}; }},
+  {"file", 'f', "PATTERNFILE", "Search for the patterns in PATTERNFILE, one per line.",
+   [](Args& a, std::string_view v) -> Status { a.pattern_files.emplace_back(v); return {}; }},
+  {"fixed-strings", 'F', "", "Treat patterns as literal strings.",
+   [](Args& a, std::string_view) -> Status { a.pattern.fixed_strings = true; return {}; }},
+  {"no-fixed-strings", 0, "", "Undo --fixed-strings.",
+   [](Args& a, std::string_view) -> Status { a.pattern.fixed_strings = false; return {}; }},
+  {"ignore-case", 'i', "", "Match case-insensitively.",
+   [](Args& a, std::string_view) -> Status {
+     a.pattern.case_insensitive = true; a.pattern.smart_case = false; return {}; }},
+  {"case-sensitive", 's', "", "Match case-sensitively (the default).",
+   [](Args& a, std::string_view) -> Status {
+     a.pattern.case_insensitive = false; a.pattern.smart_case = false; return {}; }},
+  {"smart-case", 'S', "", "Case-insensitive unless a pattern has an uppercase letter.",
+   [](Args& a, std::string_view) -> Status {
+     a.pattern.smart_case = true; a.pattern.case_insensitive = false; return {}; }},
+  {"word-regexp", 'w', "", "Only match whole words.",
+   [](Args& a, std::string_view) -> Status { a.pattern.word = true; a.pattern.line = false; return {}; }},
+  {"line-regexp", 'x', "", "Only match whole lines.",
+   [](Args& a, std::string_view) -> Status { a.pattern.line = true; a.pattern.word = false; return {}; }},
+  {"pcre2", 'P', "", "Use PCRE2 alone (look-around, backreferences).",
+   [](Args& a, std::string_view) -> Status { a.pattern.pcre2 = true; return {}; }},
+  {"no-pcre2", 0, "", "Undo --pcre2.",
+   [](Args& a, std::string_view) -> Status { a.pattern.pcre2 = false; return {}; }},
+  {"invert-match", 'v', "", "Print the lines that do not match.",
+   [](Args& a, std::string_view) -> Status { a.search.invert = true; return {}; }},
+  {"max-count", 'm', "NUM", "Stop searching a file after NUM matching lines.",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("max-count", v)); a.search.max_count = n; return {}; }},
+  {"line-number", 'n', "", "Show line numbers (the default on a terminal).",
+   [](Args& a, std::string_view) -> Status { a.line_numbers = true; return {}; }},
+  {"no-line-number", 'N', "", "Do not show line numbers.",
+   [](Args& a, std::string_view) -> Status { a.line_numbers = false; return {}; }},
+  {"with-filename", 'H', "", "Show the file path of every match.",
+   [](Args& a, std::string_view) -> Status { a.with_filename = true; return {}; }},
+  {"no-filename", 'I', "", "Never show file paths.",
+   [](Args& a, std::string_view) -> Status { a.with_filename = false; return {}; }},
+  {"heading", 0, "", "Show the path above each file's matches (the default on a terminal).",
+   [](Args& a, std::string_view) -> Status { a.heading = true; return {}; }},
+  {"no-heading", 0, "", "Show the path on each matching line.",
+   [](Args& a, std::string_view) -> Status { a.heading = false; return {}; }},
+  {"files-with-matches", 'l', "", "Print only the paths of files with a match.",
+   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kFilesWithMatches; return {}; }},
+  {"files-without-match", 0, "", "Print only the paths of files without a match.",
+   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kFilesWithoutMatch; return {}; }},
+  {"count", 'c', "", "Print the number of matching lines per file.",
+   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kCount; return {}; }},
+  {"count-matches", 0, "", "Print the number of matches per file.",
+   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kCountMatches; return {}; }},
+  {"only-matching", 'o', "", "Print only the matched parts, each on its own line.",
+   [](Args& a, std::string_view) -> Status { a.only_matching = true; return {}; }},
+  {"column", 0, "", "Show the 1-based byte column of the first match (implies -n).",
+   [](Args& a, std::string_view) -> Status { a.column = true; return {}; }},
+  {"no-column", 0, "", "Undo --column.",
+   [](Args& a, std::string_view) -> Status { a.column = false; return {}; }},
+  {"byte-offset", 'b', "", "Show the 0-based byte offset of each line (or match, with -o).",
+   [](Args& a, std::string_view) -> Status { a.byte_offset = true; return {}; }},
+  {"text", 'a', "", "Search binary files as if they were text.",
+   [](Args& a, std::string_view) -> Status { a.text = true; return {}; }},
+  {"no-text", 0, "", "Undo --text.",
+   [](Args& a, std::string_view) -> Status { a.text = false; return {}; }},
+  {"binary", 0, "", "Search binary files found by the walk too (reported as binary matches).",
+   [](Args& a, std::string_view) -> Status { a.binary = true; return {}; }},
+  {"no-binary", 0, "", "Undo --binary.",
+   [](Args& a, std::string_view) -> Status { a.binary = false; return {}; }},
+  {"color", 0, "WHEN", "never or auto (colored output is not built yet; auto prints plain text).",
+   [](Args&, std::string_view v) -> Status {
+     if (v == "never" || v == "auto") return {};
+     return usage(fmt::format("--color {} is not supported yet: this version prints plain text; "
+                              "use --color never", v)); }},
   {"files", 0, "", "Print each file that would be searched, without searching.",
    [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kFiles; return {}; }},
   {"type-list", 0, "", "Show every known file type and its globs.",
@@ -222,6 +293,7 @@ std::string suggestion(std::string_view name) {
 void finish(Args& a) {
   if (a.unrestricted >= 1) a.no_ignore = true;
   if (a.unrestricted >= 2) a.walk.hidden = true;
+  if (a.unrestricted >= 3) a.binary = true;
   if (a.no_ignore_files) a.walk.ignore_files.clear();
   if (a.no_ignore) {
     a.walk.git_ignore = false;
@@ -309,7 +381,9 @@ Result<Args> parse_args(const std::vector<std::string>& argv) {
 std::string help_text() {
   std::string out =
       "ctxsearch: fast, ripgrep-compatible code search.\n\n"
-      "USAGE:\n    ctxsearch --files [OPTIONS] [PATH ...]\n    ctxsearch --type-list\n\n"
+      "USAGE:\n    ctxsearch [OPTIONS] PATTERN [PATH ...]\n    ctxsearch [OPTIONS] -e PATTERN ... "
+      "[PATH ...]\n"
+      "    ctxsearch --files [OPTIONS] [PATH ...]\n    ctxsearch --type-list\n\n"
       "Paths default to the current directory. Ignore files (.gitignore at every level,\n"
       ".git/info/exclude, the global git excludes, .ignore, .rgignore, .ctxignore) are\n"
       "respected as git and ripgrep do; hidden files are skipped unless --hidden.\n\n"

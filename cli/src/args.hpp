@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "ctx/base/result.hpp"
+#include "ctx/engine/pattern_set.hpp"
+#include "ctx/engine/searcher.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
 
@@ -35,6 +37,28 @@ struct Args {
   bool no_ignore_files = false;
   bool null = false;  // -0/--null: NUL after each path instead of a newline
   bool quiet = false;
+
+  // Searching.
+  std::vector<std::string> patterns;       // -e, in order
+  std::vector<std::string> pattern_files;  // -f
+  engine::PatternOptions pattern;
+  engine::SearchOptions search;
+  enum class Output : std::uint8_t {
+    kLines,
+    kFilesWithMatches,
+    kFilesWithoutMatch,
+    kCount,
+    kCountMatches
+  };
+  Output output = Output::kLines;
+  std::optional<bool> line_numbers;   // -n / -N; default: on when stdout is a terminal
+  std::optional<bool> with_filename;  // -H / -I; default: unless one file path is given
+  std::optional<bool> heading;        // default: on when stdout is a terminal
+  bool only_matching = false;         // -o
+  bool column = false;                // --column
+  bool byte_offset = false;           // -b
+  bool text = false;                  // -a
+  bool binary = false;                // --binary: walked binary files as if named (-uuu)
 };
 
 // Parses argv (without argv[0]). Errors name the flag and the fix.

@@ -17,29 +17,13 @@
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
+#include "output.hpp"
+#include "search.hpp"
 
 namespace ctx::cli {
 namespace {
 
 constexpr std::size_t kFlushBytes = 64 << 10;
-
-// Writes all of `data` to fd 1; false when the reader went away (EPIPE) or writing failed.
-bool write_stdout(std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(STDOUT_FILENO, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
-void print_error(std::string_view detail) {
-  std::string line = fmt::format("ctxsearch: {}\n", detail);
-  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
-}
 
 // Prints paths for --files. Each worker thread fills its own buffer and writes whole buffers
 // under a lock, so lines never interleave and nothing is shared on the hot path.
@@ -86,40 +70,15 @@ class PathPrinter final : public walker::WalkSink {
   tbb::enumerable_thread_specific<std::string> buffers_;
 };
 
-Result<walker::TypeTable> build_types(const Args& args) {
-  walker::TypeTable table = walker::TypeTable::with_defaults();
-  for (const auto& [kind, spec] : args.type_defs) {
-    if (kind == 'a') {
-      CTX_TRY(table.add(spec));
-    } else {
-      table.clear(spec);
-    }
-  }
-  return table;
-}
-
 int run_files(Args& args) {
-  auto table = build_types(args);
-  if (!table.ok()) {
-    print_error(table.error().detail);
+  auto filters = build_filters(args);
+  if (!filters.ok()) {
+    print_error(filters.error().detail);
     return 2;
-  }
-  auto types = walker::TypeMatcher::build(*table, args.types);
-  if (!types.ok()) {
-    print_error(types.error().detail);
-    return 2;
-  }
-  walker::Overrides overrides;
-  for (const GlobArg& g : args.globs) {
-    if (Status s = overrides.add(g.glob, g.case_insensitive || args.glob_case_insensitive);
-        !s.ok()) {
-      print_error(s.error().detail);
-      return 2;
-    }
   }
   args.walk.paths = args.positionals;
-  args.walk.overrides = &overrides;
-  args.walk.types = &*types;
+  args.walk.overrides = &filters->overrides;
+  args.walk.types = &filters->types;
   PathPrinter printer(args.null ? '\0' : '\n', args.quiet);
   if (Status s = walker::walk(args.walk, printer); !s.ok()) {
     print_error(s.error().detail);
@@ -144,27 +103,19 @@ int run(int argc, char** argv) {
     case Args::Mode::kVersion:
       return write_stdout("ctxsearch 0.1.0\n") ? 0 : 2;
     case Args::Mode::kTypeList: {
-      auto table = build_types(args);
-      if (!table.ok()) {
-        print_error(table.error().detail);
+      auto filters = build_filters(args);
+      if (!filters.ok()) {
+        print_error(filters.error().detail);
         return 2;
       }
-      return write_stdout(table->list()) ? 0 : 2;
+      return write_stdout(filters->table.list()) ? 0 : 2;
     }
     case Args::Mode::kFiles:
       return run_files(args);
     case Args::Mode::kSearch:
       break;
   }
-  if (args.positionals.empty()) {
-    print_error("no pattern given: usage is 'ctxsearch --files [PATH ...]' (see --help)");
-    return 2;
-  }
-  print_error(
-      fmt::format("searching for a pattern ('{}') is not built yet; this version lists "
-                  "files only: use 'ctxsearch --files [PATH ...]'",
-                  args.positionals.front()));
-  return 2;
+  return run_search(args);
 }
 
 }  // namespace

@@ -1,0 +1,133 @@
+#include "output.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace ctx::cli {
+namespace {
+
+thread_local Output::Capture* tls_capture = nullptr;
+
+}  // namespace
+
+bool write_stdout(std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(STDOUT_FILENO, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+void print_error(std::string_view detail) {
+  std::string line = fmt::format("ctxsearch: {}\n", detail);
+  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+}
+
+Result<Filters> build_filters(const Args& args) {
+  Filters f{walker::TypeTable::with_defaults(), {}, {}};
+  for (const auto& [kind, spec] : args.type_defs) {
+    if (kind == 'a') {
+      CTX_TRY(f.table.add(spec));
+    } else {
+      f.table.clear(spec);
+    }
+  }
+  CTX_TRY_ASSIGN(f.types, walker::TypeMatcher::build(f.table, args.types));
+  for (const GlobArg& g : args.globs) {
+    CTX_TRY(f.overrides.add(g.glob, g.case_insensitive || args.glob_case_insensitive));
+  }
+  return f;
+}
+
+Output::Capture::Capture(Output& /*out*/) : previous_(tls_capture) { tls_capture = this; }
+Output::Capture::~Capture() { tls_capture = previous_; }
+
+void Output::write_locked(std::string_view data, bool separate, bool first) {
+  if (data.empty() || broken_pipe_.load(std::memory_order_relaxed)) return;
+  if (separate && first && any_group_ && !write_stdout("\n")) broken_pipe_.store(true);
+  if (first) any_group_ = true;
+  if (!write_stdout(data)) broken_pipe_.store(true);
+}
+
+void Output::write_group(std::string_view data, bool separate) {
+  if (data.empty()) return;
+  if (tls_capture != nullptr) {
+    tls_capture->stdout_.append(data);
+    tls_capture->separate_ = separate;
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  write_locked(data, separate, true);
+}
+
+void Output::stream_chunk(std::string_view data, bool separate, bool first) {
+  if (tls_capture != nullptr) {
+    tls_capture->stdout_.append(data);
+    tls_capture->separate_ = separate;
+    return;
+  }
+  if (first) mutex_.lock();  // held until release_stream()
+  write_locked(data, separate, first);
+}
+
+void Output::release_stream() {
+  if (tls_capture == nullptr) mutex_.unlock();
+}
+
+void Output::error(std::string_view detail) {
+  errored_.store(true);
+  if (tls_capture != nullptr) {
+    tls_capture->messages_.emplace_back(true, std::string(detail));
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  print_error(detail);
+}
+
+void Output::warn(std::string_view detail) {
+  if (tls_capture != nullptr) {
+    tls_capture->messages_.emplace_back(false, std::string(detail));
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  print_error(detail);
+}
+
+void Output::replay(std::string_view data, bool separate,
+                    const std::vector<std::pair<bool, std::string>>& messages) {
+  std::lock_guard lock(mutex_);
+  write_locked(data, separate, true);
+  for (const auto& [is_error, text] : messages) {
+    if (is_error) errored_.store(true);
+    print_error(text);
+  }
+}
+
+OutputStream::~OutputStream() {
+  if (streaming_) out_.release_stream();
+}
+
+void OutputStream::stream(std::string& buffer) {
+  out_.stream_chunk(buffer, separate_, !streaming_);
+  streaming_ = true;
+  buffer.clear();
+}
+
+void OutputStream::finish(std::string& buffer) {
+  if (streaming_) {
+    out_.stream_chunk(buffer, separate_, false);
+    out_.release_stream();
+    streaming_ = false;
+  } else {
+    out_.write_group(buffer, separate_);
+  }
+  buffer.clear();
+}
+
+}  // namespace ctx::cli

@@ -1,0 +1,93 @@
+// Where ctxsearch's output goes: stdout shared by all threads (one file's results never interleave
+// with another's), stderr for "ctxsearch: ..." messages, and a per-thread capture used by the
+// ordered pipeline, which writes captured results in path order.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "args.hpp"
+#include "ctx/base/result.hpp"
+#include "ctx/walker/overrides.hpp"
+#include "ctx/walker/types.hpp"
+
+namespace ctx::cli {
+
+// Writes all of `data` to fd 1; false when the reader went away (EPIPE) or writing failed.
+bool write_stdout(std::string_view data);
+// Writes "ctxsearch: DETAIL\n" to stderr.
+void print_error(std::string_view detail);
+
+struct Filters {
+  walker::TypeTable table;
+  walker::TypeMatcher types;
+  walker::Overrides overrides;
+};
+// The -t/-T/--type-add/--type-clear and -g/--iglob filters of `args`.
+Result<Filters> build_filters(const Args& args);
+
+class Output {
+ public:
+  // One file's finished output. With `separate` (heading mode), a blank line goes before it when
+  // another group was written earlier.
+  void write_group(std::string_view data, bool separate);
+  void error(std::string_view detail);  // an error for the exit code: "ctxsearch: DETAIL"
+  void warn(std::string_view detail);   // a warning: printed, exit code unchanged
+  bool errored() const { return errored_.load(); }
+  bool broken_pipe() const { return broken_pipe_.load(); }
+
+  // While a Capture lives on a thread, that thread's output is recorded instead of written.
+  class Capture {
+   public:
+    explicit Capture(Output& out);
+    ~Capture();
+    Capture(const Capture&) = delete;
+    Capture& operator=(const Capture&) = delete;
+    std::string take_stdout() { return std::move(stdout_); }
+    std::vector<std::pair<bool, std::string>> take_messages() { return std::move(messages_); }
+    bool separate() const { return separate_; }
+
+   private:
+    friend class Output;
+    Capture* previous_;
+    std::string stdout_;
+    bool separate_ = false;
+    std::vector<std::pair<bool, std::string>> messages_;  // (is_error, detail)
+  };
+  // Writes what a Capture recorded.
+  void replay(std::string_view data, bool separate,
+              const std::vector<std::pair<bool, std::string>>& messages);
+
+  // Streaming one large file: takes the stdout lock and keeps it until release_stream().
+  void stream_chunk(std::string_view data, bool separate, bool first);
+  void release_stream();
+
+ private:
+  void write_locked(std::string_view data, bool separate, bool first);
+  std::recursive_mutex mutex_;
+  bool any_group_ = false;
+  std::atomic<bool> errored_{false}, broken_pipe_{false};
+};
+
+// One file's output: buffered and written whole at finish(), or streamed (holding the stdout lock
+// until finish) once the buffer passes a threshold, so memory stays bounded.
+class OutputStream {
+ public:
+  OutputStream(Output& out, bool separate) : out_(out), separate_(separate) {}
+  ~OutputStream();
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+  void stream(std::string& buffer);  // writes and clears `buffer`
+  void finish(std::string& buffer);  // writes the rest and clears `buffer`
+
+ private:
+  Output& out_;
+  bool separate_;
+  bool streaming_ = false;
+};
+
+}  // namespace ctx::cli

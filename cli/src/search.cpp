@@ -1,0 +1,394 @@
+#include "search.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ctx/base/file_buffer.hpp"
+#include "ctx/engine/pattern_set.hpp"
+#include "ctx/engine/searcher.hpp"
+#include "ctx/walker/overrides.hpp"
+#include "ctx/walker/types.hpp"
+#include "ctx/walker/walker.hpp"
+#include "output.hpp"
+
+namespace ctx::cli {
+namespace {
+
+constexpr std::size_t kMaxPatternFileBytes = std::size_t{1} << 30;
+constexpr std::size_t kStreamThreshold = std::size_t{1} << 20;  // bytes of one file's output
+
+struct PrintOptions {
+  bool with_filename;
+  bool line_numbers;
+  bool heading;
+  bool column;
+  bool byte_offset;
+  bool only_matching;
+  bool null;
+  Args::Output output;
+};
+
+// Everything one thread needs to search one file after another.
+struct Worker {
+  engine::PatternSet::Scratch scratch;
+  engine::FileBuffer buffer;
+  std::string out;
+  std::vector<engine::MatchSpan> spans;
+};
+
+// Formats one file's results into `out` in ripgrep's standard format.
+class FilePrinter final : public engine::LineSink {
+ public:
+  FilePrinter(const PrintOptions& p, const engine::PatternSet& patterns, Worker& w,
+              std::string_view path, OutputStream& stream)
+      : p_(p), patterns_(patterns), w_(w), path_(path), stream_(stream) {}
+
+  engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
+                       std::string_view line) override {
+    ++lines_;
+    if (p_.output != Args::Output::kLines) {
+      if (p_.output == Args::Output::kCountMatches) count_matches(line);
+      return p_.output == Args::Output::kCount || p_.output == Args::Output::kCountMatches
+                 ? engine::Flow::kContinue
+                 : engine::Flow::kStop;
+    }
+    if (p_.heading && p_.with_filename && lines_ == 1) {
+      w_.out.append(path_);
+      w_.out.push_back(p_.null ? '\0' : '\n');
+    }
+    const bool need_spans = p_.only_matching || p_.column;
+    w_.spans.clear();
+    if (need_spans && !invert_) {
+      if (Status s = patterns_.find_spans(line, w_.scratch, w_.spans); !s.ok()) error_ = s.error();
+    }
+    if (p_.only_matching) {
+      for (const engine::MatchSpan& m : w_.spans) {
+        prefix(line_number, m.start + 1, offset + m.start);
+        w_.out.append(line.substr(m.start, m.end - m.start));
+        w_.out.push_back('\n');
+      }
+    } else {
+      std::size_t col = w_.spans.empty() ? 1 : w_.spans.front().start + 1;
+      prefix(line_number, col, offset);
+      w_.out.append(line);
+      w_.out.push_back('\n');
+    }
+    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
+    return engine::Flow::kContinue;
+  }
+
+  void on_binary(std::uint64_t offset, bool matched) override {
+    if (p_.output != Args::Output::kLines) return;
+    if (!matched && !explicit_file_) return;
+    std::string where = p_.with_filename ? fmt::format("{}: ", path_) : std::string();
+    if (explicit_file_) {
+      w_.out += fmt::format("{}binary file matches (found \"\\0\" byte around offset {})\n", where,
+                            offset);
+    } else {
+      binary_warning_ = fmt::format(
+          "{}WARNING: stopped searching binary file after match (found \"\\0\" byte around offset "
+          "{})",
+          where, offset);
+    }
+  }
+
+  // Writes the per-file summary forms (-l, -c, ...) once the file is done.
+  void finish() {
+    const std::string_view sep = p_.null ? std::string_view("\0", 1) : std::string_view(":");
+    switch (p_.output) {
+      case Args::Output::kFilesWithMatches:
+        if (lines_ > 0) append_path_line();
+        break;
+      case Args::Output::kFilesWithoutMatch:
+        if (lines_ == 0) append_path_line();
+        break;
+      case Args::Output::kCount:
+      case Args::Output::kCountMatches:
+        if (lines_ == 0) break;
+        if (p_.with_filename) {
+          w_.out.append(path_);
+          w_.out.append(sep);
+        }
+        w_.out += fmt::format("{}\n", p_.output == Args::Output::kCount ? lines_ : matches_);
+        break;
+      case Args::Output::kLines:
+        break;
+    }
+  }
+
+  void set_explicit(bool e) { explicit_file_ = e; }
+  void set_invert(bool v) { invert_ = v; }
+  std::uint64_t lines() const { return lines_; }
+  const std::optional<Error>& error() const { return error_; }
+  const std::string& binary_warning() const { return binary_warning_; }
+
+ private:
+  void append_path_line() {
+    w_.out.append(path_);
+    w_.out.push_back(p_.null ? '\0' : '\n');
+  }
+  void prefix(std::uint64_t line_number, std::size_t column, std::uint64_t offset) {
+    if (p_.with_filename && !p_.heading) {
+      w_.out.append(path_);
+      if (p_.null) {
+        w_.out.push_back('\0');
+      } else {
+        w_.out.push_back(':');
+      }
+    }
+    if (p_.line_numbers) w_.out += fmt::format("{}:", line_number);
+    if (p_.column) w_.out += fmt::format("{}:", column);
+    if (p_.byte_offset) w_.out += fmt::format("{}:", offset);
+  }
+  void count_matches(std::string_view line) {
+    if (invert_) {
+      ++matches_;
+      return;
+    }
+    w_.spans.clear();
+    if (Status s = patterns_.find_spans(line, w_.scratch, w_.spans); !s.ok()) error_ = s.error();
+    matches_ += w_.spans.size();
+  }
+
+  const PrintOptions& p_;
+  const engine::PatternSet& patterns_;
+  Worker& w_;
+  std::string_view path_;
+  OutputStream& stream_;
+  std::uint64_t lines_ = 0;
+  std::uint64_t matches_ = 0;
+  bool explicit_file_ = false;
+  bool invert_ = false;
+  std::optional<Error> error_;
+  std::string binary_warning_;
+};
+
+class Search {
+ public:
+  Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
+      : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
+          return Worker{patterns_.make_scratch(), {}, {}, {}};
+        }) {}
+
+  // Searches one file; the output is written (whole, or streamed past a threshold) before return.
+  void search_file(std::string_view path, bool explicit_file, Worker& w) {
+    w.out.clear();
+    OutputStream stream(out_, print_.heading && print_.output == Args::Output::kLines);
+    std::string owned(path);
+    const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary;
+    auto bytes = path == "-" ? read_stdin(w) : w.buffer.read(owned.c_str(), quit_on_binary);
+    if (!bytes.ok()) {
+      out_.error(bytes.error().detail);
+      return;
+    }
+    engine::SearchOptions options = args_.search;
+    options.binary = args_.text                        ? engine::BinaryMode::kText
+                     : (explicit_file || args_.binary) ? engine::BinaryMode::kConvert
+                                                       : engine::BinaryMode::kQuit;
+    options.line_numbers = print_.line_numbers;
+    std::string_view shown = path == "-" ? std::string_view("<stdin>") : path;
+    FilePrinter printer(print_, patterns_, w, shown, stream);
+    printer.set_explicit(explicit_file || args_.binary);
+    printer.set_invert(options.invert);
+    if (args_.quiet && !options.max_count) options.max_count = 1;
+    auto result = engine::search_buffer(patterns_, w.scratch, options, *bytes, printer);
+    if (!result.ok()) out_.error(fmt::format("{}: {}", shown, result.error().detail));
+    if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
+    printer.finish();
+    bool matched = printer.lines() > 0;
+    if (print_.output == Args::Output::kFilesWithoutMatch) matched = !matched;
+    if (matched) {
+      matched_.store(true, std::memory_order_relaxed);
+      if (args_.quiet) stop_.store(true, std::memory_order_relaxed);
+    }
+    if (args_.quiet) w.out.clear();
+    stream.finish(w.out);
+    if (!printer.binary_warning().empty()) out_.warn(printer.binary_warning());
+  }
+
+  Result<std::string_view> read_stdin(Worker& w) { return w.buffer.read("/dev/stdin", false); }
+
+  int run(walker::WalkOptions walk_options, const std::vector<std::string>& paths,
+          bool search_stdin) {
+    if (search_stdin) {
+      search_file("-", true, workers_.local());
+      return exit_code();
+    }
+    walk_options.paths = paths;
+    if (walk_options.sort == walker::SortBy::kNone) {
+      Sink sink(*this, false);
+      if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
+      return exit_code();
+    }
+    // Sorted: the walk lists files in order (discovering them in parallel), then a pipeline
+    // searches them in parallel and writes results strictly in that order.
+    Sink sink(*this, true);
+    if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
+    run_ordered(sink.ordered, walk_options.threads);
+    return exit_code();
+  }
+
+ private:
+  struct Sink final : walker::WalkSink {
+    Sink(Search& s, bool collect) : search(s), collect_only(collect) {}
+    walker::Flow on_file(const walker::WalkEntry& e) override {
+      if (collect_only) {
+        ordered.emplace_back(std::string(e.path), e.depth == 0);
+        return walker::Flow::kContinue;
+      }
+      search.search_file(e.path, e.depth == 0, search.workers_.local());
+      return search.stop_.load(std::memory_order_relaxed) ? walker::Flow::kStop
+                                                          : walker::Flow::kContinue;
+    }
+    void on_error(const Error& e) override { search.out_.error(e.detail); }
+    Search& search;
+    bool collect_only;
+    std::vector<std::pair<std::string, bool>> ordered;
+  };
+
+  void run_ordered(const std::vector<std::pair<std::string, bool>>& files, unsigned threads) {
+    unsigned n = threads != 0 ? threads : std::max(1U, std::thread::hardware_concurrency());
+    tbb::global_control allow(tbb::global_control::max_allowed_parallelism, n);
+    tbb::task_arena arena(static_cast<int>(n));
+    std::size_t next = 0;
+    arena.execute([&] {
+      tbb::parallel_pipeline(
+          static_cast<std::size_t>(n) * 4,
+          tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
+                                              [&](tbb::flow_control& fc) -> std::size_t {
+                                                if (next >= files.size() ||
+                                                    stop_.load(std::memory_order_relaxed)) {
+                                                  fc.stop();
+                                                  return 0;
+                                                }
+                                                return next++;
+                                              }) &
+              tbb::make_filter<std::size_t, std::size_t>(tbb::filter_mode::parallel,
+                                                         [&](std::size_t i) {
+                                                           ordered_slot(i) = capture(
+                                                               files[i].first, files[i].second);
+                                                           return i;
+                                                         }) &
+              tbb::make_filter<std::size_t, void>(tbb::filter_mode::serial_in_order,
+                                                  [&](std::size_t i) { flush_slot(i); }));
+    });
+  }
+
+  // Ordered mode: a file's output is captured whole, then written in order.
+  struct Captured {
+    std::string out;
+    bool separate = false;
+    std::vector<std::pair<bool, std::string>> messages;  // (is_error, text)
+  };
+  Captured& ordered_slot(std::size_t i) {
+    std::lock_guard lock(slots_mutex_);
+    return slots_[i];
+  }
+  Captured capture(const std::string& path, bool explicit_file) {
+    Worker& w = workers_.local();
+    Output::Capture capture(out_);
+    search_file(path, explicit_file, w);
+    bool separate = capture.separate();
+    return Captured{capture.take_stdout(), separate, capture.take_messages()};
+  }
+  void flush_slot(std::size_t i) {
+    Captured c;
+    {
+      std::lock_guard lock(slots_mutex_);
+      c = std::move(slots_[i]);
+      slots_.erase(i);
+    }
+    out_.replay(c.out, c.separate, c.messages);
+  }
+
+  int exit_code() const {
+    bool matched = matched_.load();
+    if (matched && (args_.quiet || !out_.errored())) return 0;
+    return out_.errored() ? 2 : 1;
+  }
+
+  const Args& args_;
+  engine::PatternSet patterns_;
+  PrintOptions print_;
+  Output out_;
+  std::atomic<bool> matched_{false}, stop_{false};
+  tbb::enumerable_thread_specific<Worker> workers_;
+  std::mutex slots_mutex_;
+  std::unordered_map<std::size_t, Captured> slots_;
+};
+
+bool stdin_is_readable() {
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) != 0) return false;
+  return S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+}
+
+}  // namespace
+
+int run_search(Args& args) {
+  // Patterns: -e and -f, else the first positional.
+  std::vector<std::string> patterns = args.patterns;
+  for (const std::string& file : args.pattern_files) {
+    auto text = file == "-" ? read_small_file(STDIN_FILENO, "/dev/stdin", kMaxPatternFileBytes)
+                            : read_small_file(AT_FDCWD, file.c_str(), kMaxPatternFileBytes);
+    if (!text.ok()) {
+      print_error(text.error().detail);
+      return 2;
+    }
+    for_each_line(*text, [&](std::string_view line) { patterns.emplace_back(line); });
+  }
+  std::vector<std::string> paths = args.positionals;
+  if (args.patterns.empty() && args.pattern_files.empty()) {
+    if (paths.empty()) {
+      print_error("no pattern given: usage is 'ctxsearch PATTERN [PATH ...]' (see --help)");
+      return 2;
+    }
+    patterns.push_back(paths.front());
+    paths.erase(paths.begin());
+  }
+  auto compiled = engine::PatternSet::compile(patterns, args.pattern);
+  if (!compiled.ok()) {
+    print_error(compiled.error().detail);
+    return 2;
+  }
+  auto filters = build_filters(args);
+  if (!filters.ok()) {
+    print_error(filters.error().detail);
+    return 2;
+  }
+  const bool tty = ::isatty(STDOUT_FILENO) != 0;
+  const bool search_stdin = paths.empty() && stdin_is_readable();
+  struct stat st {};
+  const bool one_file = search_stdin || (paths.size() == 1 && ::stat(paths[0].c_str(), &st) == 0 &&
+                                         !S_ISDIR(st.st_mode));
+  PrintOptions print{};
+  print.with_filename = args.with_filename.value_or(!one_file);
+  print.column = args.column;
+  print.line_numbers = args.line_numbers.value_or(tty) || args.column;
+  if (args.line_numbers == std::optional<bool>(false)) print.line_numbers = false;
+  print.heading = args.heading.value_or(tty);
+  print.byte_offset = args.byte_offset;
+  print.only_matching = args.only_matching;
+  print.null = args.null;
+  print.output = args.output;
+  walker::WalkOptions walk = args.walk;
+  walk.overrides = &filters->overrides;
+  walk.types = &filters->types;
+  Search search(args, std::move(*compiled), print);
+  return search.run(walk, paths, search_stdin);
+}
+
+}  // namespace ctx::cli

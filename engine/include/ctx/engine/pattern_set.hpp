@@ -1,0 +1,83 @@
+// The compiled patterns of one search, shared read-only by every thread. Hyperscan scans whole
+// buffers for candidate lines (all patterns at once, linear time); PCRE2 (JIT) confirms candidates
+// whose pattern Hyperscan cannot decide alone (-w, regexes that could span a line end) and finds
+// exact match spans. Patterns Hyperscan rejects (look-around, backreferences, -P) run on PCRE2
+// only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctx/base/result.hpp"
+
+namespace ctx::engine {
+
+struct PatternOptions {
+  bool fixed_strings = false;     // -F: patterns are literals
+  bool case_insensitive = false;  // -i
+  bool smart_case = false;        // -S: case-insensitive unless a pattern has an uppercase letter
+  bool word = false;              // -w: matches must be surrounded by non-word characters
+  bool line = false;              // -x: matches must be whole lines
+  bool pcre2 = false;             // -P: PCRE2 syntax (look-around, backreferences)
+};
+
+// A line of a haystack: [start, end), `end` excluding the line terminator.
+struct LineSpan {
+  std::size_t start;
+  std::size_t end;
+};
+
+// A match inside a line, byte offsets relative to the line.
+struct MatchSpan {
+  std::size_t start;
+  std::size_t end;
+};
+
+class PatternSet {
+ public:
+  // Compiles `patterns` (each one regex, or one literal under -F). Errors name the pattern and
+  // the offset: "regex parse error in 'foo(' at offset 4: missing closing parenthesis".
+  static Result<PatternSet> compile(const std::vector<std::string>& patterns,
+                                    const PatternOptions& options);
+
+  PatternSet(PatternSet&&) noexcept;
+  PatternSet& operator=(PatternSet&&) noexcept;
+  ~PatternSet();
+
+  // Mutable per-thread state (Hyperscan scratch, PCRE2 match data). One per thread; never shared.
+  class Scratch {
+   public:
+    Scratch(Scratch&&) noexcept;
+    ~Scratch();
+
+   private:
+    friend class PatternSet;
+    struct Impl;
+    explicit Scratch(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+  };
+  Scratch make_scratch() const;
+
+  // The first matching line that starts at or after `from` (a line start) in `haystack`, or
+  // nullopt. Error only when a PCRE2 resource limit was hit (the message says which).
+  Result<std::optional<LineSpan>> find_line(std::string_view haystack, std::size_t from,
+                                            Scratch& scratch) const;
+
+  // Appends the non-overlapping matches in `line` (no line terminator) to `out`, left to right.
+  Status find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out) const;
+
+  // True when no match can be wider than one line and Hyperscan alone decides lines.
+  bool hyperscan_exact() const;
+
+ private:
+  struct Impl;
+  explicit PatternSet(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ctx::engine

@@ -1,0 +1,63 @@
+// Searching one buffer or one file for matching lines. The searcher scans whole buffers with the
+// PatternSet (never line by line), counts lines only up to each hit and only when asked, and
+// reports lines to a LineSink, which says after each whether to go on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ctx/base/result.hpp"
+#include "ctx/engine/pattern_set.hpp"
+
+namespace ctx::engine {
+
+enum class Flow : std::uint8_t { kContinue, kStop };
+
+enum class BinaryMode : std::uint8_t {
+  kQuit,     // files found by the walk: stop at the first NUL byte (search what precedes it)
+  kConvert,  // files named on the command line: search all, report "binary file matches"
+  kText,     // -a/--text: search every byte as text
+};
+
+struct SearchOptions {
+  bool invert = false;                     // -v: report the lines that do not match
+  std::optional<std::uint64_t> max_count;  // -m: stop a file after this many reported lines
+  bool line_numbers = false;               // compute line numbers (costs a newline count)
+  BinaryMode binary = BinaryMode::kQuit;
+};
+
+class LineSink {
+ public:
+  virtual ~LineSink() = default;
+  // A reported line without its terminator; `line_number` is 0 unless asked for. The line dies
+  // with the call.
+  virtual Flow on_line(std::uint64_t line_number, std::uint64_t byte_offset,
+                       std::string_view line) = 0;
+  // A NUL byte was found at `offset`; under kConvert matching lines are not reported, this is.
+  virtual void on_binary(std::uint64_t offset, bool matched) = 0;
+};
+
+// Reusable per-thread file buffer: read(2) into memory that grows to the largest file seen
+// (never zero-filled). Binary files can be cut short: with `stop_at_nul`, reading stops after the
+// first chunk (64 KiB) that holds a NUL byte, as ripgrep does for files found by the walk.
+class FileBuffer {
+ public:
+  // Reads `path` (whole, or cut as above). Errors name the path.
+  Result<std::string_view> read(const char* path, bool stop_at_nul);
+
+ private:
+  void reserve(std::size_t bytes);
+  std::unique_ptr<char[]> data_;
+  std::size_t capacity_ = 0;
+};
+
+// Searches `haystack` (a whole file's bytes). Returns how many lines were reported.
+Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scratch& scratch,
+                                    const SearchOptions& options, std::string_view haystack,
+                                    LineSink& sink);
+
+}  // namespace ctx::engine

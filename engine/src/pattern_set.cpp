@@ -1,0 +1,326 @@
+#include "ctx/engine/pattern_set.hpp"
+
+#include <fmt/format.h>
+#include <hs/hs.h>
+
+#include <cstring>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+namespace ctx::engine {
+namespace {
+
+constexpr std::uint32_t kMatchLimit = 50'000'000;  // PCRE2 backtracking steps per match attempt
+constexpr std::uint32_t kDepthLimit = 1'000'000;
+constexpr std::size_t kJitStackMax = std::size_t{8} << 20;
+
+using HsDatabase = std::unique_ptr<hs_database_t, decltype(&hs_free_database)>;
+using HsScratchPtr = std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)>;
+using Pcre2Code = std::unique_ptr<pcre2_code, decltype(&pcre2_code_free)>;
+
+bool is_regex_meta(char c) { return std::strchr(".^$|?*+()[]{}\\", c) != nullptr && c != '\0'; }
+
+bool has_uppercase(std::string_view s) {
+  for (char c : s) {
+    if (c >= 'A' && c <= 'Z') return true;
+  }
+  return false;
+}
+
+bool is_literal(std::string_view p) {
+  for (char c : p) {
+    if (is_regex_meta(c)) return false;
+  }
+  return true;
+}
+
+bool is_ascii(std::string_view p) {
+  for (char c : p) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+// Escapes every ASCII punctuation byte, which PCRE2 and Hyperscan both read as a literal then.
+std::string escape_literal(std::string_view p) {
+  std::string out;
+  out.reserve(p.size() * 2);
+  for (char c : p) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x80 && !std::isalnum(u) && c != ' ') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string pcre2_error_text(int code) {
+  PCRE2_UCHAR buf[256];
+  pcre2_get_error_message(code, buf, sizeof buf);
+  return reinterpret_cast<const char*>(buf);
+}
+
+Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
+                                std::string_view shown) {
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), flags,
+                                   &error, &offset, nullptr);
+  if (code == nullptr) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("regex parse error in '{}' at offset {}: {}", shown, offset,
+                             pcre2_error_text(error))};
+  }
+  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it still works
+  return Pcre2Code(code, &pcre2_code_free);
+}
+
+}  // namespace
+
+struct PatternSet::Impl {
+  PatternOptions options;
+  bool caseless = false;
+  bool exact = false;  // Hyperscan's verdict is final for a line
+  HsDatabase hs{nullptr, &hs_free_database};
+  HsScratchPtr hs_proto{nullptr, &hs_free_scratch};
+  Pcre2Code line_re{nullptr, &pcre2_code_free};  // all patterns, for one line at a time
+  Pcre2Code scan_re{nullptr, &pcre2_code_free};  // multiline, for whole buffers without Hyperscan
+};
+
+struct PatternSet::Scratch::Impl {
+  hs_scratch_t* hs = nullptr;
+  pcre2_match_data* md = nullptr;
+  pcre2_match_context* mctx = nullptr;
+  pcre2_jit_stack* jit_stack = nullptr;
+  ~Impl() {
+    if (hs != nullptr) hs_free_scratch(hs);
+    if (md != nullptr) pcre2_match_data_free(md);
+    if (mctx != nullptr) pcre2_match_context_free(mctx);
+    if (jit_stack != nullptr) pcre2_jit_stack_free(jit_stack);
+  }
+};
+
+PatternSet::PatternSet(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PatternSet::PatternSet(PatternSet&&) noexcept = default;
+PatternSet& PatternSet::operator=(PatternSet&&) noexcept = default;
+PatternSet::~PatternSet() = default;
+PatternSet::Scratch::Scratch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PatternSet::Scratch::Scratch(Scratch&&) noexcept = default;
+PatternSet::Scratch::~Scratch() = default;
+
+bool PatternSet::hyperscan_exact() const { return impl_->exact; }
+
+Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
+                                       const PatternOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->caseless = options.case_insensitive;
+  if (options.smart_case && !options.case_insensitive) {
+    bool upper = false;
+    for (const std::string& p : patterns) upper = upper || has_uppercase(p);
+    impl->caseless = !upper;
+  }
+
+  // The regex of each pattern, validated alone so errors point into what the user typed.
+  const std::uint32_t pcre_flags =
+      PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | (impl->caseless ? PCRE2_CASELESS : 0U);
+  std::vector<std::string> regexes;
+  bool all_literal = true;
+  bool any_empty = false;
+  for (const std::string& p : patterns) {
+    std::string regex = options.fixed_strings ? escape_literal(p) : p;
+    CTX_TRY_ASSIGN(Pcre2Code alone, compile_pcre2(regex, pcre_flags, p));
+    std::uint32_t min_length = 0;
+    pcre2_pattern_info(alone.get(), PCRE2_INFO_MINLENGTH, &min_length);
+    any_empty = any_empty || min_length == 0;
+    all_literal = all_literal && (options.fixed_strings || is_literal(p)) && !p.empty() &&
+                  p.find('\n') == std::string::npos && (!impl->caseless || is_ascii(p));
+    regexes.push_back(std::move(regex));
+  }
+  if (patterns.empty()) regexes.emplace_back("(*FAIL)");
+
+  std::string alternation;
+  for (std::size_t i = 0; i < regexes.size(); ++i) {
+    if (i > 0) alternation += '|';
+    alternation += "(?:" + regexes[i] + ")";
+  }
+  std::string line_regex = "(?:" + alternation + ")";
+  if (options.word) line_regex = "(?<!\\w)" + line_regex + "(?!\\w)";
+  if (options.line) line_regex = "^" + line_regex + "$";
+  CTX_TRY_ASSIGN(impl->line_re, compile_pcre2(line_regex, pcre_flags, line_regex));
+
+  // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
+  bool use_hs = !options.pcre2 && !any_empty && !patterns.empty();
+  if (use_hs) {
+    std::vector<const char*> exprs;
+    std::vector<unsigned> flags, ids;
+    std::vector<std::string> hs_patterns;
+    for (std::size_t i = 0; i < regexes.size(); ++i) {
+      std::string hs_regex = options.line ? "^(?:" + regexes[i] + ")$" : regexes[i];
+      hs_patterns.push_back(std::move(hs_regex));
+    }
+    for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
+      exprs.push_back(hs_patterns[i].c_str());
+      unsigned f = HS_FLAG_MULTILINE;
+      if (impl->caseless) f |= HS_FLAG_CASELESS;
+      if (!is_ascii(hs_patterns[i]) || hs_patterns[i].find('\\') != std::string::npos) {
+        f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
+      }
+      flags.push_back(f);
+      ids.push_back(static_cast<unsigned>(i));
+    }
+    hs_database_t* db = nullptr;
+    hs_compile_error_t* err = nullptr;
+    auto try_compile = [&] {
+      bool ok = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
+                                 static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr, &db,
+                                 &err) == HS_SUCCESS;
+      if (!ok) hs_free_compile_error(err);
+      return ok;
+    };
+    bool compiled = try_compile();
+    if (!compiled) {
+      // Prefilter mode accepts what exact mode cannot (e.g. \b under UCP, back-references) and
+      // never drops a true match; PCRE2 confirms every candidate line, as for any regex.
+      for (unsigned& f : flags) f |= HS_FLAG_PREFILTER;
+      all_literal = false;
+      compiled = try_compile();
+    }
+    if (compiled) {
+      impl->hs.reset(db);
+      hs_scratch_t* proto = nullptr;
+      if (hs_alloc_scratch(db, &proto) != HS_SUCCESS) {
+        return Error{ErrorCode::kIo, "could not allocate Hyperscan scratch space"};
+      }
+      impl->hs_proto.reset(proto);
+    }  // else unsupported by Hyperscan even as a prefilter: PCRE2 scans alone
+  }
+  impl->exact = impl->hs != nullptr && all_literal && !options.word;
+  if (impl->hs == nullptr) {
+    std::string scan_regex = options.line ? "^(?:" + alternation + ")$" : alternation;
+    if (options.word) scan_regex = "(?<!\\w)(?:" + scan_regex + ")(?!\\w)";
+    CTX_TRY_ASSIGN(impl->scan_re,
+                   compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE, scan_regex));
+  }
+  return PatternSet(std::move(impl));
+}
+
+PatternSet::Scratch PatternSet::make_scratch() const {
+  auto s = std::make_unique<Scratch::Impl>();
+  if (impl_->hs_proto != nullptr) hs_clone_scratch(impl_->hs_proto.get(), &s->hs);
+  s->md = pcre2_match_data_create(16, nullptr);
+  s->mctx = pcre2_match_context_create(nullptr);
+  pcre2_set_match_limit(s->mctx, kMatchLimit);
+  pcre2_set_depth_limit(s->mctx, kDepthLimit);
+  s->jit_stack = pcre2_jit_stack_create(32 << 10, kJitStackMax, nullptr);
+  pcre2_jit_stack_assign(s->mctx, nullptr, s->jit_stack);
+  return Scratch(std::move(s));
+}
+
+namespace {
+
+LineSpan line_around(std::string_view hay, std::size_t pos, std::size_t floor) {
+  std::size_t start = pos;
+  while (start > floor && hay[start - 1] != '\n') --start;
+  const void* nl = std::memchr(hay.data() + pos, '\n', hay.size() - pos);
+  std::size_t end = nl == nullptr
+                        ? hay.size()
+                        : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data());
+  return LineSpan{start, end};
+}
+
+// Runs `code` on `subject` from `offset`; 1 match, 0 none, or a limit error.
+Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::size_t offset,
+                       pcre2_match_data* md, pcre2_match_context* mctx) {
+  int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), offset,
+                       0, md, mctx);
+  if (rc >= 0) return true;
+  if (rc == PCRE2_ERROR_NOMATCH) return false;
+  return Error{ErrorCode::kIo, fmt::format("regex engine limit hit ({}); the file was searched "
+                                           "only partly: simplify the pattern",
+                                           pcre2_error_text(rc))};
+}
+
+struct ScanContext {
+  const pcre2_code* line_re;
+  bool exact;
+  std::string_view hay;
+  std::size_t base;
+  std::size_t rejected_until;  // candidates ending before this were already confirmed absent
+  std::optional<LineSpan> found;
+  std::optional<Error> error;
+  pcre2_match_data* md;
+  pcre2_match_context* mctx;
+};
+
+int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long to,
+                unsigned /*flags*/, void* raw) {
+  auto* ctx = static_cast<ScanContext*>(raw);
+  std::size_t end = ctx->base + static_cast<std::size_t>(to);
+  std::size_t pos = end > ctx->base ? end - 1 : end;  // the match's last byte
+  if (pos < ctx->rejected_until) return 0;
+  if (pos >= ctx->hay.size()) pos = ctx->hay.size() - (ctx->hay.empty() ? 0 : 1);
+  LineSpan line = line_around(ctx->hay, pos, ctx->base);
+  if (ctx->exact) {
+    ctx->found = line;
+    return 1;
+  }
+  auto ok = run_pcre2(ctx->line_re, ctx->hay.substr(line.start, line.end - line.start), 0, ctx->md,
+                      ctx->mctx);
+  if (!ok.ok()) {
+    ctx->error = std::move(ok).error();
+    return 1;
+  }
+  if (*ok) {
+    ctx->found = line;
+    return 1;
+  }
+  ctx->rejected_until = line.end + 1;
+  return 0;
+}
+
+}  // namespace
+
+Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std::size_t from,
+                                                      Scratch& scratch) const {
+  Scratch::Impl& s = *scratch.impl_;
+  if (from > hay.size()) return std::optional<LineSpan>{};
+  if (impl_->hs != nullptr) {
+    ScanContext ctx{impl_->line_re.get(), impl_->exact, hay,  from,  from,
+                    std::nullopt,         std::nullopt, s.md, s.mctx};
+    std::string_view rest = hay.substr(from);
+    hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs, on_hs_match,
+            &ctx);
+    if (ctx.error) return std::move(*ctx.error);
+    return ctx.found;
+  }
+  std::size_t cur = from;
+  while (cur <= hay.size()) {
+    CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->scan_re.get(), hay, cur, s.md, s.mctx));
+    if (!hit) return std::optional<LineSpan>{};
+    std::size_t start = pcre2_get_ovector_pointer(s.md)[0];
+    LineSpan line = line_around(hay, std::min(start, hay.size()), cur);
+    CTX_TRY_ASSIGN(bool confirmed,
+                   run_pcre2(impl_->line_re.get(), hay.substr(line.start, line.end - line.start), 0,
+                             s.md, s.mctx));
+    if (confirmed) return std::optional<LineSpan>{line};
+    cur = line.end + 1;
+  }
+  return std::optional<LineSpan>{};
+}
+
+Status PatternSet::find_spans(std::string_view line, Scratch& scratch,
+                              std::vector<MatchSpan>& out) const {
+  Scratch::Impl& s = *scratch.impl_;
+  std::size_t offset = 0;
+  while (offset <= line.size()) {
+    CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, offset, s.md, s.mctx));
+    if (!hit) break;
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+    out.push_back(MatchSpan{ov[0], ov[1]});
+    offset = ov[1] > ov[0] ? ov[1] : ov[1] + 1;  // an empty match moves on by one byte
+  }
+  return {};
+}
+
+}  // namespace ctx::engine
