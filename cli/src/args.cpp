@@ -119,6 +119,16 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.pattern.pcre2 = true; return {}; }},
   {"no-pcre2", 0, "", "Undo --pcre2.",
    [](Args& a, std::string_view) -> Status { a.pattern.pcre2 = false; return {}; }},
+  {"after-context", 'A', "NUM", "Show NUM lines after each match.",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("after-context", v)); a.search.after = n; return {}; }},
+  {"before-context", 'B', "NUM", "Show NUM lines before each match.",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("before-context", v)); a.search.before = n; return {}; }},
+  {"context", 'C', "NUM", "Show NUM lines before and after each match.",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("context", v));
+     a.search.before = n; a.search.after = n; return {}; }},
   {"invert-match", 'v', "", "Print the lines that do not match.",
    [](Args& a, std::string_view) -> Status { a.search.invert = true; return {}; }},
   {"max-count", 'm', "NUM", "Stop searching a file after NUM matching lines.",

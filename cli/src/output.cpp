@@ -48,32 +48,34 @@ Result<Filters> build_filters(const Args& args) {
 Output::Capture::Capture(Output& /*out*/) : previous_(tls_capture) { tls_capture = this; }
 Output::Capture::~Capture() { tls_capture = previous_; }
 
-void Output::write_locked(std::string_view data, bool separate, bool first) {
+void Output::write_locked(std::string_view data, std::string_view separator, bool first) {
   if (data.empty() || broken_pipe_.load(std::memory_order_relaxed)) return;
-  if (separate && first && any_group_ && !write_stdout("\n")) broken_pipe_.store(true);
+  if (!separator.empty() && first && any_group_ && !write_stdout(separator)) {
+    broken_pipe_.store(true);
+  }
   if (first) any_group_ = true;
   if (!write_stdout(data)) broken_pipe_.store(true);
 }
 
-void Output::write_group(std::string_view data, bool separate) {
+void Output::write_group(std::string_view data, std::string_view separator) {
   if (data.empty()) return;
   if (tls_capture != nullptr) {
     tls_capture->stdout_.append(data);
-    tls_capture->separate_ = separate;
+    tls_capture->separator_ = separator;
     return;
   }
   std::lock_guard lock(mutex_);
-  write_locked(data, separate, true);
+  write_locked(data, separator, true);
 }
 
-void Output::stream_chunk(std::string_view data, bool separate, bool first) {
+void Output::stream_chunk(std::string_view data, std::string_view separator, bool first) {
   if (tls_capture != nullptr) {
     tls_capture->stdout_.append(data);
-    tls_capture->separate_ = separate;
+    tls_capture->separator_ = separator;
     return;
   }
   if (first) mutex_.lock();  // held until release_stream()
-  write_locked(data, separate, first);
+  write_locked(data, separator, first);
 }
 
 void Output::release_stream() {
@@ -99,10 +101,10 @@ void Output::warn(std::string_view detail) {
   print_error(detail);
 }
 
-void Output::replay(std::string_view data, bool separate,
+void Output::replay(std::string_view data, std::string_view separator,
                     const std::vector<std::pair<bool, std::string>>& messages) {
   std::lock_guard lock(mutex_);
-  write_locked(data, separate, true);
+  write_locked(data, separator, true);
   for (const auto& [is_error, text] : messages) {
     if (is_error) errored_.store(true);
     print_error(text);
@@ -114,18 +116,18 @@ OutputStream::~OutputStream() {
 }
 
 void OutputStream::stream(std::string& buffer) {
-  out_.stream_chunk(buffer, separate_, !streaming_);
+  out_.stream_chunk(buffer, separator_, !streaming_);
   streaming_ = true;
   buffer.clear();
 }
 
 void OutputStream::finish(std::string& buffer) {
   if (streaming_) {
-    out_.stream_chunk(buffer, separate_, false);
+    out_.stream_chunk(buffer, separator_, false);
     out_.release_stream();
     streaming_ = false;
   } else {
-    out_.write_group(buffer, separate_);
+    out_.write_group(buffer, separator_);
   }
   buffer.clear();
 }

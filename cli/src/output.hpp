@@ -32,9 +32,9 @@ Result<Filters> build_filters(const Args& args);
 
 class Output {
  public:
-  // One file's finished output. With `separate` (heading mode), a blank line goes before it when
-  // another group was written earlier.
-  void write_group(std::string_view data, bool separate);
+  // One file's finished output. `separator` ("\n" in heading mode, "--\n" with context lines)
+  // goes before it when another group was written earlier.
+  void write_group(std::string_view data, std::string_view separator);
   void error(std::string_view detail);  // an error for the exit code: "ctxsearch: DETAIL"
   void warn(std::string_view detail);   // a warning: printed, exit code unchanged
   bool errored() const { return errored_.load(); }
@@ -49,25 +49,25 @@ class Output {
     Capture& operator=(const Capture&) = delete;
     std::string take_stdout() { return std::move(stdout_); }
     std::vector<std::pair<bool, std::string>> take_messages() { return std::move(messages_); }
-    bool separate() const { return separate_; }
+    std::string_view separator() const { return separator_; }
 
    private:
     friend class Output;
     Capture* previous_;
     std::string stdout_;
-    bool separate_ = false;
+    std::string_view separator_;
     std::vector<std::pair<bool, std::string>> messages_;  // (is_error, detail)
   };
   // Writes what a Capture recorded.
-  void replay(std::string_view data, bool separate,
+  void replay(std::string_view data, std::string_view separator,
               const std::vector<std::pair<bool, std::string>>& messages);
 
   // Streaming one large file: takes the stdout lock and keeps it until release_stream().
-  void stream_chunk(std::string_view data, bool separate, bool first);
+  void stream_chunk(std::string_view data, std::string_view separator, bool first);
   void release_stream();
 
  private:
-  void write_locked(std::string_view data, bool separate, bool first);
+  void write_locked(std::string_view data, std::string_view separator, bool first);
   std::recursive_mutex mutex_;
   bool any_group_ = false;
   std::atomic<bool> errored_{false}, broken_pipe_{false};
@@ -77,7 +77,7 @@ class Output {
 // until finish) once the buffer passes a threshold, so memory stays bounded.
 class OutputStream {
  public:
-  OutputStream(Output& out, bool separate) : out_(out), separate_(separate) {}
+  OutputStream(Output& out, std::string_view separator) : out_(out), separator_(separator) {}
   ~OutputStream();
   OutputStream(const OutputStream&) = delete;
   OutputStream& operator=(const OutputStream&) = delete;
@@ -86,7 +86,7 @@ class OutputStream {
 
  private:
   Output& out_;
-  bool separate_;
+  std::string_view separator_;  // a string literal
   bool streaming_ = false;
 };
 

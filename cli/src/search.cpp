@@ -65,10 +65,7 @@ class FilePrinter final : public engine::LineSink {
                  ? engine::Flow::kContinue
                  : engine::Flow::kStop;
     }
-    if (p_.heading && p_.with_filename && lines_ == 1) {
-      w_.out.append(path_);
-      w_.out.push_back(p_.null ? '\0' : '\n');
-    }
+    heading_once();
     const bool need_spans = p_.only_matching || p_.column;
     w_.spans.clear();
     if (need_spans && !invert_) {
@@ -76,18 +73,33 @@ class FilePrinter final : public engine::LineSink {
     }
     if (p_.only_matching) {
       for (const engine::MatchSpan& m : w_.spans) {
-        prefix(line_number, m.start + 1, offset + m.start);
+        prefix(line_number, m.start + 1, offset + m.start, ':');
         w_.out.append(line.substr(m.start, m.end - m.start));
         w_.out.push_back('\n');
       }
     } else {
       std::size_t col = w_.spans.empty() ? 1 : w_.spans.front().start + 1;
-      prefix(line_number, col, offset);
+      prefix(line_number, col, offset, ':');
       w_.out.append(line);
       w_.out.push_back('\n');
     }
     if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
     return engine::Flow::kContinue;
+  }
+
+  engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
+                          std::string_view line) override {
+    if (p_.output != Args::Output::kLines) return engine::Flow::kContinue;
+    heading_once();
+    prefix(line_number, 0, offset, '-');
+    w_.out.append(line);
+    w_.out.push_back('\n');
+    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
+    return engine::Flow::kContinue;
+  }
+
+  void on_context_break() override {
+    if (p_.output == Args::Output::kLines) w_.out.append("--\n");
   }
 
   void on_binary(std::uint64_t offset, bool matched) override {
@@ -140,18 +152,22 @@ class FilePrinter final : public engine::LineSink {
     w_.out.append(path_);
     w_.out.push_back(p_.null ? '\0' : '\n');
   }
-  void prefix(std::uint64_t line_number, std::size_t column, std::uint64_t offset) {
+  void heading_once() {
+    if (!p_.heading || !p_.with_filename || heading_done_) return;
+    heading_done_ = true;
+    w_.out.append(path_);
+    w_.out.push_back(p_.null ? '\0' : '\n');
+  }
+  // "path:line:column:offset:" for matches (sep ':'), "path-line-offset-" for context lines
+  // (sep '-', column 0: context lines have none).
+  void prefix(std::uint64_t line_number, std::size_t column, std::uint64_t offset, char sep) {
     if (p_.with_filename && !p_.heading) {
       w_.out.append(path_);
-      if (p_.null) {
-        w_.out.push_back('\0');
-      } else {
-        w_.out.push_back(':');
-      }
+      w_.out.push_back(p_.null ? '\0' : sep);
     }
-    if (p_.line_numbers) w_.out += fmt::format("{}:", line_number);
-    if (p_.column) w_.out += fmt::format("{}:", column);
-    if (p_.byte_offset) w_.out += fmt::format("{}:", offset);
+    if (p_.line_numbers) w_.out += fmt::format("{}{}", line_number, sep);
+    if (p_.column && column > 0) w_.out += fmt::format("{}{}", column, sep);
+    if (p_.byte_offset) w_.out += fmt::format("{}{}", offset, sep);
   }
   void count_matches(std::string_view line) {
     if (invert_) {
@@ -172,6 +188,7 @@ class FilePrinter final : public engine::LineSink {
   std::uint64_t matches_ = 0;
   bool explicit_file_ = false;
   bool invert_ = false;
+  bool heading_done_ = false;
   std::optional<Error> error_;
   std::string binary_warning_;
 };
@@ -186,7 +203,7 @@ class Search {
   // Searches one file; the output is written (whole, or streamed past a threshold) before return.
   void search_file(std::string_view path, bool explicit_file, Worker& w) {
     w.out.clear();
-    OutputStream stream(out_, print_.heading && print_.output == Args::Output::kLines);
+    OutputStream stream(out_, group_separator());
     std::string owned(path);
     const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary;
     auto bytes = path == "-" ? read_stdin(w) : w.buffer.read(owned.c_str(), quit_on_binary);
@@ -290,7 +307,7 @@ class Search {
   // Ordered mode: a file's output is captured whole, then written in order.
   struct Captured {
     std::string out;
-    bool separate = false;
+    std::string_view separator;
     std::vector<std::pair<bool, std::string>> messages;  // (is_error, text)
   };
   Captured& ordered_slot(std::size_t i) {
@@ -301,8 +318,8 @@ class Search {
     Worker& w = workers_.local();
     Output::Capture capture(out_);
     search_file(path, explicit_file, w);
-    bool separate = capture.separate();
-    return Captured{capture.take_stdout(), separate, capture.take_messages()};
+    std::string_view separator = capture.separator();
+    return Captured{capture.take_stdout(), separator, capture.take_messages()};
   }
   void flush_slot(std::size_t i) {
     Captured c;
@@ -311,7 +328,15 @@ class Search {
       c = std::move(slots_[i]);
       slots_.erase(i);
     }
-    out_.replay(c.out, c.separate, c.messages);
+    out_.replay(c.out, c.separator, c.messages);
+  }
+
+  // What goes between two files' output: a blank line under headings, "--" with context lines.
+  std::string_view group_separator() const {
+    if (print_.output != Args::Output::kLines) return {};
+    if (print_.heading) return "\n";
+    if (args_.search.before > 0 || args_.search.after > 0) return "--\n";
+    return {};
   }
 
   int exit_code() const {

@@ -105,16 +105,59 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   LineCounter lines(hay, options.line_numbers);
   std::uint64_t reported = 0;
   auto limit_reached = [&] { return options.max_count && reported >= *options.max_count; };
+  auto line_end = [&](std::size_t start) {
+    const void* nl = std::memchr(hay.data() + start, '\n', hay.size() - start);
+    return nl == nullptr ? hay.size()
+                         : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data());
+  };
+
+  // Context (-A/-B): `printed_until` is the start of the first line not yet printed.
+  const bool context = report_lines && (options.before > 0 || options.after > 0);
+  std::size_t printed_until = 0;
+  bool printed_any = false;
+  std::uint64_t after_left = 0;
+  bool stopped = false;
+  auto print_context = [&](std::size_t start) {
+    std::size_t end = line_end(start);
+    if (sink.on_context(lines.at(start), base_offset + start, hay.substr(start, end - start)) ==
+        Flow::kStop) {
+      stopped = true;
+    }
+    printed_until = end + 1;
+  };
+  auto flush_after = [&](std::size_t limit) {
+    while (context && !stopped && after_left > 0 && printed_until < limit &&
+           printed_until < hay.size()) {
+      print_context(printed_until);
+      --after_left;
+    }
+  };
   auto emit = [&](std::size_t start, std::size_t end) -> bool {
     ++reported;
     if (!report_lines) return !limit_reached();
+    if (context) {
+      flush_after(start);
+      std::size_t first = start;
+      for (std::size_t n = 0; n < options.before && first > printed_until; ++n) {
+        first = first - 1;  // the previous line's '\n'
+        while (first > printed_until && hay[first - 1] != '\n') --first;
+      }
+      if (printed_any && first > printed_until) sink.on_context_break();
+      while (!stopped && first < start) {
+        print_context(first);
+        first = printed_until;
+      }
+      printed_any = true;
+      after_left = options.after;
+      printed_until = end + 1;
+    }
     std::string_view line = hay.substr(start, end - start);
     Flow flow = sink.on_line(lines.at(start), base_offset + start, line);
-    return flow == Flow::kContinue && !limit_reached();
+    return flow == Flow::kContinue && !stopped && !limit_reached();
   };
 
   std::size_t pos = 0;
-  if (options.max_count && *options.max_count == 0) pos = hay.size() + 1;
+  if ((options.max_count && *options.max_count == 0) || hay.empty()) pos = hay.size() + 1;
   while (pos <= hay.size()) {
     CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, pos, scratch));
     if (options.invert) {
@@ -122,10 +165,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       std::size_t stop = hit ? hit->start : hay.size();
       bool go_on = true;
       while (pos < stop && go_on) {
-        const void* nl = std::memchr(hay.data() + pos, '\n', stop - pos);
-        std::size_t end = nl == nullptr
-                              ? stop
-                              : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data());
+        std::size_t end = std::min(line_end(pos), stop);
         go_on = emit(pos, end);
         pos = end + 1;
       }
@@ -138,6 +178,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     if (!emit(hit->start, hit->end)) break;
     pos = hit->end + 1;
   }
+  flush_after(hay.size());
   if (nul_offset && (options.binary == BinaryMode::kConvert ? reported > 0 : true)) {
     sink.on_binary(base_offset + *nul_offset, reported > 0);
   }

@@ -27,6 +27,8 @@ struct SearchOptions {
   bool invert = false;                     // -v: report the lines that do not match
   std::optional<std::uint64_t> max_count;  // -m: stop a file after this many reported lines
   bool line_numbers = false;               // compute line numbers (costs a newline count)
+  std::size_t before = 0;                  // -B: context lines before each reported line
+  std::size_t after = 0;                   // -A: context lines after each reported line
   BinaryMode binary = BinaryMode::kQuit;
 };
 
@@ -37,6 +39,11 @@ class LineSink {
   // with the call.
   virtual Flow on_line(std::uint64_t line_number, std::uint64_t byte_offset,
                        std::string_view line) = 0;
+  // A context line (-A/-B) near a reported line; never a reported line itself.
+  virtual Flow on_context(std::uint64_t line_number, std::uint64_t byte_offset,
+                          std::string_view line) = 0;
+  // A gap between two groups of printed lines in one file (ripgrep prints "--").
+  virtual void on_context_break() = 0;
   // A NUL byte was found at `offset`; under kConvert matching lines are not reported, this is.
   virtual void on_binary(std::uint64_t offset, bool matched) = 0;
 };
