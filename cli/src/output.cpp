@@ -39,8 +39,12 @@ Result<Filters> build_filters(const Args& args) {
     }
   }
   CTX_TRY_ASSIGN(f.types, walker::TypeMatcher::build(f.table, args.types));
+  // As ripgrep: every -g glob first, then every --iglob (later globs win on a tie).
   for (const GlobArg& g : args.globs) {
-    CTX_TRY(f.overrides.add(g.glob, g.case_insensitive || args.glob_case_insensitive));
+    if (!g.case_insensitive) CTX_TRY(f.overrides.add(g.glob, args.glob_case_insensitive));
+  }
+  for (const GlobArg& g : args.globs) {
+    if (g.case_insensitive) CTX_TRY(f.overrides.add(g.glob, true));
   }
   return f;
 }

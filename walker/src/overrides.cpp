@@ -59,32 +59,28 @@ bool expand_braces(std::string_view glob, std::vector<std::string>& out, int dep
 }  // namespace
 
 Status Overrides::add(std::string_view glob, bool case_insensitive) {
-  bool negated = !glob.empty() && glob[0] == '!';
-  std::string_view body = negated ? glob.substr(1) : glob;
+  // As ripgrep: the glob is one gitignore line (so `#x` is a comment and trailing spaces are
+  // trimmed), matched with its sense inverted.
+  if (!glob.empty() && glob[0] == '#') return {};  // a comment, as an ignore-file line
   std::vector<std::string> expanded;
-  if (!expand_braces(body, expanded, 0)) {
+  if (!expand_braces(glob, expanded, 0)) {
     return Error{ErrorCode::kInvalidArgument,
                  fmt::format("invalid glob '{}': unbalanced '{{' or '}}' (escape a literal brace "
                              "as \\{{ or \\}})",
                              glob)};
   }
-  for (const std::string& one : expanded) {
-    // Inverted sense: a plain -g glob is a whitelist, i.e. a negated gitignore line.
-    std::string line = negated ? one : "!" + one;
-    if (!negated && !one.empty() && one[0] == '!') line = "!\\" + one;
-    rules_.add_line(line, case_insensitive);
-  }
-  if (!negated) ++positive_count_;
+  for (const std::string& one : expanded) rules_.add_line(one, case_insensitive);
+  positive_count_ = rules_.size() - rules_.negated_count();
   return {};
 }
 
 MatchKind Overrides::match(std::string_view path, bool is_dir) const {
   if (rules_.empty()) return MatchKind::kNone;
   switch (rules_.match(path, is_dir)) {
-    case MatchKind::kWhitelist:
-      return MatchKind::kWhitelist;
-    case MatchKind::kIgnore:
+    case MatchKind::kWhitelist:  // a `!GLOB` line
       return MatchKind::kIgnore;
+    case MatchKind::kIgnore:  // a plain `GLOB` line
+      return MatchKind::kWhitelist;
     case MatchKind::kNone:
       break;
   }

@@ -13,7 +13,8 @@ namespace ctx::walker {
 
 class Overrides {
  public:
-  // Adds one -g glob (`case_insensitive` for --iglob or --glob-case-insensitive). `{a,b}`
+  // Adds one -g glob (`case_insensitive` for --iglob or --glob-case-insensitive), read as one
+  // gitignore line as ripgrep does (`#x` is a comment, trailing spaces are trimmed). `{a,b}`
   // alternatives are expanded; an unbalanced brace is an error that names the glob.
   Status add(std::string_view glob, bool case_insensitive);
 
@@ -24,7 +25,7 @@ class Overrides {
 
  private:
   IgnoreRules rules_;
-  std::size_t positive_count_ = 0;  // globs without '!'
+  std::size_t positive_count_ = 0;  // globs without '!' (comments excluded)
 };
 
 }  // namespace ctx::walker
