@@ -1,11 +1,15 @@
 #include "args.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <span>
 #include <string_view>
+
+#include "ctx/base/file_buffer.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -156,6 +160,10 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.output = Args::Output::kCountMatches; return {}; }},
   {"only-matching", 'o', "", "Print only the matched parts, each on its own line.",
    [](Args& a, std::string_view) -> Status { a.only_matching = true; return {}; }},
+  {"vimgrep", 0, "", "Print path:line:column:text for every match (for editors' quickfix lists).",
+   [](Args& a, std::string_view) -> Status { a.vimgrep = true; return {}; }},
+  {"no-config", 0, "", "Ignore the config file named by CTXSEARCH_CONFIG_PATH.",
+   [](Args& a, std::string_view) -> Status { a.no_config = true; return {}; }},
   {"column", 0, "", "Show the 1-based byte column of the first match (implies -n).",
    [](Args& a, std::string_view) -> Status { a.column = true; return {}; }},
   {"no-column", 0, "", "Undo --column.",
@@ -386,6 +394,32 @@ Result<Args> parse_args(const std::vector<std::string>& argv) {
   }
   finish(a);
   return a;
+}
+
+Result<std::vector<std::string>> config_args(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  for (const std::string& a : argv) {
+    if (a == "--") break;
+    if (a == "--no-config") return out;
+  }
+  const char* path = std::getenv("CTXSEARCH_CONFIG_PATH");
+  if (path == nullptr || *path == '\0') return out;
+  constexpr std::size_t kMaxConfigBytes = 1 << 20;
+  auto text = read_small_file(AT_FDCWD, path, kMaxConfigBytes);
+  if (!text.ok()) {
+    return usage(
+        fmt::format("config file from CTXSEARCH_CONFIG_PATH: {} (fix the variable, or "
+                    "pass --no-config)",
+                    text.error().detail));
+  }
+  for_each_line(*text, [&](std::string_view line) {
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+      line.remove_suffix(1);
+    }
+    if (!line.empty() && line.front() != '#') out.emplace_back(line);
+  });
+  return out;
 }
 
 std::string help_text() {

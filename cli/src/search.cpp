@@ -37,6 +37,7 @@ struct PrintOptions {
   bool column;
   bool byte_offset;
   bool only_matching;
+  bool vimgrep;
   bool null;
   Args::Output output;
 };
@@ -66,19 +67,26 @@ class FilePrinter final : public engine::LineSink {
                  : engine::Flow::kStop;
     }
     heading_once();
-    const bool need_spans = p_.only_matching || p_.column;
+    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep;
     w_.spans.clear();
     if (need_spans && !invert_) {
       if (Status s = patterns_.find_spans(line, w_.scratch, w_.spans); !s.ok()) error_ = s.error();
     }
-    if (p_.only_matching) {
+    if (p_.vimgrep && !invert_) {
+      for (const engine::MatchSpan& m : w_.spans) {
+        prefix(line_number, m.start + 1, offset, ':');
+        w_.out.append(p_.only_matching ? line.substr(m.start, m.end - m.start) : line);
+        w_.out.push_back('\n');
+      }
+    } else if (p_.only_matching) {
       for (const engine::MatchSpan& m : w_.spans) {
         prefix(line_number, m.start + 1, offset + m.start, ':');
         w_.out.append(line.substr(m.start, m.end - m.start));
         w_.out.push_back('\n');
       }
     } else {
-      std::size_t col = w_.spans.empty() ? 1 : w_.spans.front().start + 1;
+      // Inverted lines have no match, so no column (as ripgrep).
+      std::size_t col = w_.spans.empty() ? 0 : w_.spans.front().start + 1;
       prefix(line_number, col, offset, ':');
       w_.out.append(line);
       w_.out.push_back('\n');
@@ -407,6 +415,13 @@ int run_search(Args& args) {
   print.heading = args.heading.value_or(tty);
   print.byte_offset = args.byte_offset;
   print.only_matching = args.only_matching;
+  print.vimgrep = args.vimgrep;
+  if (args.vimgrep) {  // as ripgrep: path, line and column on every match, never headings
+    print.with_filename = args.with_filename.value_or(true);
+    print.line_numbers = true;
+    print.column = true;
+    print.heading = false;
+  }
   print.null = args.null;
   print.output = args.output;
   walker::WalkOptions walk = args.walk;
