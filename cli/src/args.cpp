@@ -178,11 +178,14 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.binary = true; return {}; }},
   {"no-binary", 0, "", "Undo --binary.",
    [](Args& a, std::string_view) -> Status { a.binary = false; return {}; }},
-  {"color", 0, "WHEN", "never or auto (colored output is not built yet; auto prints plain text).",
-   [](Args&, std::string_view v) -> Status {
-     if (v == "never" || v == "auto") return {};
-     return usage(fmt::format("--color {} is not supported yet: this version prints plain text; "
-                              "use --color never", v)); }},
+  {"color", 0, "WHEN", "When to color: never, auto (a terminal), always, ansi.",
+   [](Args& a, std::string_view v) -> Status {
+     if (v == "never") a.color = Args::Color::kNever;
+     else if (v == "auto") a.color = Args::Color::kAuto;
+     else if (v == "always" || v == "ansi") a.color = Args::Color::kAlways;
+     else return usage(fmt::format("invalid value '{}' for --color: expected never, auto, always "
+                                   "or ansi", v));
+     return {}; }},
   {"files", 0, "", "Print each file that would be searched, without searching.",
    [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kFiles; return {}; }},
   {"type-list", 0, "", "Show every known file type and its globs.",

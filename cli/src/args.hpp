@@ -55,12 +55,14 @@ struct Args {
   std::optional<bool> with_filename;  // -H / -I; default: unless one file path is given
   std::optional<bool> heading;        // default: on when stdout is a terminal
   bool only_matching = false;         // -o
-  bool vimgrep = false;               // --vimgrep: path:line:column:text for every match
-  bool no_config = false;             // --no-config
-  bool column = false;                // --column
-  bool byte_offset = false;           // -b
-  bool text = false;                  // -a
-  bool binary = false;                // --binary: walked binary files as if named (-uuu)
+  enum class Color : std::uint8_t { kNever, kAuto, kAlways };
+  Color color = Color::kAuto;
+  bool vimgrep = false;      // --vimgrep: path:line:column:text for every match
+  bool no_config = false;    // --no-config
+  bool column = false;       // --column
+  bool byte_offset = false;  // -b
+  bool text = false;         // -a
+  bool binary = false;       // --binary: walked binary files as if named (-uuu)
 };
 
 // Parses argv (without argv[0]). Errors name the flag and the fix.

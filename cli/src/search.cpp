@@ -11,7 +11,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +32,12 @@ namespace {
 constexpr std::size_t kMaxPatternFileBytes = std::size_t{1} << 30;
 constexpr std::size_t kStreamThreshold = std::size_t{1} << 20;  // bytes of one file's output
 
+// ripgrep's default colors, byte for byte: each colored piece starts with a reset.
+constexpr std::string_view kReset = "\x1b[0m";
+constexpr std::string_view kPathColor = "\x1b[0m\x1b[35m";
+constexpr std::string_view kLineColor = "\x1b[0m\x1b[32m";
+constexpr std::string_view kMatchColor = "\x1b[0m\x1b[1m\x1b[31m";
+
 struct PrintOptions {
   bool with_filename;
   bool line_numbers;
@@ -38,6 +46,7 @@ struct PrintOptions {
   bool byte_offset;
   bool only_matching;
   bool vimgrep;
+  bool color;  // ripgrep's default ANSI colors
   bool null;
   Args::Output output;
 };
@@ -67,7 +76,7 @@ class FilePrinter final : public engine::LineSink {
                  : engine::Flow::kStop;
     }
     heading_once();
-    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep;
+    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || p_.color;
     w_.spans.clear();
     if (need_spans && !invert_) {
       if (Status s = patterns_.find_spans(line, w_.scratch, w_.spans); !s.ok()) error_ = s.error();
@@ -75,20 +84,24 @@ class FilePrinter final : public engine::LineSink {
     if (p_.vimgrep && !invert_) {
       for (const engine::MatchSpan& m : w_.spans) {
         prefix(line_number, m.start + 1, offset, ':');
-        w_.out.append(p_.only_matching ? line.substr(m.start, m.end - m.start) : line);
+        if (p_.only_matching) {
+          append_match(line.substr(m.start, m.end - m.start));
+        } else {
+          append_line(line, {&m, 1});  // ripgrep colors only this entry's match
+        }
         w_.out.push_back('\n');
       }
     } else if (p_.only_matching) {
       for (const engine::MatchSpan& m : w_.spans) {
         prefix(line_number, m.start + 1, offset + m.start, ':');
-        w_.out.append(line.substr(m.start, m.end - m.start));
+        append_match(line.substr(m.start, m.end - m.start));
         w_.out.push_back('\n');
       }
     } else {
       // Inverted lines have no match, so no column (as ripgrep).
       std::size_t col = w_.spans.empty() ? 0 : w_.spans.front().start + 1;
       prefix(line_number, col, offset, ':');
-      w_.out.append(line);
+      append_line(line, w_.spans);
       w_.out.push_back('\n');
     }
     if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
@@ -139,7 +152,7 @@ class FilePrinter final : public engine::LineSink {
       case Args::Output::kCountMatches:
         if (lines_ == 0) break;
         if (p_.with_filename) {
-          w_.out.append(path_);
+          append_path();
           w_.out.append(sep);
         }
         w_.out += fmt::format("{}\n", p_.output == Args::Output::kCount ? lines_ : matches_);
@@ -156,26 +169,59 @@ class FilePrinter final : public engine::LineSink {
   const std::string& binary_warning() const { return binary_warning_; }
 
  private:
+  void append_colored(std::string_view color, std::string_view text) {
+    if (!p_.color) {
+      w_.out.append(text);
+      return;
+    }
+    w_.out.append(color);
+    w_.out.append(text);
+    w_.out.append(kReset);
+  }
+  void append_path() { append_colored(kPathColor, path_); }
+  void append_match(std::string_view text) { append_colored(kMatchColor, text); }
+  // The line, with `spans` colored when colors are on.
+  void append_line(std::string_view line, std::span<const engine::MatchSpan> spans) {
+    if (!p_.color) {
+      w_.out.append(line);
+      return;
+    }
+    std::size_t at = 0;
+    for (const engine::MatchSpan& m : spans) {
+      w_.out.append(line.substr(at, m.start - at));
+      if (m.end > m.start) append_match(line.substr(m.start, m.end - m.start));
+      at = m.end;
+    }
+    w_.out.append(line.substr(at));
+  }
   void append_path_line() {
-    w_.out.append(path_);
+    append_path();
     w_.out.push_back(p_.null ? '\0' : '\n');
   }
   void heading_once() {
     if (!p_.heading || !p_.with_filename || heading_done_) return;
     heading_done_ = true;
-    w_.out.append(path_);
-    w_.out.push_back(p_.null ? '\0' : '\n');
+    append_path_line();
   }
   // "path:line:column:offset:" for matches (sep ':'), "path-line-offset-" for context lines
   // (sep '-', column 0: context lines have none).
   void prefix(std::uint64_t line_number, std::size_t column, std::uint64_t offset, char sep) {
     if (p_.with_filename && !p_.heading) {
-      w_.out.append(path_);
+      append_path();
       w_.out.push_back(p_.null ? '\0' : sep);
     }
-    if (p_.line_numbers) w_.out += fmt::format("{}{}", line_number, sep);
-    if (p_.column && column > 0) w_.out += fmt::format("{}{}", column, sep);
-    if (p_.byte_offset) w_.out += fmt::format("{}{}", offset, sep);
+    if (p_.line_numbers) {
+      append_colored(kLineColor, fmt::format("{}", line_number));
+      w_.out.push_back(sep);
+    }
+    if (p_.column && column > 0) {
+      append_colored(kReset, fmt::format("{}", column));
+      w_.out.push_back(sep);
+    }
+    if (p_.byte_offset) {
+      append_colored(kReset, fmt::format("{}", offset));
+      w_.out.push_back(sep);
+    }
   }
   void count_matches(std::string_view line) {
     if (invert_) {
@@ -416,6 +462,10 @@ int run_search(Args& args) {
   print.byte_offset = args.byte_offset;
   print.only_matching = args.only_matching;
   print.vimgrep = args.vimgrep;
+  const char* term = std::getenv("TERM");
+  print.color =
+      args.color == Args::Color::kAlways || (args.color == Args::Color::kAuto && tty &&
+                                             term != nullptr && std::string_view(term) != "dumb");
   if (args.vimgrep) {  // as ripgrep: path, line and column on every match, never headings
     print.with_filename = args.with_filename.value_or(true);
     print.line_numbers = true;
