@@ -1,11 +1,15 @@
 #include "args.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <span>
 #include <string_view>
+
+#include "ctx/base/file_buffer.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -156,6 +160,14 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.output = Args::Output::kCountMatches; return {}; }},
   {"only-matching", 'o', "", "Print only the matched parts, each on its own line.",
    [](Args& a, std::string_view) -> Status { a.only_matching = true; return {}; }},
+  {"json", 0, "", "Print results as JSON Lines (ripgrep's begin/match/context/end/summary messages).",
+   [](Args& a, std::string_view) -> Status { a.json = true; return {}; }},
+  {"no-json", 0, "", "Undo --json.",
+   [](Args& a, std::string_view) -> Status { a.json = false; return {}; }},
+  {"vimgrep", 0, "", "Print path:line:column:text for every match (for editors' quickfix lists).",
+   [](Args& a, std::string_view) -> Status { a.vimgrep = true; return {}; }},
+  {"no-config", 0, "", "Ignore the config file named by CTXSEARCH_CONFIG_PATH.",
+   [](Args& a, std::string_view) -> Status { a.no_config = true; return {}; }},
   {"column", 0, "", "Show the 1-based byte column of the first match (implies -n).",
    [](Args& a, std::string_view) -> Status { a.column = true; return {}; }},
   {"no-column", 0, "", "Undo --column.",
@@ -170,11 +182,14 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.binary = true; return {}; }},
   {"no-binary", 0, "", "Undo --binary.",
    [](Args& a, std::string_view) -> Status { a.binary = false; return {}; }},
-  {"color", 0, "WHEN", "never or auto (colored output is not built yet; auto prints plain text).",
-   [](Args&, std::string_view v) -> Status {
-     if (v == "never" || v == "auto") return {};
-     return usage(fmt::format("--color {} is not supported yet: this version prints plain text; "
-                              "use --color never", v)); }},
+  {"color", 0, "WHEN", "When to color: never, auto (a terminal), always, ansi.",
+   [](Args& a, std::string_view v) -> Status {
+     if (v == "never") a.color = Args::Color::kNever;
+     else if (v == "auto") a.color = Args::Color::kAuto;
+     else if (v == "always" || v == "ansi") a.color = Args::Color::kAlways;
+     else return usage(fmt::format("invalid value '{}' for --color: expected never, auto, always "
+                                   "or ansi", v));
+     return {}; }},
   {"files", 0, "", "Print each file that would be searched, without searching.",
    [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kFiles; return {}; }},
   {"type-list", 0, "", "Show every known file type and its globs.",
@@ -386,6 +401,32 @@ Result<Args> parse_args(const std::vector<std::string>& argv) {
   }
   finish(a);
   return a;
+}
+
+Result<std::vector<std::string>> config_args(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  for (const std::string& a : argv) {
+    if (a == "--") break;
+    if (a == "--no-config") return out;
+  }
+  const char* path = std::getenv("CTXSEARCH_CONFIG_PATH");
+  if (path == nullptr || *path == '\0') return out;
+  constexpr std::size_t kMaxConfigBytes = 1 << 20;
+  auto text = read_small_file(AT_FDCWD, path, kMaxConfigBytes);
+  if (!text.ok()) {
+    return usage(
+        fmt::format("config file from CTXSEARCH_CONFIG_PATH: {} (fix the variable, or "
+                    "pass --no-config)",
+                    text.error().detail));
+  }
+  for_each_line(*text, [&](std::string_view line) {
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+      line.remove_suffix(1);
+    }
+    if (!line.empty() && line.front() != '#') out.emplace_back(line);
+  });
+  return out;
 }
 
 std::string help_text() {

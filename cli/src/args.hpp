@@ -55,14 +55,25 @@ struct Args {
   std::optional<bool> with_filename;  // -H / -I; default: unless one file path is given
   std::optional<bool> heading;        // default: on when stdout is a terminal
   bool only_matching = false;         // -o
-  bool column = false;                // --column
-  bool byte_offset = false;           // -b
-  bool text = false;                  // -a
-  bool binary = false;                // --binary: walked binary files as if named (-uuu)
+  enum class Color : std::uint8_t { kNever, kAuto, kAlways };
+  Color color = Color::kAuto;
+  bool json = false;         // --json: ripgrep's JSON Lines messages
+  bool vimgrep = false;      // --vimgrep: path:line:column:text for every match
+  bool no_config = false;    // --no-config
+  bool column = false;       // --column
+  bool byte_offset = false;  // -b
+  bool text = false;         // -a
+  bool binary = false;       // --binary: walked binary files as if named (-uuu)
 };
 
 // Parses argv (without argv[0]). Errors name the flag and the fix.
 Result<Args> parse_args(const std::vector<std::string>& argv);
+
+// The arguments of the config file named by $CTXSEARCH_CONFIG_PATH (ripgrep's format: one argument
+// per line, leading and trailing whitespace trimmed, blank lines and lines starting with '#'
+// skipped), to be parsed before the command line's. Empty when the variable is unset or empty, or
+// when `argv` holds --no-config. An unreadable file is an error naming it.
+Result<std::vector<std::string>> config_args(const std::vector<std::string>& argv);
 
 // The --help text, generated from the flag table.
 std::string help_text();

@@ -91,6 +91,12 @@ int run_files(Args& args) {
 
 int run(int argc, char** argv) {
   std::vector<std::string> arguments(argv + 1, argv + argc);
+  // As ripgrep, an unreadable config file is reported and the command runs without it.
+  if (auto config = config_args(arguments); config.ok()) {
+    arguments.insert(arguments.begin(), config->begin(), config->end());
+  } else {
+    print_error(config.error().detail);
+  }
   auto parsed = parse_args(arguments);
   if (!parsed.ok()) {
     print_error(parsed.error().detail);

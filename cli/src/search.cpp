@@ -11,7 +11,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,6 +25,7 @@
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
+#include "json.hpp"
 #include "output.hpp"
 
 namespace ctx::cli {
@@ -30,6 +34,12 @@ namespace {
 constexpr std::size_t kMaxPatternFileBytes = std::size_t{1} << 30;
 constexpr std::size_t kStreamThreshold = std::size_t{1} << 20;  // bytes of one file's output
 
+// ripgrep's default colors, byte for byte: each colored piece starts with a reset.
+constexpr std::string_view kReset = "\x1b[0m";
+constexpr std::string_view kPathColor = "\x1b[0m\x1b[35m";
+constexpr std::string_view kLineColor = "\x1b[0m\x1b[32m";
+constexpr std::string_view kMatchColor = "\x1b[0m\x1b[1m\x1b[31m";
+
 struct PrintOptions {
   bool with_filename;
   bool line_numbers;
@@ -37,9 +47,32 @@ struct PrintOptions {
   bool column;
   bool byte_offset;
   bool only_matching;
+  bool vimgrep;
+  bool json;
+  bool color;  // ripgrep's default ANSI colors
   bool null;
   Args::Output output;
 };
+
+// Totals for --json's end and summary messages.
+struct Stats {
+  std::uint64_t searches = 0, searches_with_match = 0, bytes_searched = 0, bytes_printed = 0,
+                matched_lines = 0, matches = 0;
+  std::chrono::nanoseconds elapsed{0};
+};
+
+// ripgrep writes "secs, nanos, human" in end messages and sorted keys in the summary.
+void append_elapsed(std::string& out, std::chrono::nanoseconds ns, bool sorted_keys) {
+  auto n = static_cast<std::uint64_t>(ns.count());
+  const double seconds = static_cast<double>(n) / 1e9;
+  if (sorted_keys) {
+    out += fmt::format("{{\"human\":\"{:.6f}s\",\"nanos\":{},\"secs\":{}}}", seconds,
+                       n % 1'000'000'000, n / 1'000'000'000);
+  } else {
+    out += fmt::format("{{\"secs\":{},\"nanos\":{},\"human\":\"{:.6f}s\"}}", n / 1'000'000'000,
+                       n % 1'000'000'000, seconds);
+  }
+}
 
 // Everything one thread needs to search one file after another.
 struct Worker {
@@ -65,22 +98,34 @@ class FilePrinter final : public engine::LineSink {
                  ? engine::Flow::kContinue
                  : engine::Flow::kStop;
     }
+    if (p_.json) return json_line("match", line_number, offset, line, true);
     heading_once();
-    const bool need_spans = p_.only_matching || p_.column;
+    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || p_.color;
     w_.spans.clear();
     if (need_spans && !invert_) {
       if (Status s = patterns_.find_spans(line, w_.scratch, w_.spans); !s.ok()) error_ = s.error();
     }
-    if (p_.only_matching) {
+    if (p_.vimgrep && !invert_) {
+      for (const engine::MatchSpan& m : w_.spans) {
+        prefix(line_number, m.start + 1, offset, ':');
+        if (p_.only_matching) {
+          append_match(line.substr(m.start, m.end - m.start));
+        } else {
+          append_line(line, {&m, 1});  // ripgrep colors only this entry's match
+        }
+        w_.out.push_back('\n');
+      }
+    } else if (p_.only_matching) {
       for (const engine::MatchSpan& m : w_.spans) {
         prefix(line_number, m.start + 1, offset + m.start, ':');
-        w_.out.append(line.substr(m.start, m.end - m.start));
+        append_match(line.substr(m.start, m.end - m.start));
         w_.out.push_back('\n');
       }
     } else {
-      std::size_t col = w_.spans.empty() ? 1 : w_.spans.front().start + 1;
+      // Inverted lines have no match, so no column (as ripgrep).
+      std::size_t col = w_.spans.empty() ? 0 : w_.spans.front().start + 1;
       prefix(line_number, col, offset, ':');
-      w_.out.append(line);
+      append_line(line, w_.spans);
       w_.out.push_back('\n');
     }
     if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
@@ -90,6 +135,7 @@ class FilePrinter final : public engine::LineSink {
   engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
                           std::string_view line) override {
     if (p_.output != Args::Output::kLines) return engine::Flow::kContinue;
+    if (p_.json) return json_line("context", line_number, offset, line, false);
     heading_once();
     prefix(line_number, 0, offset, '-');
     w_.out.append(line);
@@ -99,11 +145,12 @@ class FilePrinter final : public engine::LineSink {
   }
 
   void on_context_break() override {
-    if (p_.output == Args::Output::kLines) w_.out.append("--\n");
+    if (p_.output == Args::Output::kLines && !p_.json) w_.out.append("--\n");
   }
 
   void on_binary(std::uint64_t offset, bool matched) override {
-    if (p_.output != Args::Output::kLines) return;
+    binary_offset_ = offset;
+    if (p_.output != Args::Output::kLines || p_.json) return;
     if (!matched && !explicit_file_) return;
     std::string where = p_.with_filename ? fmt::format("{}: ", path_) : std::string();
     if (explicit_file_) {
@@ -116,6 +163,31 @@ class FilePrinter final : public engine::LineSink {
           where, offset);
     }
   }
+
+  // --json: the file's end message, and its share of the totals.
+  void finish_json(std::uint64_t bytes_searched, std::chrono::nanoseconds elapsed, Stats& file) {
+    file.searches = 1;
+    file.searches_with_match = lines_ > 0 ? 1 : 0;
+    file.bytes_searched = bytes_searched;
+    file.matched_lines = lines_;
+    file.matches = matches_;
+    file.elapsed = elapsed;
+    file.bytes_printed = json_bytes_;
+    if (!began_) return;
+    std::string& o = w_.out;
+    o += "{\"type\":\"end\",\"data\":{\"path\":";
+    append_json_data(o, path_);
+    o += binary_offset_ ? fmt::format(",\"binary_offset\":{}", *binary_offset_)
+                        : std::string(",\"binary_offset\":null");
+    o += ",\"stats\":{\"elapsed\":";
+    append_elapsed(o, elapsed, false);
+    o += fmt::format(
+        ",\"searches\":1,\"searches_with_match\":{},\"bytes_searched\":{},\"bytes_printed\":{},"
+        "\"matched_lines\":{},\"matches\":{}}}}}}}\n",
+        file.searches_with_match, bytes_searched, json_bytes_, lines_, matches_);
+  }
+
+  void set_file_bytes(std::string_view bytes) { file_bytes_ = bytes; }
 
   // Writes the per-file summary forms (-l, -c, ...) once the file is done.
   void finish() {
@@ -131,7 +203,7 @@ class FilePrinter final : public engine::LineSink {
       case Args::Output::kCountMatches:
         if (lines_ == 0) break;
         if (p_.with_filename) {
-          w_.out.append(path_);
+          append_path();
           w_.out.append(sep);
         }
         w_.out += fmt::format("{}\n", p_.output == Args::Output::kCount ? lines_ : matches_);
@@ -148,26 +220,100 @@ class FilePrinter final : public engine::LineSink {
   const std::string& binary_warning() const { return binary_warning_; }
 
  private:
+  // One --json match or context message (a begin message first, once).
+  engine::Flow json_line(std::string_view type, std::uint64_t line_number, std::uint64_t offset,
+                         std::string_view line, bool spans) {
+    std::string& o = w_.out;
+    const std::size_t before = o.size();
+    if (!began_) {
+      began_ = true;
+      o += "{\"type\":\"begin\",\"data\":{\"path\":";
+      append_json_data(o, path_);
+      o += "}}\n";
+    }
+    w_.spans.clear();
+    if (spans && !invert_) {
+      if (Status st = patterns_.find_spans(line, w_.scratch, w_.spans); !st.ok())
+        error_ = st.error();
+      matches_ += w_.spans.size();
+    }
+    // ripgrep's "lines" keep the line terminator when the file has one there.
+    std::string_view with_end = line;
+    std::size_t after = static_cast<std::size_t>(offset) + line.size();
+    if (after < file_bytes_.size() && file_bytes_[after] == '\n') {
+      with_end = std::string_view(line.data(), line.size() + 1);
+    }
+    o += fmt::format("{{\"type\":\"{}\",\"data\":{{\"path\":", type);
+    append_json_data(o, path_);
+    o += ",\"lines\":";
+    append_json_data(o, with_end);
+    o += fmt::format(",\"line_number\":{},\"absolute_offset\":{},\"submatches\":[", line_number,
+                     offset);
+    for (std::size_t i = 0; i < w_.spans.size(); ++i) {
+      const engine::MatchSpan& m = w_.spans[i];
+      o += i > 0 ? ",{\"match\":" : "{\"match\":";
+      append_json_data(o, line.substr(m.start, m.end - m.start));
+      o += fmt::format(",\"start\":{},\"end\":{}}}", m.start, m.end);
+    }
+    o += "]}}\n";
+    json_bytes_ += o.size() - before;
+    if (o.size() >= kStreamThreshold) stream_.stream(o);
+    return engine::Flow::kContinue;
+  }
+
+  void append_colored(std::string_view color, std::string_view text) {
+    if (!p_.color) {
+      w_.out.append(text);
+      return;
+    }
+    w_.out.append(color);
+    w_.out.append(text);
+    w_.out.append(kReset);
+  }
+  void append_path() { append_colored(kPathColor, path_); }
+  void append_match(std::string_view text) { append_colored(kMatchColor, text); }
+  // The line, with `spans` colored when colors are on.
+  void append_line(std::string_view line, std::span<const engine::MatchSpan> spans) {
+    if (!p_.color) {
+      w_.out.append(line);
+      return;
+    }
+    std::size_t at = 0;
+    for (const engine::MatchSpan& m : spans) {
+      w_.out.append(line.substr(at, m.start - at));
+      if (m.end > m.start) append_match(line.substr(m.start, m.end - m.start));
+      at = m.end;
+    }
+    w_.out.append(line.substr(at));
+  }
   void append_path_line() {
-    w_.out.append(path_);
+    append_path();
     w_.out.push_back(p_.null ? '\0' : '\n');
   }
   void heading_once() {
     if (!p_.heading || !p_.with_filename || heading_done_) return;
     heading_done_ = true;
-    w_.out.append(path_);
-    w_.out.push_back(p_.null ? '\0' : '\n');
+    append_path_line();
   }
   // "path:line:column:offset:" for matches (sep ':'), "path-line-offset-" for context lines
   // (sep '-', column 0: context lines have none).
   void prefix(std::uint64_t line_number, std::size_t column, std::uint64_t offset, char sep) {
     if (p_.with_filename && !p_.heading) {
-      w_.out.append(path_);
+      append_path();
       w_.out.push_back(p_.null ? '\0' : sep);
     }
-    if (p_.line_numbers) w_.out += fmt::format("{}{}", line_number, sep);
-    if (p_.column && column > 0) w_.out += fmt::format("{}{}", column, sep);
-    if (p_.byte_offset) w_.out += fmt::format("{}{}", offset, sep);
+    if (p_.line_numbers) {
+      append_colored(kLineColor, fmt::format("{}", line_number));
+      w_.out.push_back(sep);
+    }
+    if (p_.column && column > 0) {
+      append_colored(kReset, fmt::format("{}", column));
+      w_.out.push_back(sep);
+    }
+    if (p_.byte_offset) {
+      append_colored(kReset, fmt::format("{}", offset));
+      w_.out.push_back(sep);
+    }
   }
   void count_matches(std::string_view line) {
     if (invert_) {
@@ -189,6 +335,10 @@ class FilePrinter final : public engine::LineSink {
   bool explicit_file_ = false;
   bool invert_ = false;
   bool heading_done_ = false;
+  bool began_ = false;  // --json: the begin message was written
+  std::uint64_t json_bytes_ = 0;
+  std::optional<std::uint64_t> binary_offset_;
+  std::string_view file_bytes_;
   std::optional<Error> error_;
   std::string binary_warning_;
 };
@@ -217,7 +367,9 @@ class Search {
                                                        : engine::BinaryMode::kQuit;
     options.line_numbers = print_.line_numbers;
     std::string_view shown = path == "-" ? std::string_view("<stdin>") : path;
+    const auto started = std::chrono::steady_clock::now();
     FilePrinter printer(print_, patterns_, w, shown, stream);
+    printer.set_file_bytes(*bytes);
     printer.set_explicit(explicit_file || args_.binary);
     printer.set_invert(options.invert);
     if (args_.quiet && !options.max_count) options.max_count = 1;
@@ -225,6 +377,18 @@ class Search {
     if (!result.ok()) out_.error(fmt::format("{}: {}", shown, result.error().detail));
     if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
     printer.finish();
+    if (print_.json && printer.lines() > 0) {  // as ripgrep, the summary counts matched files
+      Stats file;
+      printer.finish_json(bytes->size(), std::chrono::steady_clock::now() - started, file);
+      std::lock_guard lock(stats_mutex_);
+      stats_.searches += file.searches;
+      stats_.searches_with_match += file.searches_with_match;
+      stats_.bytes_searched += file.bytes_searched;
+      stats_.bytes_printed += file.bytes_printed;
+      stats_.matched_lines += file.matched_lines;
+      stats_.matches += file.matches;
+      stats_.elapsed += file.elapsed;
+    }
     bool matched = printer.lines() > 0;
     if (print_.output == Args::Output::kFilesWithoutMatch) matched = !matched;
     if (matched) {
@@ -333,14 +497,30 @@ class Search {
 
   // What goes between two files' output: a blank line under headings, "--" with context lines.
   std::string_view group_separator() const {
-    if (print_.output != Args::Output::kLines) return {};
+    if (print_.output != Args::Output::kLines || print_.json) return {};
     if (print_.heading) return "\n";
     if (args_.search.before > 0 || args_.search.after > 0) return "--\n";
     return {};
   }
 
-  int exit_code() const {
-    bool matched = matched_.load();
+  // --json's closing summary message.
+  void write_summary() {
+    if (!print_.json) return;
+    std::string o = "{\"data\":{\"elapsed_total\":";
+    append_elapsed(o, std::chrono::steady_clock::now() - started_, true);
+    o += fmt::format(",\"stats\":{{\"bytes_printed\":{},\"bytes_searched\":{},\"elapsed\":",
+                     stats_.bytes_printed, stats_.bytes_searched);
+    append_elapsed(o, stats_.elapsed, true);
+    o += fmt::format(
+        ",\"matched_lines\":{},\"matches\":{},\"searches\":{},\"searches_with_match\":{}}}}},"
+        "\"type\":\"summary\"}}\n",
+        stats_.matched_lines, stats_.matches, stats_.searches, stats_.searches_with_match);
+    out_.write_group(o, {});
+  }
+
+  int exit_code() {
+    write_summary();
+    const bool matched = matched_.load();
     if (matched && (args_.quiet || !out_.errored())) return 0;
     return out_.errored() ? 2 : 1;
   }
@@ -352,6 +532,9 @@ class Search {
   std::atomic<bool> matched_{false}, stop_{false};
   tbb::enumerable_thread_specific<Worker> workers_;
   std::mutex slots_mutex_;
+  std::mutex stats_mutex_;
+  Stats stats_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::unordered_map<std::size_t, Captured> slots_;
 };
 
@@ -407,6 +590,29 @@ int run_search(Args& args) {
   print.heading = args.heading.value_or(tty);
   print.byte_offset = args.byte_offset;
   print.only_matching = args.only_matching;
+  print.vimgrep = args.vimgrep;
+  print.json = args.json;
+  if (args.json) {
+    if (args.output != Args::Output::kLines || args.vimgrep || args.only_matching) {
+      print_error(
+          "--json cannot be combined with -l, --files-without-match, -c, "
+          "--count-matches, --vimgrep or -o: drop one of them");
+      return 2;
+    }
+    print.with_filename = true;
+    print.line_numbers = true;
+    print.heading = false;
+  }
+  const char* term = std::getenv("TERM");
+  print.color =
+      args.color == Args::Color::kAlways || (args.color == Args::Color::kAuto && tty &&
+                                             term != nullptr && std::string_view(term) != "dumb");
+  if (args.vimgrep) {  // as ripgrep: path, line and column on every match, never headings
+    print.with_filename = args.with_filename.value_or(true);
+    print.line_numbers = true;
+    print.column = true;
+    print.heading = false;
+  }
   print.null = args.null;
   print.output = args.output;
   walker::WalkOptions walk = args.walk;

@@ -36,6 +36,51 @@ class LineCounter {
   std::uint64_t line_ = 1;
 };
 
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// UTF-16 (without its BOM) to UTF-8; unpaired surrogates and a dangling odd byte become U+FFFD.
+std::string utf16_to_utf8(std::string_view in, bool little_endian) {
+  constexpr std::uint32_t kReplacement = 0xFFFD;
+  std::string out;
+  out.reserve(in.size());
+  auto unit = [&](std::size_t i) -> std::uint32_t {
+    auto a = static_cast<unsigned char>(in[i]);
+    auto b = static_cast<unsigned char>(in[i + 1]);
+    return little_endian ? (std::uint32_t{b} << 8 | a) : (std::uint32_t{a} << 8 | b);
+  };
+  std::size_t i = 0;
+  for (; i + 1 < in.size(); i += 2) {
+    std::uint32_t u = unit(i);
+    if (u >= 0xD800 && u <= 0xDBFF && i + 3 < in.size()) {
+      std::uint32_t low = unit(i + 2);
+      if (low >= 0xDC00 && low <= 0xDFFF) {
+        append_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
+        i += 2;
+        continue;
+      }
+    }
+    append_utf8(out, u >= 0xD800 && u <= 0xDFFF ? kReplacement : u);
+  }
+  if (i < in.size()) append_utf8(out, kReplacement);
+  return out;
+}
+
 }  // namespace
 
 void FileBuffer::reserve(std::size_t bytes) {
@@ -85,7 +130,13 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
                                     const SearchOptions& options, std::string_view hay,
                                     LineSink& sink) {
   std::size_t base_offset = 0;
-  if (hay.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
+  std::string transcoded;
+  if (options.binary != BinaryMode::kText && hay.size() >= 2 &&
+      (hay.substr(0, 2) == "\xFF\xFE" || hay.substr(0, 2) == "\xFE\xFF")) {
+    // UTF-16 with a BOM, as ripgrep: searched (and printed) as UTF-8.
+    transcoded = utf16_to_utf8(hay.substr(2), hay[0] == '\xFF');
+    hay = transcoded;
+  } else if (hay.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
     hay.remove_prefix(kUtf8Bom.size());
     base_offset = kUtf8Bom.size();
   }

@@ -68,8 +68,8 @@ void IgnoreRules::add_line(std::string_view line, bool case_insensitive) {
 
   auto index = static_cast<std::uint32_t>(rules_.size());
   const bool fold_line = options_.case_insensitive || case_insensitive;
-  rules_.push_back(
-      Rule{Glob::compile(line, GlobOptions{true, fold_line, !basename}), negated, dir_only, basename});
+  rules_.push_back(Rule{Glob::compile(line, GlobOptions{true, fold_line, !basename}), negated,
+                        dir_only, basename});
   if (negated) ++negated_count_;
   const Glob& glob = rules_.back().glob;
   // Buckets keep indices in ascending order; lookups read them from the back.
@@ -114,31 +114,23 @@ MatchKind IgnoreRules::match(std::string_view rel_path, bool is_dir) const {
 
   std::int64_t best = -1;
   if (!by_literal_.empty() || !by_suffix_.empty() || !by_path_.empty()) {
-    std::string folded_base;
-    std::string_view key = base;
+    // The indexes hold keys folded as the set is, so fold the path once (its base is a suffix).
+    std::string folded_path;
+    std::string_view path_key = rel_path;
     if (options_.case_insensitive) {
-      folded_base = folded(base);
-      key = folded_base;
+      folded_path = folded(rel_path);
+      path_key = folded_path;
     }
-    if (auto it = by_literal_.find(key); it != by_literal_.end()) {
-      best = std::max(best, best_in(it->second, is_dir));
-    }
-    if (!by_path_.empty()) {
-      std::string folded_path;
-      std::string_view path_key = rel_path;
-      if (options_.case_insensitive) {
-        folded_path = folded(rel_path);
-        path_key = folded_path;
-      }
-      if (auto it = by_path_.find(path_key); it != by_path_.end()) {
+    const std::string_view key = path_key.substr(path_key.size() - base.size());
+    auto take = [&](const IndexMap& index, std::string_view k) {
+      if (auto it = index.find(k); it != index.end()) {
         best = std::max(best, best_in(it->second, is_dir));
       }
-    }
+    };
+    take(by_literal_, key);
+    if (!by_path_.empty()) take(by_path_, path_key);
     for (std::size_t len : suffix_lengths_) {
-      if (len > key.size()) continue;
-      if (auto it = by_suffix_.find(key.substr(key.size() - len)); it != by_suffix_.end()) {
-        best = std::max(best, best_in(it->second, is_dir));
-      }
+      if (len <= key.size()) take(by_suffix_, key.substr(key.size() - len));
     }
   }
   for (auto it = general_.rbegin(); it != general_.rend(); ++it) {

@@ -1,0 +1,16 @@
+// The small JSON vocabulary of ripgrep's --json messages: strings that are UTF-8 become
+// {"text": "..."} with JSON escapes, anything else {"bytes": "<base64>"}.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ctx::cli {
+
+bool is_valid_utf8(std::string_view s);
+// Appends `s` as a JSON string literal (quotes included), escaping as serde_json does.
+void append_json_string(std::string& out, std::string_view s);
+// Appends {"text":"..."} or {"bytes":"<base64>"}.
+void append_json_data(std::string& out, std::string_view s);
+
+}  // namespace ctx::cli
