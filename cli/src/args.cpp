@@ -160,6 +160,8 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.output = Args::Output::kCountMatches; return {}; }},
   {"only-matching", 'o', "", "Print only the matched parts, each on its own line.",
    [](Args& a, std::string_view) -> Status { a.only_matching = true; return {}; }},
+  {"replace", 'r', "REPLACEMENT", "Print each match replaced by REPLACEMENT ($1, ${name}; files are not changed).",
+   [](Args& a, std::string_view v) -> Status { a.replace = std::string(v); return {}; }},
   {"json", 0, "", "Print results as JSON Lines (ripgrep's begin/match/context/end/summary messages).",
    [](Args& a, std::string_view) -> Status { a.json = true; return {}; }},
   {"no-json", 0, "", "Undo --json.",

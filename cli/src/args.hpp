@@ -57,13 +57,14 @@ struct Args {
   bool only_matching = false;         // -o
   enum class Color : std::uint8_t { kNever, kAuto, kAlways };
   Color color = Color::kAuto;
-  bool json = false;         // --json: ripgrep's JSON Lines messages
-  bool vimgrep = false;      // --vimgrep: path:line:column:text for every match
-  bool no_config = false;    // --no-config
-  bool column = false;       // --column
-  bool byte_offset = false;  // -b
-  bool text = false;         // -a
-  bool binary = false;       // --binary: walked binary files as if named (-uuu)
+  std::optional<std::string> replace;  // -r: print matches replaced by this (output only)
+  bool json = false;                   // --json: ripgrep's JSON Lines messages
+  bool vimgrep = false;                // --vimgrep: path:line:column:text for every match
+  bool no_config = false;              // --no-config
+  bool column = false;                 // --column
+  bool byte_offset = false;            // -b
+  bool text = false;                   // -a
+  bool binary = false;                 // --binary: walked binary files as if named (-uuu)
 };
 
 // Parses argv (without argv[0]). Errors name the flag and the fix.

@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -48,6 +49,7 @@ struct PrintOptions {
   bool byte_offset;
   bool only_matching;
   bool vimgrep;
+  const std::string* replace;  // -r, or null
   bool json;
   bool color;  // ripgrep's default ANSI colors
   bool null;
@@ -80,6 +82,7 @@ struct Worker {
   engine::FileBuffer buffer;
   std::string out;
   std::vector<engine::MatchSpan> spans;
+  std::vector<std::string> expansions;  // -r: one per span
 };
 
 // Formats one file's results into `out` in ripgrep's standard format.
@@ -100,32 +103,46 @@ class FilePrinter final : public engine::LineSink {
     }
     if (p_.json) return json_line("match", line_number, offset, line, true);
     heading_once();
-    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || p_.color;
+    const bool need_spans =
+        p_.only_matching || p_.column || p_.vimgrep || p_.color || p_.replace != nullptr;
     w_.spans.clear();
+    w_.expansions.clear();
     if (need_spans && !invert_) {
-      if (Status s = patterns_.find_spans(line, w_.scratch, w_.spans); !s.ok()) error_ = s.error();
+      Status s = p_.replace != nullptr ? patterns_.expand_matches(line, *p_.replace, w_.scratch,
+                                                                  w_.spans, w_.expansions)
+                                       : patterns_.find_spans(line, w_.scratch, w_.spans);
+      if (!s.ok()) error_ = s.error();
     }
     if (p_.vimgrep && !invert_) {
+      std::int64_t shift = 0;  // under -r, ripgrep counts columns in the replaced line
       for (const engine::MatchSpan& m : w_.spans) {
-        prefix(line_number, m.start + 1, offset, ':');
+        const auto i = static_cast<std::size_t>(&m - w_.spans.data());
+        prefix(line_number,
+               static_cast<std::size_t>(static_cast<std::int64_t>(m.start) + shift) + 1, offset,
+               ':');
+        if (p_.replace != nullptr) {
+          shift += static_cast<std::int64_t>(w_.expansions[i].size()) -
+                   static_cast<std::int64_t>(m.end - m.start);
+        }
         if (p_.only_matching) {
-          append_match(line.substr(m.start, m.end - m.start));
+          append_match(match_text(line, static_cast<std::size_t>(&m - w_.spans.data())));
         } else {
-          append_line(line, {&m, 1});  // ripgrep colors only this entry's match
+          // ripgrep colors only this entry's match (and replaces every match with -r).
+          append_line(line, static_cast<std::size_t>(&m - w_.spans.data()));
         }
         w_.out.push_back('\n');
       }
     } else if (p_.only_matching) {
       for (const engine::MatchSpan& m : w_.spans) {
         prefix(line_number, m.start + 1, offset + m.start, ':');
-        append_match(line.substr(m.start, m.end - m.start));
+        append_match(match_text(line, static_cast<std::size_t>(&m - w_.spans.data())));
         w_.out.push_back('\n');
       }
     } else {
       // Inverted lines have no match, so no column (as ripgrep).
       std::size_t col = w_.spans.empty() ? 0 : w_.spans.front().start + 1;
       prefix(line_number, col, offset, ':');
-      append_line(line, w_.spans);
+      append_line(line, std::nullopt);
       w_.out.push_back('\n');
     }
     if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
@@ -272,16 +289,29 @@ class FilePrinter final : public engine::LineSink {
   }
   void append_path() { append_colored(kPathColor, path_); }
   void append_match(std::string_view text) { append_colored(kMatchColor, text); }
-  // The line, with `spans` colored when colors are on.
-  void append_line(std::string_view line, std::span<const engine::MatchSpan> spans) {
-    if (!p_.color) {
+  // Match i of the current line as printed: its text, or its -r expansion.
+  std::string_view match_text(std::string_view line, std::size_t i) const {
+    if (p_.replace != nullptr) return w_.expansions[i];
+    return line.substr(w_.spans[i].start, w_.spans[i].end - w_.spans[i].start);
+  }
+  // The line with its matches colored (only match `only`, when given) when colors are on, and
+  // every match replaced under -r.
+  void append_line(std::string_view line, std::optional<std::size_t> only) {
+    if (!p_.color && p_.replace == nullptr) {
       w_.out.append(line);
       return;
     }
     std::size_t at = 0;
-    for (const engine::MatchSpan& m : spans) {
+    for (std::size_t i = 0; i < w_.spans.size(); ++i) {
+      const engine::MatchSpan& m = w_.spans[i];
       w_.out.append(line.substr(at, m.start - at));
-      if (m.end > m.start) append_match(line.substr(m.start, m.end - m.start));
+      const bool color = p_.color && (!only || *only == i);
+      std::string_view text = match_text(line, i);
+      if (color && (m.end > m.start || p_.replace != nullptr)) {
+        append_match(text);
+      } else {
+        w_.out.append(text);
+      }
       at = m.end;
     }
     w_.out.append(line.substr(at));
@@ -347,7 +377,7 @@ class Search {
  public:
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
       : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
-          return Worker{patterns_.make_scratch(), {}, {}, {}};
+          return Worker{patterns_.make_scratch(), {}, {}, {}, {}};
         }) {}
 
   // Searches one file; the output is written (whole, or streamed past a threshold) before return.
@@ -591,6 +621,7 @@ int run_search(Args& args) {
   print.byte_offset = args.byte_offset;
   print.only_matching = args.only_matching;
   print.vimgrep = args.vimgrep;
+  print.replace = args.replace ? &*args.replace : nullptr;
   print.json = args.json;
   if (args.json) {
     if (args.output != Args::Output::kLines || args.vimgrep || args.only_matching) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <hs/hs.h>
 
+#include <algorithm>
 #include <cstring>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -319,6 +320,80 @@ Status PatternSet::find_spans(std::string_view line, Scratch& scratch,
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
     out.push_back(MatchSpan{ov[0], ov[1]});
     offset = ov[1] > ov[0] ? ov[1] : ov[1] + 1;  // an empty match moves on by one byte
+  }
+  return {};
+}
+
+namespace {
+
+bool is_name_byte(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// Appends capture group `name` (digits: a number) of the current match in `md`, if it took part.
+void append_group(std::string& out, const pcre2_code* code, pcre2_match_data* md,
+                  std::string_view subject, std::string_view name) {
+  int number = -1;
+  if (!name.empty() &&
+      std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    number = name.size() > 6 ? -1 : std::stoi(std::string(name));
+  } else if (!name.empty()) {
+    std::string key(name);
+    number = pcre2_substring_number_from_name(code, reinterpret_cast<PCRE2_SPTR>(key.c_str()));
+  }
+  if (number < 0 || static_cast<std::uint32_t>(number) >= pcre2_get_ovector_count(md)) return;
+  const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+  PCRE2_SIZE start = ov[2 * number], end = ov[2 * number + 1];
+  if (start == PCRE2_UNSET || end < start) return;
+  out.append(subject.substr(start, end - start));
+}
+
+void expand(std::string& out, std::string_view replacement, const pcre2_code* code,
+            pcre2_match_data* md, std::string_view subject) {
+  for (std::size_t i = 0; i < replacement.size(); ++i) {
+    char c = replacement[i];
+    if (c != '$' || i + 1 >= replacement.size()) {
+      out.push_back(c);
+      continue;
+    }
+    char next = replacement[i + 1];
+    if (next == '$') {
+      out.push_back('$');
+      ++i;
+    } else if (next == '{') {
+      std::size_t close = replacement.find('}', i + 2);
+      if (close == std::string_view::npos) {
+        out.push_back(c);  // no closing brace: a literal '$', as ripgrep
+        continue;
+      }
+      append_group(out, code, md, subject, replacement.substr(i + 2, close - i - 2));
+      i = close;
+    } else if (is_name_byte(next)) {
+      std::size_t end = i + 1;
+      while (end < replacement.size() && is_name_byte(replacement[end])) ++end;
+      append_group(out, code, md, subject, replacement.substr(i + 1, end - i - 1));
+      i = end - 1;
+    } else {
+      out.push_back(c);
+    }
+  }
+}
+
+}  // namespace
+
+Status PatternSet::expand_matches(std::string_view line, std::string_view replacement,
+                                  Scratch& scratch, std::vector<MatchSpan>& spans,
+                                  std::vector<std::string>& expansions) const {
+  Scratch::Impl& s = *scratch.impl_;
+  std::size_t offset = 0;
+  while (offset <= line.size()) {
+    CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, offset, s.md, s.mctx));
+    if (!hit) break;
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+    spans.push_back(MatchSpan{ov[0], ov[1]});
+    expansions.emplace_back();
+    expand(expansions.back(), replacement, impl_->line_re.get(), s.md, line);
+    offset = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
   }
   return {};
 }

@@ -71,6 +71,12 @@ class PatternSet {
   // Appends the non-overlapping matches in `line` (no line terminator) to `out`, left to right.
   Status find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out) const;
 
+  // Like find_spans, and also appends to `expansions` the replacement for each match: `replacement`
+  // with $N, ${N}, $name and ${name} expanded to capture groups (a name is the longest run of
+  // [0-9A-Za-z_]; a missing group expands to nothing) and $$ to '$', as ripgrep's -r.
+  Status expand_matches(std::string_view line, std::string_view replacement, Scratch& scratch,
+                        std::vector<MatchSpan>& spans, std::vector<std::string>& expansions) const;
+
   // True when no match can be wider than one line and Hyperscan alone decides lines.
   bool hyperscan_exact() const;
 
