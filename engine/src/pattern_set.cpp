@@ -22,9 +22,83 @@ using Pcre2Code = std::unique_ptr<pcre2_code, decltype(&pcre2_code_free)>;
 
 bool is_regex_meta(char c) { return std::strchr(".^$|?*+()[]{}\\", c) != nullptr && c != '\0'; }
 
-bool has_uppercase(std::string_view s) {
-  for (char c : s) {
-    if (c >= 'A' && c <= 'Z') return true;
+bool is_valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    // Skip ASCII eight bytes at a time.
+    while (i + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if ((w & 0x8080808080808080ULL) != 0) break;
+      i += 8;
+    }
+    if (i >= n) break;
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (len == 0 || c > 0xF4 || i + len > n) return false;
+    auto b1 = static_cast<unsigned char>(s[i + 1]);
+    if ((b1 & 0xC0) != 0x80) return false;
+    if ((c == 0xE0 && b1 < 0xA0) || (c == 0xED && b1 > 0x9F) || (c == 0xF0 && b1 < 0x90) ||
+        (c == 0xF4 && b1 > 0x8F)) {
+      return false;  // overlong, surrogate or past U+10FFFF
+    }
+    for (std::size_t k = 2; k < len; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+// True when the UTF-8 character at s[i] (of `len` bytes) is an uppercase letter (\p{Lu}).
+bool is_upper_char(std::string_view s, std::size_t i, std::size_t len) {
+  if (len == 1) return s[i] >= 'A' && s[i] <= 'Z';
+  static const pcre2_code* upper = [] {
+    int error = 0;
+    PCRE2_SIZE offset = 0;
+    return pcre2_compile(reinterpret_cast<PCRE2_SPTR>("^\\p{Lu}$"), PCRE2_ZERO_TERMINATED,
+                         PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &error, &offset, nullptr);
+  }();
+  if (upper == nullptr) return false;
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(upper, nullptr);
+  int rc = pcre2_match(upper, reinterpret_cast<PCRE2_SPTR>(s.data() + i), len, 0, 0, md, nullptr);
+  pcre2_match_data_free(md);
+  return rc >= 0;
+}
+
+std::size_t utf8_length(unsigned char c) {
+  return c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
+// Smart case (-S), as ripgrep: does the pattern hold an uppercase *literal* character? Escapes
+// (\W, \p{Greek}, \x{..}) and group names are not literals; under -F everything is.
+bool has_uppercase(std::string_view s, bool literal) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (!literal && s[i] == '\\') {
+      i += 2;
+      if (i < s.size() && s[i] == '{') {
+        std::size_t close = s.find('}', i);
+        i = close == std::string_view::npos ? s.size() : close + 1;
+      }
+      continue;
+    }
+    const bool named_group =
+        s.substr(i, 4) == "(?P<" ||
+        (s.substr(i, 3) == "(?<" && i + 3 < s.size() && s[i + 3] != '=' && s[i + 3] != '!');
+    if (!literal && named_group) {  // skip the group's name
+      std::size_t close = s.find('>', i);
+      i = close == std::string_view::npos ? s.size() : close + 1;
+      continue;
+    }
+    if (i >= s.size()) break;
+    std::size_t len = std::min(utf8_length(static_cast<unsigned char>(s[i])), s.size() - i);
+    if (is_upper_char(s, i, len)) return true;
+    i += len;
   }
   return false;
 }
@@ -76,6 +150,81 @@ Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
   return Pcre2Code(code, &pcre2_code_free);
 }
 
+// Hyperscan folds case in ASCII only, but Unicode simple case folding (PCRE2 with UCP, ripgrep)
+// also maps k to U+212A KELVIN SIGN and s to U+017F LATIN SMALL LETTER LONG S. This adds those
+// to every k/K/s/S literal of a Hyperscan expression (outside escapes and group syntax), making a
+// superset that PCRE2 then confirms. `utf8`: the expression is compiled with HS_FLAG_UTF8 (code
+// points) rather than as bytes. `changed` tells whether anything was added.
+std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed) {
+  auto extra = [utf8](char c) -> std::string_view {
+    bool k = c == 'k' || c == 'K';
+    if (utf8) return k ? "\\x{212A}" : "\\x{17F}";
+    return k ? "\\xE2\\x84\\xAA" : "\\xC5\\xBF";
+  };
+  auto is_ks = [](char c) { return c == 'k' || c == 'K' || c == 's' || c == 'S'; };
+  std::string out;
+  out.reserve(re.size() + 16);
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    char c = re[i];
+    if (c == '\\') {  // an escape, with its {...} argument if any (\x{..}, \p{..})
+      std::size_t end = std::min(i + 2, re.size());
+      if (end < re.size() && re[end] == '{') {
+        std::size_t close = re.find('}', end);
+        end = close == std::string_view::npos ? re.size() : close + 1;
+      }
+      out.append(re.substr(i, end - i));
+      i = end - 1;
+    } else if (c == '(' && i + 1 < re.size() && re[i + 1] == '?') {  // (?i) (?P<name> (?:
+      std::size_t end = re.find_first_of(":)>", i + 2);
+      end = end == std::string_view::npos ? re.size() : end + 1;
+      out.append(re.substr(i, end - i));
+      i = end - 1;
+    } else if (c == '[') {  // a class: positive ones gain the extra letters as alternatives
+      std::size_t j = i + 1;
+      bool negated = j < re.size() && re[j] == '^';
+      if (negated) ++j;
+      if (j < re.size() && re[j] == ']') ++j;
+      std::string extras;
+      for (; j < re.size() && re[j] != ']'; ++j) {
+        if (re[j] == '\\') {
+          ++j;
+          continue;
+        }
+        if (re[j] == '[' && j + 1 < re.size() && re[j + 1] == ':') {
+          std::size_t close = re.find(":]", j + 2);
+          if (close != std::string_view::npos) j = close + 1;
+          continue;
+        }
+        if (is_ks(re[j]) && !negated && extras.find(extra(re[j])) == std::string::npos) {
+          extras += "|";
+          extras += extra(re[j]);
+        }
+      }
+      std::string_view klass = re.substr(i, std::min(j + 1, re.size()) - i);
+      if (extras.empty()) {
+        out.append(klass);
+      } else {
+        changed = true;
+        out += "(?:";
+        out.append(klass);
+        out += extras;
+        out += ")";
+      }
+      i = std::min(j, re.size() - 1);
+    } else if (is_ks(c)) {
+      changed = true;
+      out += "(?:";
+      out.push_back(c);
+      out += "|";
+      out += extra(c);
+      out += ")";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 struct PatternSet::Impl {
@@ -86,9 +235,15 @@ struct PatternSet::Impl {
   HsScratchPtr hs_proto{nullptr, &hs_free_scratch};
   Pcre2Code line_re{nullptr, &pcre2_code_free};  // all patterns, for one line at a time
   Pcre2Code scan_re{nullptr, &pcre2_code_free};  // multiline, for whole buffers without Hyperscan
+  bool hs_utf8 = false;  // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
 };
 
 struct PatternSet::Scratch::Impl {
+  // The haystack last seen by find_line and whether Hyperscan may scan it (valid UTF-8, or no
+  // UTF-8 expression). A new haystack at the same address must be announced: see find_line.
+  const char* hay_data = nullptr;
+  std::size_t hay_size = 0;
+  bool hs_ok = true;
   hs_scratch_t* hs = nullptr;
   pcre2_match_data* md = nullptr;
   pcre2_match_context* mctx = nullptr;
@@ -118,7 +273,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   impl->caseless = options.case_insensitive;
   if (options.smart_case && !options.case_insensitive) {
     bool upper = false;
-    for (const std::string& p : patterns) upper = upper || has_uppercase(p);
+    for (const std::string& p : patterns) upper = upper || has_uppercase(p, options.fixed_strings);
     impl->caseless = !upper;
   }
 
@@ -161,15 +316,24 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       hs_patterns.push_back(std::move(hs_regex));
     }
     for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
-      exprs.push_back(hs_patterns[i].c_str());
       unsigned f = HS_FLAG_MULTILINE;
       if (impl->caseless) f |= HS_FLAG_CASELESS;
-      if (!is_ascii(hs_patterns[i]) || hs_patterns[i].find('\\') != std::string::npos) {
+      // Byte mode would make `.` and classes match one byte of a multibyte character, so any
+      // regex runs as UTF-8 (haystacks that are not valid UTF-8 then go to PCRE2: see find_line).
+      const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
+      if (utf8) {
         f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
+        impl->hs_utf8 = true;
+      }
+      if (impl->caseless || hs_patterns[i].find("(?i") != std::string::npos) {
+        bool changed = false;
+        hs_patterns[i] = add_unicode_case_folds(hs_patterns[i], utf8, changed);
+        if (changed) all_literal = false;  // a superset now: PCRE2 confirms
       }
       flags.push_back(f);
       ids.push_back(static_cast<unsigned>(i));
     }
+    for (const std::string& p : hs_patterns) exprs.push_back(p.c_str());
     hs_database_t* db = nullptr;
     hs_compile_error_t* err = nullptr;
     auto try_compile = [&] {
@@ -197,7 +361,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }  // else unsupported by Hyperscan even as a prefilter: PCRE2 scans alone
   }
   impl->exact = impl->hs != nullptr && all_literal && !options.word;
-  if (impl->hs == nullptr) {
+  {  // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack
     std::string scan_regex = options.line ? "^(?:" + alternation + ")$" : alternation;
     if (options.word) scan_regex = "(?<!\\w)(?:" + scan_regex + ")(?!\\w)";
     CTX_TRY_ASSIGN(impl->scan_re,
@@ -286,7 +450,12 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
                                                       Scratch& scratch) const {
   Scratch::Impl& s = *scratch.impl_;
   if (from > hay.size()) return std::optional<LineSpan>{};
-  if (impl_->hs != nullptr) {
+  if (impl_->hs_utf8 && (s.hay_data != hay.data() || s.hay_size != hay.size() || from == 0)) {
+    s.hay_data = hay.data();
+    s.hay_size = hay.size();
+    s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
+  }
+  if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
     ScanContext ctx{impl_->line_re.get(), impl_->exact, hay,  from,  from,
                     std::nullopt,         std::nullopt, s.md, s.mctx};
     std::string_view rest = hay.substr(from);
@@ -314,11 +483,17 @@ Status PatternSet::find_spans(std::string_view line, Scratch& scratch,
                               std::vector<MatchSpan>& out) const {
   Scratch::Impl& s = *scratch.impl_;
   std::size_t offset = 0;
+  std::size_t last_end = std::string_view::npos;  // end of the last non-empty match
   while (offset <= line.size()) {
     CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, offset, s.md, s.mctx));
     if (!hit) break;
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+    if (ov[0] == ov[1] && ov[0] == last_end) {  // as Rust regex: no empty match where one ended
+      offset = ov[0] + 1;
+      continue;
+    }
     out.push_back(MatchSpan{ov[0], ov[1]});
+    if (ov[1] > ov[0]) last_end = ov[1];
     offset = ov[1] > ov[0] ? ov[1] : ov[1] + 1;  // an empty match moves on by one byte
   }
   return {};
@@ -386,10 +561,16 @@ Status PatternSet::expand_matches(std::string_view line, std::string_view replac
                                   std::vector<std::string>& expansions) const {
   Scratch::Impl& s = *scratch.impl_;
   std::size_t offset = 0;
+  std::size_t last_end = std::string_view::npos;  // end of the last non-empty match
   while (offset <= line.size()) {
     CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, offset, s.md, s.mctx));
     if (!hit) break;
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+    if (ov[0] == ov[1] && ov[0] == last_end) {
+      offset = ov[0] + 1;
+      continue;
+    }
+    if (ov[1] > ov[0]) last_end = ov[1];
     spans.push_back(MatchSpan{ov[0], ov[1]});
     expansions.emplace_back();
     expand(expansions.back(), replacement, impl_->line_re.get(), s.md, line);
