@@ -83,6 +83,7 @@ class OutputStream {
   OutputStream& operator=(const OutputStream&) = delete;
   void stream(std::string& buffer);  // writes and clears `buffer`
   void finish(std::string& buffer);  // writes the rest and clears `buffer`
+  bool broken_pipe() const { return out_.broken_pipe(); }
 
  private:
   Output& out_;

@@ -132,7 +132,7 @@ class FilePrinter final : public engine::LineSink {
         }
         w_.out.push_back('\n');
       }
-    } else if (p_.only_matching) {
+    } else if (p_.only_matching && !invert_) {
       for (const engine::MatchSpan& m : w_.spans) {
         prefix(line_number, m.start + 1, offset + m.start, ':');
         append_match(match_text(line, static_cast<std::size_t>(&m - w_.spans.data())));
@@ -146,7 +146,8 @@ class FilePrinter final : public engine::LineSink {
       w_.out.push_back('\n');
     }
     if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
-    return engine::Flow::kContinue;
+    // Nobody reads any more (EPIPE): stop, as ripgrep does.
+    return stream_.broken_pipe() ? engine::Flow::kStop : engine::Flow::kContinue;
   }
 
   engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
@@ -425,6 +426,7 @@ class Search {
       matched_.store(true, std::memory_order_relaxed);
       if (args_.quiet) stop_.store(true, std::memory_order_relaxed);
     }
+    if (out_.broken_pipe()) stop_.store(true, std::memory_order_relaxed);
     if (args_.quiet) w.out.clear();
     stream.finish(w.out);
     if (!printer.binary_warning().empty()) out_.warn(printer.binary_warning());
@@ -597,6 +599,7 @@ int run_search(Args& args) {
     patterns.push_back(paths.front());
     paths.erase(paths.begin());
   }
+  if (args.search.max_count == std::optional<std::uint64_t>(0)) return 1;  // -m 0, as ripgrep
   auto compiled = engine::PatternSet::compile(patterns, args.pattern);
   if (!compiled.ok()) {
     print_error(compiled.error().detail);

@@ -137,8 +137,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     transcoded = utf16_to_utf8(hay.substr(2), hay[0] == '\xFF');
     hay = transcoded;
   } else if (hay.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
-    hay.remove_prefix(kUtf8Bom.size());
-    base_offset = kUtf8Bom.size();
+    hay.remove_prefix(kUtf8Bom.size());  // offsets count from after the BOM, as ripgrep
   }
   const void* nul =
       options.binary == BinaryMode::kText ? nullptr : std::memchr(hay.data(), '\0', hay.size());

@@ -579,17 +579,6 @@ OPEN_BUGS = [
      "under --files-without-match",
      lambda c: any(b"\x00" in c.tree.files[p] for p in c.explicit_files()),
      lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
-    ("invert-only-matching",
-     "-v with -o prints each selected line whole in rg 14 (a non-matching line has no match to "
-     "cut); ctxsearch prints nothing for it",
-     lambda c: c.has("-v") and c.has("-o"),
-     lambda c: drop_flags(c, "-o")),
-    ("bom-byte-offset",
-     "-b on a file starting with a UTF-8 BOM: rg 14 strips the BOM and counts offsets from after "
-     "it (first line at 0); ctxsearch counts the BOM (first line at 3)",
-     lambda c: c.has("-b") and any(c.tree.files[p].startswith(b"\xef\xbb\xbf")
-                                   for p in c.searched_files()),
-     lambda c: map_files(c, lambda d: d[3:] if d.startswith(b"\xef\xbb\xbf") else d)),
     ("posix-class-ascii",
      "POSIX classes: rg 14 (Rust regex) reads `[[:upper:]]` as `[A-Z]` and `[[:alpha:]]` as "
      "`[A-Za-z]`, ASCII only; ctxsearch (PCRE2 with UCP) reads them as Unicode classes: "
@@ -597,11 +586,6 @@ OPEN_BUGS = [
      lambda c: not c.has("-P") and any("[:" in p for p in c.patterns),
      lambda c: c.copy(patterns=[p.replace("[:upper:]", "A-Z").replace("[:alpha:]", "A-Za-z")
                                 for p in c.patterns])),
-    ("max-count-zero",
-     "-m 0: rg 14 exits 1 at once, searching nothing and reporting no missing path; ctxsearch "
-     "walks the paths: exit 2 for a missing one, --files-without-match lists every file",
-     lambda c: "-m" in c.flags and c.flags[c.flags.index("-m") + 1] == "0",
-     lambda c: None),
     ("word-next-to-invalid-utf8",
      "-w where the byte before (start) or after (end) a match is not the edge of a valid UTF-8 "
      "character: rg 14's half word boundaries fail there, ctxsearch's PCRE2 look-arounds see a "
