@@ -479,8 +479,10 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
   return std::optional<LineSpan>{};
 }
 
-Status PatternSet::find_spans(std::string_view line, Scratch& scratch,
-                              std::vector<MatchSpan>& out) const {
+// Calls on_match(match_data) for each match of line_re in `line`, left to right, as Rust regex
+// iterates: an empty match moves on by one byte, and none is reported where a match just ended.
+template <typename OnMatch>
+Status PatternSet::each_match(std::string_view line, Scratch& scratch, OnMatch&& on_match) const {
   Scratch::Impl& s = *scratch.impl_;
   std::size_t offset = 0;
   std::size_t last_end = std::string_view::npos;  // end of the last non-empty match
@@ -488,15 +490,23 @@ Status PatternSet::find_spans(std::string_view line, Scratch& scratch,
     CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, offset, s.md, s.mctx));
     if (!hit) break;
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
-    if (ov[0] == ov[1] && ov[0] == last_end) {  // as Rust regex: no empty match where one ended
+    if (ov[0] == ov[1] && ov[0] == last_end) {
       offset = ov[0] + 1;
       continue;
     }
-    out.push_back(MatchSpan{ov[0], ov[1]});
     if (ov[1] > ov[0]) last_end = ov[1];
-    offset = ov[1] > ov[0] ? ov[1] : ov[1] + 1;  // an empty match moves on by one byte
+    on_match(s.md);
+    offset = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
   }
   return {};
+}
+
+Status PatternSet::find_spans(std::string_view line, Scratch& scratch,
+                              std::vector<MatchSpan>& out) const {
+  return each_match(line, scratch, [&](pcre2_match_data* md) {
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    out.push_back(MatchSpan{ov[0], ov[1]});
+  });
 }
 
 namespace {
@@ -559,24 +569,12 @@ void expand(std::string& out, std::string_view replacement, const pcre2_code* co
 Status PatternSet::expand_matches(std::string_view line, std::string_view replacement,
                                   Scratch& scratch, std::vector<MatchSpan>& spans,
                                   std::vector<std::string>& expansions) const {
-  Scratch::Impl& s = *scratch.impl_;
-  std::size_t offset = 0;
-  std::size_t last_end = std::string_view::npos;  // end of the last non-empty match
-  while (offset <= line.size()) {
-    CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, offset, s.md, s.mctx));
-    if (!hit) break;
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
-    if (ov[0] == ov[1] && ov[0] == last_end) {
-      offset = ov[0] + 1;
-      continue;
-    }
-    if (ov[1] > ov[0]) last_end = ov[1];
+  return each_match(line, scratch, [&](pcre2_match_data* md) {
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     spans.push_back(MatchSpan{ov[0], ov[1]});
     expansions.emplace_back();
-    expand(expansions.back(), replacement, impl_->line_re.get(), s.md, line);
-    offset = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
-  }
-  return {};
+    expand(expansions.back(), replacement, impl_->line_re.get(), md, line);
+  });
 }
 
 }  // namespace ctx::engine

@@ -83,6 +83,8 @@ class PatternSet {
  private:
   struct Impl;
   explicit PatternSet(std::unique_ptr<Impl> impl);
+  template <typename OnMatch>  // defined and used in pattern_set.cpp only
+  Status each_match(std::string_view line, Scratch& scratch, OnMatch&& on_match) const;
   std::unique_ptr<Impl> impl_;
 };
 
