@@ -139,7 +139,10 @@ bench_corpus() {
     for a in rg13 rg14; do for b in ctxsearch rg14; do
       [ "$a" != "$b" ] && [ -f "$O/out-$a" ] && [ -f "$O/out-$b" ] || continue
       cmp -s "$O/out-$a" "$O/out-$b" && continue
-      { echo "# $q: sorted output of $a (<) vs $b (>)"; diff "$O/out-$a" "$O/out-$b" | head -200; } > "$O/diff-$q-$a-vs-$b.txt"
+      { echo "# $q: sorted output of $a (<) vs $b (>); differing lines per file, then the first 200 diff lines"
+        diff "$O/out-$a" "$O/out-$b" | LC_ALL=C awk '/^[<>] /{s = substr($0, 3); i = index(s, ":");
+          print substr($0, 1, 1), (i ? substr(s, 1, i - 1) : s)}' | sort | uniq -c | sort -rn | head -20
+        diff "$O/out-$a" "$O/out-$b" | head -200; } > "$O/diff-$q-$a-vs-$b.txt"
     done; done
     rm -f "$O"/out-*
     find "$O" -name "err-$q-*.txt" -empty -delete
