@@ -121,6 +121,12 @@ Result<std::string_view> FileBuffer::read(const char* path, bool stop_at_nul) {
     if (n == 0) break;
     const std::size_t before = got;
     got += static_cast<std::size_t>(n);
+    // A UTF-16 file (BOM) is full of NULs and is text: read it whole.
+    if (before == 0 && got >= 2 &&
+        ((data_[0] == '\xFF' && data_[1] == '\xFE') ||
+         (data_[0] == '\xFE' && data_[1] == '\xFF'))) {
+      stop_at_nul = false;
+    }
     if (stop_at_nul && std::memchr(data_.get() + before, '\0', got - before) != nullptr) break;
   }
   return std::string_view(data_.get(), got);
