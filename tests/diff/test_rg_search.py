@@ -67,6 +67,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 import warnings
 
 CTX = os.environ.get("CTXSEARCH") or shutil.which("rg") or "rg"
@@ -117,22 +118,30 @@ COMMON_WORDS = [
     "αβγ", "Ωμέγα", "ελληνικά", "ΣΟΦΙΑ", "σοφία", "привет", "Мир", "мир", "中文", "日本語",
     "Straße", "STRASSE", "é", "naïve", "über",
 ]
+# Characters where Unicode \\w definitions differ (Rust: Alphabetic, marks, Nd, Pc, Join_Control;
+# PCRE2: letters, all numbers, `_`), only in "wordy" files.
+WORDY_WORDS = ["x²", "H₂O", "½", "e\u0301t\u00e9", "a‿b", "Ⓐ", "a\u200db", "Ⅻ", "٣", "foo²"]
 # Unicode simple case-folding variants of ASCII letters, only in "fold" files.
 FOLD_WORDS = [KELVIN, LONG_S, KELVIN + "elvin", "me" + LONG_S + LONG_S, "ǅ"]
 INVALID = [b"\xff", b"\xc3", b"\xe2\x82", b"\x80", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf5"]
 SEPS = [" ", " ", " ", " ", "\t", ", ", "  ", ".", "", "(", ")", ": "]
 
 
-def gen_word(rng, invalid_rate, fold_rate=0.0):
+def gen_word(rng, invalid_rate, fold_rate=0.0, wordy_rate=0.0):
     r = rng.random()
-    w = (rng.choice(FOLD_WORDS) if r < fold_rate else rng.choice(COMMON_WORDS)).encode()
+    if r < fold_rate:
+        w = rng.choice(FOLD_WORDS).encode()
+    elif r < fold_rate + wordy_rate:
+        w = rng.choice(WORDY_WORDS).encode()
+    else:
+        w = rng.choice(COMMON_WORDS).encode()
     if rng.random() < invalid_rate:
         bad = rng.choice(INVALID)
         w = rng.choice([bad + w, w + bad, w[:1] + bad + w[1:], bad])
     return w
 
 
-def gen_line(rng, invalid_rate=0.0, max_words=8, fold_rate=0.0):
+def gen_line(rng, invalid_rate=0.0, max_words=8, fold_rate=0.0, wordy_rate=0.0):
     r = rng.random()
     if r < 0.07:
         return b""
@@ -144,7 +153,7 @@ def gen_line(rng, invalid_rate=0.0, max_words=8, fold_rate=0.0):
     for i in range(rng.randint(1, max_words)):
         if i:
             parts.append(rng.choice(SEPS).encode())
-        parts.append(gen_word(rng, invalid_rate, fold_rate))
+        parts.append(gen_word(rng, invalid_rate, fold_rate, wordy_rate))
     if rng.random() < 0.05:
         parts.append(b" ")
     return b"".join(parts)
@@ -209,6 +218,8 @@ FILE_KINDS = [
     ("bom", 1, lambda rng: b"\xef\xbb\xbf" + gen_text(rng)),
     ("fold", 1, lambda rng: join([gen_line(rng, fold_rate=0.2)
                                   for _ in range(rng.randint(1, 10))])),
+    ("wordy", 1, lambda rng: join([gen_line(rng, wordy_rate=0.25)
+                                   for _ in range(rng.randint(1, 10))])),
     ("bin-early", 1, gen_binary_early),
     ("bin-late", 1, gen_binary_late),
 ]
@@ -465,6 +476,8 @@ def run_binary(binary, case, ws):
         return Outcome(p.returncode, p.stdout, p.stderr)
     except subprocess.TimeoutExpired:
         return Outcome(-999, b"", b"timeout after %ds" % TIMEOUT_S)
+    except OSError as e:  # e.g. the binary is being relinked: a failure, not a crash of the test
+        return Outcome(-998, b"", ("cannot run %s: %s" % (binary, e)).encode())
 
 
 def run_pair(oracle, subject, case):
@@ -498,6 +511,67 @@ def searches_non_ascii(case):
 
 def without_non_ascii(data):
     return bytes(b for b in data if b < 0x80)
+
+
+def word_class_differs(ch):
+    """Non-ASCII characters whose \\w membership may differ between Rust regex (rg) and PCRE2
+    10.42 with UCP (ctxsearch): other numbers, marks, connector punctuation, symbols, format
+    characters (a superset: the ablation proves the rest agrees)."""
+    return ord(ch) >= 0x80 and unicodedata.category(ch) in ("No", "Mn", "Mc", "Me", "Pc", "So",
+                                                            "Cf")
+
+
+def searches_word_edge(case):
+    return any(any(word_class_differs(ch) for ch in case.tree.files[p].decode("utf-8", "ignore"))
+               for p in case.searched_files())
+
+
+def without_word_edge(data):
+    text = data.decode("utf-8", "surrogateescape")
+    return "".join(ch for ch in text if not word_class_differs(ch)).encode(
+        "utf-8", "surrogateescape")
+
+
+def uses_word_class(case):
+    return case.has("-w") or any(
+        any(e in p for e in ("\\w", "\\W", "\\b", "\\B")) for p in case.patterns)
+
+
+def rg_pcre2_smart_caseless(patterns):
+    """rg 14's smart case under -P: any uppercase character not right after a backslash."""
+    for p in patterns:
+        i = 0
+        while i < len(p):
+            if p[i] == "\\":
+                i += 2
+                continue
+            if p[i].isupper():
+                return False
+            i += 1
+    return True
+
+
+def rg_smart_caseless(patterns):
+    """rg 14's smart case without -P: uppercase literal characters (escapes such as \\W or
+    \\p{Greek} and POSIX class names do not count)."""
+    for p in patterns:
+        text = re.sub(r"\\[pP](\{[^}]*\}|.)", "", p)
+        text = re.sub(r"\[:[a-z]+:\]", "", text)
+        text = re.sub(r"\\.", "", text)
+        if any(ch.isupper() for ch in text):
+            return False
+    return True
+
+
+def case_mode(case):
+    """The last of -i, -s, -S wins (as in rg): "-i", "-s", "-S" or None."""
+    modes = [f for f in case.flags if f in ("-i", "-s", "-S")]
+    return modes[-1] if modes else None
+
+
+def without_smart_case(case, caseless):
+    flags = [f for f in case.flags if f not in ("-i", "-s", "-S")]
+    return case.copy(flags=flags + (["-i"] if caseless else []))
 
 
 def searches_binary(case):
@@ -585,6 +659,20 @@ OPEN_BUGS = [
      lambda c: not c.has("-P") and any("[:" in p for p in c.patterns),
      lambda c: c.copy(patterns=[p.replace("[:upper:]", "A-Z").replace("[:alpha:]", "A-Za-z")
                                 for p in c.patterns])),
+    ("pcre2-smart-case",
+     "-P with -S: rg 14 counts any uppercase character not right after a backslash, so "
+     "`-P -S '\\p{Han}|\\Sfoo'` is case-sensitive (the `H`) and does not match `.FOO`; ctxsearch "
+     "applies its non--P rule (escapes never count) and matches",
+     lambda c: c.has("-P") and case_mode(c) == "-S"
+     and rg_pcre2_smart_caseless(c.patterns) != rg_smart_caseless(c.patterns),
+     lambda c: without_smart_case(c, rg_pcre2_smart_caseless(c.patterns))),
+    ("unicode-word-chars",
+     "\\w, \\W, \\b, -w: Rust's \\w (rg 14) is Alphabetic + marks + Nd + Pc + Join_Control, "
+     "PCRE2 10.42's (UCP) is letters + all numbers + `_`: `-o '\\w+'` on `x₀y` prints `x`, `y` in "
+     "rg and `x₀y` in ctxsearch; on `e\u0301t\u00e9` (combining acute) rg prints it whole, "
+     "ctxsearch `e` and `t\u00e9`; `a‿b`, `Ⓐ`, ZWJ likewise",
+     lambda c: uses_word_class(c) and searches_word_edge(c),
+     lambda c: map_files(c, without_word_edge)),
     ("word-next-to-invalid-utf8",
      "-w where the byte before (start) or after (end) a match is not the edge of a valid UTF-8 "
      "character: rg 14's half word boundaries fail there, ctxsearch's PCRE2 look-arounds see a "
