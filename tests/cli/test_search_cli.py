@@ -9,8 +9,9 @@ input, and stdin = /dev/null searching the cwd), the standard line format (path:
 -b, -o, --null, CRLF kept), --heading (a blank line between files, none at the end; no heading
 for a single file unless -H), -l / -c / --count-matches / --files-without-match with and without
 --null, -m N (with -c and -v), binary files found by the walk vs named on the command line
-(`binary file matches (found "\\0" byte around offset N)`), -a and --binary, and a file with
-millions of matching lines piped to `head -1` (no hang; EPIPE ends the search early).
+(`binary file matches (found "\\0" byte around offset N)`), -a and --binary, a file with
+millions of matching lines piped to `head -1` (no hang; EPIPE ends the search early), and stdin
+searched as it arrives (a 64 MiB stream whose reader leaves after one line is not read whole).
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
@@ -27,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 CTX = os.environ.get("CTXSEARCH") or shutil.which("rg") or "rg"
@@ -52,6 +54,10 @@ IS_RG = CTX_VERSION.startswith("ripgrep")
 # Disagreements with rg 14 found by these cases (and tests/diff/test_rg_search.py), reported,
 # not yet fixed. Remove an entry once fixed.
 OPEN_BUGS = {
+    "stdin-not-streamed":
+        "stdin is read whole before it is searched: `yes foo | ctxsearch foo | head -1` never "
+        "ends (memory grows), `tail -f log | ctxsearch x` prints nothing; rg searches stdin as "
+        "it arrives and stops at EPIPE",
     "binary-walked":
         "a binary file found by the walk: rg 14 searches no line of the read buffer holding the "
         "first NUL (an early NUL: nothing, exit 1 when nothing else matched), prints "
@@ -369,8 +375,9 @@ BIG_LINES = 5_000_000
 
 @case
 def millions_of_matches_into_head_stops_early():
-    """`ctxsearch foo big | head -1`: prints one line, does not hang, and (like rg) stops soon
-    after EPIPE: well under the time of the full search into /dev/null."""
+    """`ctxsearch foo big | head -1` and `cat big | ctxsearch foo | head -1`: one line, no hang,
+    no message, exit 0/1/141. The file form must also stop soon after EPIPE: well under the time
+    of the full search into /dev/null (best of three tries, as the machine may be busy)."""
     t = Tree({})
     try:
         with open(t.p("big.txt"), "wb") as f:
@@ -381,37 +388,96 @@ def millions_of_matches_into_head_stops_early():
                                stderr=subprocess.PIPE, timeout=TIMEOUT * 3)
         full = time.time() - start
         check(p.returncode == 0, "full run: rc %d stderr %r" % (p.returncode, p.stderr[:300]))
-        slow = []
         for what, cmd in (("file", "%s foo big.txt | head -1"),
                           ("stdin", "cat big.txt | %s foo | head -1")):
-            start = time.time()
-            try:
-                q = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd % shell_quote(CTX)
-                                    + "; echo \" ${PIPESTATUS[*]}\" >&2"],
-                                   cwd=t.root, env=t.env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, timeout=TIMEOUT * 3)
-            except subprocess.TimeoutExpired:
-                raise AssertionError("%s: `%s` hung" % (what, cmd % PROG))
-            took = time.time() - start
-            check(q.stdout == b"foo matching line\n", "%s: stdout %r" % (what, q.stdout[:200]))
-            err = q.stderr.decode(errors="replace")
-            status = err.strip().splitlines()[-1].split() if err.strip() else []
-            ctx_status = status[-2] if len(status) >= 2 else "?"
-            # ctxsearch ends quietly on EPIPE: exit 0, 1 (what rg 14 does) or a SIGPIPE death
-            # (141); no message
-            check(ctx_status in ("0", "1", "141"), "%s: ctxsearch exit status %s (%r)"
-                  % (what, ctx_status, err))
-            noise = [l for l in err.splitlines()[:-1] if l.strip()]
-            check(not noise, "%s: unexpected stderr %r" % (what, noise))
+            best = None
+            for _ in range(3):
+                took = head_one(t, what, cmd)
+                best = took if best is None else min(best, took)
+                if what == "stdin" or took <= max(0.5, full * 0.5):
+                    break
             print("    %s | head -1: %.2fs (full search into /dev/null: %.2fs)"
-                  % (what, took, full))
-            if took > max(0.5, full * 0.5):
-                slow.append("%s: `%s` took %.2fs, the full search %.2fs"
-                            % (what, cmd % PROG, took, full))
-        check(not slow, "; ".join(slow))
+                  % (what, best, full))
+            if what == "file":
+                check(best <= max(0.5, full * 0.5), "`%s` took %.2fs, the full search %.2fs"
+                      % (cmd % PROG, best, full))
     finally:
         t.close()
 
+
+def head_one(t, what, cmd):
+    """Runs `cmd` (a pipeline into head -1) and checks its output; returns the seconds taken."""
+    start = time.time()
+    try:
+        q = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd % shell_quote(CTX)
+                            + "; echo \" ${PIPESTATUS[*]}\" >&2"],
+                           cwd=t.root, env=t.env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT * 3)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("%s: `%s` hung" % (what, cmd % PROG))
+    took = time.time() - start
+    check(q.stdout == b"foo matching line\n", "%s: stdout %r" % (what, q.stdout[:200]))
+    err = q.stderr.decode(errors="replace")
+    status = err.strip().splitlines()[-1].split() if err.strip() else []
+    ctx_status = status[-2] if len(status) >= 2 else "?"
+    # ctxsearch ends quietly on EPIPE: exit 0, 1 (what rg 14 does) or a SIGPIPE death (141)
+    check(ctx_status in ("0", "1", "141"), "%s: ctxsearch exit status %s (%r)"
+          % (what, ctx_status, err))
+    noise = [l for l in err.splitlines()[:-1] if l.strip()]
+    check(not noise, "%s: unexpected stderr %r" % (what, noise))
+    return took
+
+
+STREAM_BYTES = 64 << 20
+
+
+@case
+def stdin_is_searched_as_it_arrives():
+    """A 64 MiB stdin stream of matching lines whose reader closes after the first output line
+    (`yes foo | ctxsearch foo | head -1`): ripgrep reads a few hundred KiB, fills its output
+    buffer, hits EPIPE and exits; a searcher that reads all of stdin first takes the whole
+    stream (and never ends on an endless one). The bytes ctxsearch consumed are counted."""
+    chunk = b"foo matching line\n" * 4096
+    p = subprocess.Popen([CTX, "foo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=tree().env, cwd=tree().root)
+    written = [0]
+
+    def writer():
+        try:
+            while written[0] < STREAM_BYTES:
+                p.stdin.write(chunk)
+                written[0] += len(chunk)
+            p.stdin.close()
+        except (BrokenPipeError, ValueError, OSError):
+            pass
+
+    th = threading.Thread(target=writer, daemon=True)
+    th.start()
+    try:
+        first = p.stdout.readline()
+        p.stdout.close()  # head -1 exits
+        try:
+            rc = p.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            raise AssertionError("`%s foo` did not end after its reader closed" % PROG)
+    finally:
+        th.join(timeout=TIMEOUT)
+        err = p.stderr.read().decode(errors="replace")
+        p.stderr.close()
+    check(first == b"foo matching line\n", "first line %r" % first)
+    check(rc in (0, 1, -13), "exit status %d, stderr %r" % (rc, err))
+    check(not err.strip(), "unexpected stderr %r" % err)
+    print("    ctxsearch consumed %.1f MiB of the %d MiB stream" % (written[0] / 2**20,
+                                                                 STREAM_BYTES >> 20))
+    if written[0] > STREAM_BYTES // 4:
+        raise OpenBug("[stdin-not-streamed] ctxsearch read %.1f MiB of stdin before its first "
+                      "output line reached the reader (rg: a few hundred KiB)"
+                      % (written[0] / 2**20))
+
+
+stdin_is_searched_as_it_arrives.open_bug = "stdin-not-streamed"
 
 
 def main():
