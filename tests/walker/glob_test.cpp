@@ -25,6 +25,8 @@
 #include <string>
 #include <string_view>
 
+#include "../shown.hpp"
+
 namespace {
 
 using ctx::walker::Glob;
@@ -61,22 +63,7 @@ const char* mode_name(Mode mode) {
   return "?";
 }
 
-// The bytes of `s` with the unprintable ones escaped, for failure messages.
-std::string shown(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "'";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(ch);
-    } else {
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out + "'";
-}
+using ctx::testing::shown;
 
 void check_table(std::span<const GlobCase> cases) {
   for (const GlobCase& c : cases) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "../shown.hpp"
 #include "ctx/walker/match.hpp"
 
 namespace {
@@ -51,22 +52,7 @@ const char* kind_name(MatchKind kind) {
   return "?";
 }
 
-// The bytes of `s` with the unprintable ones escaped, for failure messages.
-std::string shown(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "'";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(ch);
-    } else {
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out + "'";
-}
+using ctx::testing::shown;
 
 void check_table(std::span<const IgnoreCase> cases) {
   for (const IgnoreCase& c : cases) {
