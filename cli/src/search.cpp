@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "ctx/base/file_buffer.hpp"
+#include "ctx/base/json.hpp"
 #include "ctx/engine/pattern_set.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
-#include "json.hpp"
 #include "output.hpp"
 
 namespace ctx::cli {

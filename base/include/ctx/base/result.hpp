@@ -27,11 +27,13 @@ struct [[nodiscard]] Error {
   static Error from_errno(int err, std::string_view path);
 };
 
-template <typename T>
+// A value or an error. `E` is `Error` everywhere except where a module has a richer error
+// vocabulary of its own (agent/'s ToolError); CTX_TRY works with any `E`.
+template <typename T, typename E = Error>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
-  Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(E error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -53,38 +55,38 @@ class [[nodiscard]] Result {
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  const Error& error() const& {
+  const E& error() const& {
     assert(!ok());
     return std::get<1>(v_);
   }
-  Error&& error() && {
+  E&& error() && {
     assert(!ok());
     return std::get<1>(std::move(v_));
   }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
-template <>
-class [[nodiscard]] Result<void> {
+template <typename E>
+class [[nodiscard]] Result<void, E> {
  public:
   Result() = default;
   // NOLINTNEXTLINE(google-explicit-constructor): `return Error{...};` is the point
-  Result(Error error) : error_(std::move(error)), ok_(false) {}
+  Result(E error) : error_(std::move(error)), ok_(false) {}
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  const Error& error() const& {
+  const E& error() const& {
     assert(!ok_);
     return error_;
   }
-  Error&& error() && {
+  E&& error() && {
     assert(!ok_);
     return std::move(error_);
   }
 
  private:
-  Error error_{ErrorCode::kIo, {}};
+  E error_{};
   bool ok_ = true;
 };
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace ctx::cli {
+namespace ctx {
 
 bool is_valid_utf8(std::string_view s);
 // Appends `s` as a JSON string literal (quotes included), escaping as serde_json does.
@@ -13,4 +13,4 @@ void append_json_string(std::string& out, std::string_view s);
 // Appends {"text":"..."} or {"bytes":"<base64>"}.
 void append_json_data(std::string& out, std::string_view s);
 
-}  // namespace ctx::cli
+}  // namespace ctx

@@ -1,10 +1,10 @@
-#include "json.hpp"
+#include "ctx/base/json.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdint>
 
-namespace ctx::cli {
+namespace ctx {
 
 bool is_valid_utf8(std::string_view s) {
   std::size_t i = 0;
@@ -111,4 +111,4 @@ void append_json_data(std::string& out, std::string_view s) {
   out += "\"}";
 }
 
-}  // namespace ctx::cli
+}  // namespace ctx

@@ -1,0 +1,60 @@
+// Tool parameters: one table per tool (`ParamSpec`) drives both argument validation and the JSON
+// Schema that tools/list publishes, as the CLI's flag table drives parsing and --help.
+//
+// Validation accepts what small models actually send: parameter aliases (`query` for `pattern`,
+// `file_path` for `path`), null / "" / "null" for an absent optional parameter, numbers sent as
+// strings ("20"), booleans as "true"/"false"; it rejects unknown parameters with a message that
+// lists the valid ones.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctx/agent/tool_error.hpp"
+
+namespace ctx::agent {
+
+enum class ParamType : std::uint8_t { kString, kInteger, kBoolean };
+
+struct ParamSpec {
+  std::string_view name;
+  ParamType type;
+  std::string_view description;  // short; written for small models
+  bool required = false;
+  std::vector<std::string_view> aliases = {};
+  std::vector<std::string_view> choices = {};  // allowed strings (a JSON Schema enum)
+  std::int64_t min = 0;                        // integers only
+  std::int64_t max = INT64_MAX;                // integers only
+};
+
+class ToolArgs {
+ public:
+  std::optional<std::string> string(std::string_view name) const;
+  std::optional<std::int64_t> integer(std::string_view name) const;
+  std::optional<bool> boolean(std::string_view name) const;
+  bool has(std::string_view name) const;
+
+ private:
+  friend Expected<ToolArgs> parse_tool_args(std::string_view, std::span<const ParamSpec>);
+  struct Value {
+    std::string name;  // canonical parameter name
+    ParamType type;
+    std::string text;
+    std::int64_t number = 0;
+    bool flag = false;
+  };
+  const Value* find(std::string_view name) const;
+  std::vector<Value> values_;
+};
+
+// Parses `json` (an object, or empty / "null" for no arguments) against `params`.
+Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamSpec> params);
+
+// {"type":"object","properties":{...},"required":[...],"additionalProperties":false}
+std::string input_schema(std::span<const ParamSpec> params);
+
+}  // namespace ctx::agent

@@ -1,0 +1,95 @@
+// The read-only tools a coding agent calls: read_file, list_directory, search_files, find_files,
+// file_info. One registry serves the MCP server and the `ctxsearch tool` CLI, so both give the
+// same results. Every path goes through the Sandbox, every result through the Policy, every text
+// through a BudgetWriter.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctx/agent/budget.hpp"
+#include "ctx/agent/policy.hpp"
+#include "ctx/agent/sandbox.hpp"
+#include "ctx/agent/tool_error.hpp"
+
+namespace ctx::agent {
+
+// Limits on every call (configurable in the project file and by flags).
+struct Limits {
+  std::uint32_t deadline_ms = 10'000;  // wall time per call; partial results are flagged
+  std::uint64_t max_search_file_bytes = 16 << 20;  // larger files are skipped as too_large
+  std::uint64_t max_visited = 2'000'000;           // entries a walk may visit per call
+  std::size_t max_results = 1'000;                 // hard cap on max_results parameters
+  std::size_t max_collected_matches = 50'000;      // matches kept per search before it stops
+  std::size_t max_line_bytes = 500;                // longer lines are clipped with a marker
+  std::size_t max_output_bytes = 1 << 20;          // of the rendered text, whatever the budget
+};
+
+struct AgentConfig {
+  PolicyConfig policy;
+  Limits limits;
+  std::size_t context_window = 32'768;  // --context-window; the default budget is 25% of it
+  std::size_t default_max_tokens() const { return context_window / 4; }
+};
+
+// Reads a project config file (`.ctxsearch.json`): {"allow": [...], "deny": [...],
+// "protect": [...], "no_default_protect": bool, "context_window": N, "limits": {"deadline_ms": N,
+// ...}}. Unknown keys are errors naming the valid ones.
+Expected<AgentConfig> read_config_file(const std::string& path);
+
+// State kept between calls by a long-lived server (cached search results behind cursors). The
+// one-shot CLI passes none and re-runs work when given a cursor.
+class SessionState {
+ public:
+  SessionState();
+  ~SessionState();
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+struct CallContext {
+  const Sandbox& sandbox;
+  const Policy& policy;
+  const TokenCounter& counter;
+  const AgentConfig& config;
+  std::chrono::steady_clock::time_point deadline;
+  const std::atomic<bool>* cancelled = nullptr;  // set by notifications/cancelled
+  SessionState* session = nullptr;
+
+  bool expired() const {
+    return (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) ||
+           std::chrono::steady_clock::now() >= deadline;
+  }
+};
+
+struct ToolOutput {
+  std::string structured;  // JSON object: the tool's result, with {truncated, total, shown,
+                           // next_cursor} and only the items the text shows
+  std::string text;        // what the model reads, within the token budget
+  bool truncated = false;
+  std::size_t tokens = 0;  // of `text`, by the context's counter
+};
+
+struct ToolSpec {
+  std::string_view name;
+  std::string_view description;  // short, for small models: what it does, when to use it
+  std::string input_schema;      // JSON Schema of the arguments
+  std::string output_schema;     // JSON Schema of `structured`
+};
+
+const std::vector<ToolSpec>& tool_specs();
+
+// Runs tool `name` with `arguments_json`. Unknown tools and bad arguments are ToolErrors.
+Expected<ToolOutput> call_tool(std::string_view name, std::string_view arguments_json,
+                               const CallContext& context);
+
+}  // namespace ctx::agent

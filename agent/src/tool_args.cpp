@@ -1,0 +1,229 @@
+#include "ctx/agent/tool_args.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <charconv>
+
+#include "json_writer.hpp"
+
+namespace ctx::agent {
+
+namespace {
+
+std::string valid_names(std::span<const ParamSpec> params) {
+  std::string names;
+  for (const ParamSpec& p : params) {
+    if (!names.empty()) names += ", ";
+    names += p.name;
+  }
+  return names.empty() ? "none" : names;
+}
+
+ToolError invalid(std::string message, std::string hint) {
+  return ToolError{ToolErrorCode::kInvalidArgument, std::move(message), std::move(hint)};
+}
+
+const ParamSpec* find_param(std::span<const ParamSpec> params, std::string_view key) {
+  for (const ParamSpec& p : params) {
+    if (p.name == key) return &p;
+    for (std::string_view alias : p.aliases) {
+      if (alias == key) return &p;
+    }
+  }
+  return nullptr;
+}
+
+std::string_view type_name(ParamType type) {
+  switch (type) {
+    case ParamType::kString:
+      return "string";
+    case ParamType::kInteger:
+      return "integer";
+    case ParamType::kBoolean:
+      return "boolean";
+  }
+  return "string";
+}
+
+// True when `element` means "absent": null, "" or "null".
+bool is_absent(simdjson::dom::element element) {
+  if (element.is_null()) return true;
+  if (element.is_string()) {
+    std::string_view s = element.get_string().value_unsafe();
+    return s.empty() || s == "null" || s == "None" || s == "undefined";
+  }
+  return false;
+}
+
+}  // namespace
+
+const ToolArgs::Value* ToolArgs::find(std::string_view name) const {
+  for (const Value& v : values_) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+bool ToolArgs::has(std::string_view name) const { return find(name) != nullptr; }
+
+std::optional<std::string> ToolArgs::string(std::string_view name) const {
+  const Value* v = find(name);
+  if (v == nullptr || v->type != ParamType::kString) return std::nullopt;
+  return v->text;
+}
+
+std::optional<std::int64_t> ToolArgs::integer(std::string_view name) const {
+  const Value* v = find(name);
+  if (v == nullptr || v->type != ParamType::kInteger) return std::nullopt;
+  return v->number;
+}
+
+std::optional<bool> ToolArgs::boolean(std::string_view name) const {
+  const Value* v = find(name);
+  if (v == nullptr || v->type != ParamType::kBoolean) return std::nullopt;
+  return v->flag;
+}
+
+Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamSpec> params) {
+  ToolArgs args;
+  std::string_view trimmed = json;
+  while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\n' ||
+                              trimmed.front() == '\t' || trimmed.front() == '\r')) {
+    trimmed.remove_prefix(1);
+  }
+  if (trimmed.empty() || trimmed == "null") trimmed = "{}";
+
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto error = parser.parse(simdjson::padded_string(trimmed)).get(root); error) {
+    return invalid(
+        fmt::format("the arguments are not valid JSON: {}", simdjson::error_message(error)),
+        "send one JSON object, e.g. {\"path\": \"src\"}");
+  }
+  simdjson::dom::object object;
+  if (root.get_object().get(object) != simdjson::SUCCESS) {
+    return invalid("the arguments must be a JSON object", "send e.g. {\"path\": \"src\"}");
+  }
+  for (auto [key, element] : object) {
+    const ParamSpec* spec = find_param(params, key);
+    if (spec == nullptr) {
+      return invalid(
+          fmt::format("unknown parameter '{}'; valid parameters: {}", key, valid_names(params)),
+          "remove it or use one of the valid names");
+    }
+    if (is_absent(element)) continue;
+    if (args.has(spec->name)) {
+      return invalid(fmt::format("parameter '{}' is given twice (as '{}')", spec->name, key),
+                     "give each parameter once");
+    }
+    ToolArgs::Value value{std::string(spec->name), spec->type, {}, 0, false};
+    auto wrong_type = [&] {
+      return invalid(fmt::format("parameter '{}' must be a {}", spec->name, type_name(spec->type)),
+                     fmt::format("e.g. {{\"{}\": {}}}", spec->name,
+                                 spec->type == ParamType::kString    ? "\"...\""
+                                 : spec->type == ParamType::kInteger ? "10"
+                                                                     : "true"));
+    };
+    switch (spec->type) {
+      case ParamType::kString: {
+        if (!element.is_string()) return wrong_type();
+        value.text = std::string(element.get_string().value_unsafe());
+        if (value.text.find('\0') != std::string::npos) {
+          return invalid(fmt::format("parameter '{}' contains a NUL byte", spec->name),
+                         "remove the NUL byte");
+        }
+        if (!spec->choices.empty()) {
+          bool ok = false;
+          std::string options;
+          for (std::string_view c : spec->choices) {
+            ok = ok || c == value.text;
+            options += options.empty() ? "" : ", ";
+            options += c;
+          }
+          if (!ok) {
+            return invalid(fmt::format("parameter '{}' is '{}'; it must be one of: {}", spec->name,
+                                       value.text, options),
+                           fmt::format("use one of: {}", options));
+          }
+        }
+        break;
+      }
+      case ParamType::kInteger: {
+        if (element.is_int64()) {
+          value.number = element.get_int64().value_unsafe();
+        } else if (element.is_double()) {
+          double d = element.get_double().value_unsafe();
+          if (d != static_cast<double>(static_cast<std::int64_t>(d))) return wrong_type();
+          value.number = static_cast<std::int64_t>(d);
+        } else if (element.is_string()) {
+          std::string_view s = element.get_string().value_unsafe();
+          auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value.number);
+          if (ec != std::errc{} || end != s.data() + s.size()) return wrong_type();
+        } else {
+          return wrong_type();
+        }
+        if (value.number < spec->min || value.number > spec->max) {
+          return invalid(fmt::format("parameter '{}' is {}; it must be between {} and {}",
+                                     spec->name, value.number, spec->min, spec->max),
+                         fmt::format("use a value from {} to {}", spec->min, spec->max));
+        }
+        break;
+      }
+      case ParamType::kBoolean: {
+        if (element.is_bool()) {
+          value.flag = element.get_bool().value_unsafe();
+        } else if (element.is_string()) {
+          std::string_view s = element.get_string().value_unsafe();
+          if (s == "true" || s == "True") {
+            value.flag = true;
+          } else if (s == "false" || s == "False") {
+            value.flag = false;
+          } else {
+            return wrong_type();
+          }
+        } else {
+          return wrong_type();
+        }
+        break;
+      }
+    }
+    args.values_.push_back(std::move(value));
+  }
+  for (const ParamSpec& p : params) {
+    if (p.required && !args.has(p.name)) {
+      return invalid(fmt::format("missing required parameter '{}'", p.name),
+                     fmt::format("add \"{}\" to the arguments", p.name));
+    }
+  }
+  return args;
+}
+
+std::string input_schema(std::span<const ParamSpec> params) {
+  JsonWriter w;
+  w.begin_object().field("type", "object").key("properties").begin_object();
+  for (const ParamSpec& p : params) {
+    w.key(p.name)
+        .begin_object()
+        .field("type", type_name(p.type))
+        .field("description", p.description);
+    if (!p.choices.empty()) {
+      w.key("enum").begin_array();
+      for (std::string_view c : p.choices) w.string(c);
+      w.end_array();
+    }
+    if (p.type == ParamType::kInteger) {
+      w.field("minimum", p.min);
+      if (p.max != INT64_MAX) w.field("maximum", p.max);
+    }
+    w.end_object();
+  }
+  w.end_object().key("required").begin_array();
+  for (const ParamSpec& p : params) {
+    if (p.required) w.string(p.name);
+  }
+  w.end_array().field("additionalProperties", false).end_object();
+  return w.take();
+}
+
+}  // namespace ctx::agent
