@@ -98,6 +98,10 @@ Result<std::string_view> FileBuffer::read(const char* path, bool stop_at_nul) {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
+  return read_fd(fd, path, stop_at_nul);
+}
+
+Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool stop_at_nul) {
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) return Error::from_errno(EISDIR, path);
   const std::size_t expect = S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0;

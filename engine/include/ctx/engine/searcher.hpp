@@ -55,6 +55,8 @@ class FileBuffer {
  public:
   // Reads `path` (whole, or cut as above). Errors name the path.
   Result<std::string_view> read(const char* path, bool stop_at_nul);
+  // The same for an open fd (read from its current offset; not closed); `path` names it in errors.
+  Result<std::string_view> read_fd(int fd, std::string_view path, bool stop_at_nul);
 
  private:
   void reserve(std::size_t bytes);

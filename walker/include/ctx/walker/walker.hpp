@@ -46,6 +46,14 @@ struct WalkOptions {
   bool sort_reverse = false;
   unsigned threads = 0;  // 0: one per core
 
+  // Confinement for agent tools: when >= 0, `paths` are relative to this directory fd (an empty
+  // path is the fd's directory itself) and every directory is opened beneath it
+  // (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, or a
+  // component-by-component O_NOFOLLOW walk where the kernel lacks openat2), so a directory swapped
+  // for a symlink mid-walk is never entered and nothing outside the fd's tree is listed. Printed
+  // paths stay relative to the fd. Requires follow_links == false.
+  int beneath_fd = -1;
+
   // Optional filters; they must outlive the walk.
   const Overrides* overrides = nullptr;
   const TypeMatcher* types = nullptr;
