@@ -77,6 +77,9 @@ struct ToolOutput {
   std::string text;        // what the model reads, within the token budget
   bool truncated = false;
   std::size_t tokens = 0;  // of `text`, by the context's counter
+  // Entries the policy hid from this call. For the operator's audit log only: never in `text` or
+  // `structured`, so nothing the model sees reveals that a hidden file exists.
+  std::size_t policy_hidden = 0;
 };
 
 struct ToolSpec {
