@@ -33,13 +33,14 @@ std::vector<std::size_t> lines_by_find_line(const PatternSet& set, std::string_v
                                             PatternSet::Scratch& scratch, bool& failed) {
   std::vector<std::size_t> starts;
   std::size_t from = 0;
-  while (from <= hay.size()) {
+  while (from < hay.size()) {  // the end of a buffer after its last newline is no line
     auto found = set.find_line(hay, from, scratch);
     if (!found.ok()) {  // a PCRE2 resource limit: a clean error, nothing to compare
       failed = true;
       return starts;
     }
-    if (!*found) break;
+    // A match at the very end (after the last newline) is in no line: search_buffer skips it.
+    if (!*found || (*found)->start >= hay.size()) break;
     starts.push_back((*found)->start);
     from = (*found)->end + 1;
   }
