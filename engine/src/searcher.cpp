@@ -141,7 +141,7 @@ Result<std::string_view> FileBuffer::read(const char* path, bool stop_at_nul) {
       return bytes;
     }
   }
-  return read_fd(fd, path, stop_at_nul);
+  return read_stat(fd, st, path, stop_at_nul);
 }
 
 void FileBuffer::unmap() {
@@ -155,7 +155,13 @@ FileBuffer::~FileBuffer() { unmap(); }
 Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool stop_at_nul) {
   unmap();
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) return Error::from_errno(EISDIR, path);
+  if (::fstat(fd, &st) != 0) st.st_mode = 0;
+  return read_stat(fd, st, path, stop_at_nul);
+}
+
+Result<std::string_view> FileBuffer::read_stat(int fd, const struct stat& st, std::string_view path,
+                                               bool stop_at_nul) {
+  if (S_ISDIR(st.st_mode)) return Error::from_errno(EISDIR, path);
   const std::size_t expect = S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0;
   reserve(std::max<std::size_t>(expect + 1, kChunkBytes));
   std::size_t got = 0;
@@ -184,6 +190,9 @@ Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool
       stop_at_nul = false;
     }
     if (stop_at_nul && std::memchr(data_.get() + before, '\0', got - before) != nullptr) break;
+    // A regular file is read up to the size it had when opened; the read(2) that would only
+    // confirm the end is skipped (one system call per file less).
+    if (expect != 0 && got == expect) break;
   }
   return std::string_view(data_.get(), got);
 }

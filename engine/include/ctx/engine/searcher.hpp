@@ -3,6 +3,8 @@
 // reports lines to a LineSink, which says after each whether to go on.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -72,6 +74,8 @@ class FileBuffer {
  private:
   void reserve(std::size_t bytes);
   void unmap();
+  Result<std::string_view> read_stat(int fd, const struct stat& st, std::string_view path,
+                                     bool stop_at_nul);
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
   std::unique_ptr<char[]> data_;
