@@ -1,0 +1,486 @@
+#include "ctx/agent/sandbox.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "sandbox_detail.hpp"
+
+namespace ctx::agent {
+
+namespace detail {
+namespace {
+std::atomic<bool> g_force_fallback{false};
+}  // namespace
+
+void set_force_openat2_fallback(bool force) { g_force_fallback.store(force); }
+bool force_openat2_fallback() { return g_force_fallback.load(); }
+
+}  // namespace detail
+
+namespace {
+
+// The flags of the fd open_beneath returns. O_NONBLOCK keeps open() of a FIFO from waiting for a
+// writer; it is cleared once the fd exists.
+constexpr int kFinalFlags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+// Intermediate directories of the fallback walk: search permission is all they need, as in a
+// kernel path walk.
+constexpr int kDirFlags = O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW;
+constexpr int kMaxSymlinks = 40;  // the kernel's MAXSYMLINKS
+constexpr int kMaxRetries = 64;   // openat2 EAGAIN (a rename raced a `..` lookup)
+constexpr std::size_t kShownPathBytes = 200;
+
+std::string shown(std::string_view path) {
+  if (path.empty()) return ".";
+  if (path.size() <= kShownPathBytes) return std::string(path);
+  return fmt::format("{}... ({} bytes)", path.substr(0, kShownPathBytes), path.size());
+}
+
+std::string_view base_name(std::string_view path) {
+  std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+ToolError outside_root_error(std::string_view path, const std::string& root, std::string_view why) {
+  std::string_view base = base_name(path);
+  std::string hint = fmt::format(
+      "paths are relative to the project root {}; symlinks are followed only while they stay "
+      "inside it",
+      root);
+  if (!base.empty() && base != "." && base != "..") {
+    hint += fmt::format("; try find_files with pattern='**/{}'", base);
+  }
+  return ToolError{ToolErrorCode::kOutsideRoot,
+                   fmt::format("'{}' is outside the project root ({})", shown(path), why),
+                   std::move(hint)};
+}
+
+ToolError loop_error(std::string_view path) {
+  return ToolError{
+      ToolErrorCode::kIoError,
+      fmt::format("'{}' cannot be opened: too many levels of symbolic links (a symlink loop)",
+                  shown(path)),
+      "open the file the symlinks should lead to by its real path"};
+}
+
+// Maps the errno of opening `path` beneath `root` to a ToolError.
+ToolError errno_error(int err, std::string_view path, const std::string& root) {
+  switch (err) {
+    case ENOENT: {
+      std::string_view base = base_name(path);
+      return ToolError{ToolErrorCode::kNotFound, fmt::format("'{}' does not exist", shown(path)),
+                       base.empty() ? std::string("call list_directory with path='.'")
+                                    : fmt::format("call find_files with pattern='**/{}'", base)};
+    }
+    case EXDEV:
+      return outside_root_error(path, root, "a '..' or a symlink leads out of it");
+    case ELOOP:
+      return loop_error(path);
+    case EACCES:
+    case EPERM:
+      return ToolError{ToolErrorCode::kIoError,
+                       fmt::format("'{}' cannot be opened: permission denied", shown(path)),
+                       "the file is not readable by this process; choose another file"};
+    case ENOTDIR:
+      return ToolError{ToolErrorCode::kNotADirectory,
+                       fmt::format("a component of '{}' is not a directory", shown(path)),
+                       "call list_directory on the parent directory to see what it holds"};
+    case ENAMETOOLONG:
+      return ToolError{ToolErrorCode::kInvalidArgument,
+                       fmt::format("'{}' is too long (a path is at most {} bytes and each name "
+                                   "at most {} bytes)",
+                                   shown(path), PATH_MAX - 1, NAME_MAX),
+                       "use a shorter path"};
+    case ENXIO:
+    case ENODEV:
+      return ToolError{ToolErrorCode::kSpecialFile,
+                       fmt::format("'{}' is a socket or device that cannot be read", shown(path)),
+                       "only regular files can be read"};
+    default:
+      return ToolError{ToolErrorCode::kIoError,
+                       fmt::format("'{}' cannot be opened: {} (os error {})", shown(path),
+                                   std::strerror(err), err),
+                       "retry, or choose another file"};
+  }
+}
+
+int openat_retry(int dir_fd, const char* name, int flags) {
+  int fd;
+  do {
+    fd = ::openat(dir_fd, name, flags);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+long openat2_retry(int dir_fd, const char* path, int flags, __u64 resolve) {
+  struct open_how how {};
+  how.flags = static_cast<__u64>(flags);
+  how.resolve = resolve;
+  long fd = -1;
+  for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+    fd = ::syscall(SYS_openat2, dir_fd, path, &how, sizeof how);
+    if (fd >= 0 || (errno != EINTR && errno != EAGAIN)) break;
+  }
+  return fd;
+}
+
+bool probe_openat2() {
+  long fd = openat2_retry(AT_FDCWD, "/", O_RDONLY | O_CLOEXEC | O_DIRECTORY, RESOLVE_NO_MAGICLINKS);
+  if (fd >= 0) {
+    ::close(static_cast<int>(fd));
+    return true;
+  }
+  // ENOSYS: no such syscall; EPERM: a seccomp filter that predates it; E2BIG/EINVAL: a kernel
+  // that does not know these flags.
+  return errno != ENOSYS && errno != EPERM && errno != E2BIG && errno != EINVAL;
+}
+
+std::optional<std::string> read_link_at(int dir_fd, const char* name) {
+  std::string buf(PATH_MAX, '\0');
+  ssize_t n = ::readlinkat(dir_fd, name, buf.data(), buf.size());
+  if (n < 0 || static_cast<std::size_t>(n) >= buf.size()) return std::nullopt;
+  buf.resize(static_cast<std::size_t>(n));
+  return buf;
+}
+
+// The absolute path of an open fd, from /proc; nullopt when /proc is unavailable.
+std::optional<std::string> fd_path(int fd) {
+  char link[64];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  return read_link_at(AT_FDCWD, link);
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) {
+    if (!out.empty()) out += '/';
+    out += name;
+  }
+  return out;
+}
+
+void split_into(std::string_view path, std::vector<std::string_view>& out) {
+  while (!path.empty()) {
+    std::size_t slash = path.find('/');
+    out.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+}
+
+struct Resolved {
+  UniqueFd fd;
+  std::string canonical;
+};
+
+// Re-opens the directory chain `names` from the root, every step O_NOFOLLOW (the names are real
+// directories, never symlinks, so this stays beneath the root).
+Expected<UniqueFd> reopen_chain(int root_fd, const std::vector<std::string>& names,
+                                std::string_view path, const std::string& root) {
+  UniqueFd cur;
+  for (const std::string& name : names) {
+    int fd = openat_retry(cur ? cur.get() : root_fd, name.c_str(), kDirFlags);
+    if (fd < 0) return errno_error(errno, path, root);
+    cur = UniqueFd(fd);
+  }
+  return cur;
+}
+
+// The portable walk for kernels without openat2: one openat(O_NOFOLLOW) per component, symlinks
+// read with readlinkat and resolved here (relative targets against the directory they sit in,
+// never above the root; absolute targets refused as RESOLVE_BENEATH refuses them).
+Expected<Resolved> fallback_open(int root_fd, std::string_view relative, const std::string& root) {
+  std::deque<std::string> pending;
+  {
+    std::vector<std::string_view> parts;
+    split_into(relative, parts);
+    for (std::string_view part : parts) pending.emplace_back(part);
+  }
+  std::vector<std::string> names;  // real directories from the root to `cur`
+  UniqueFd cur;                    // the directory `names` leads to; empty: the root
+  UniqueFd final_fd;
+  std::string final_name;
+  int links = 0;
+  while (!pending.empty()) {
+    std::string comp = std::move(pending.front());
+    pending.pop_front();
+    if (comp.empty() || comp == ".") continue;
+    if (comp == "..") {
+      if (names.empty()) return outside_root_error(relative, root, "a '..' leads out of it");
+      names.pop_back();
+      CTX_TRY_ASSIGN(cur, reopen_chain(root_fd, names, relative, root));
+      continue;
+    }
+    const bool last = pending.empty();
+    int fd = openat_retry(cur ? cur.get() : root_fd, comp.c_str(),
+                          last ? kFinalFlags | O_NOFOLLOW : kDirFlags);
+    if (fd >= 0) {
+      if (last) {
+        final_fd = UniqueFd(fd);
+        final_name = std::move(comp);
+      } else {
+        cur = UniqueFd(fd);
+        names.push_back(std::move(comp));
+      }
+      continue;
+    }
+    const int err = errno;
+    // O_NOFOLLOW on a symlink fails with ELOOP, or ENOTDIR together with O_DIRECTORY.
+    if (err != ELOOP && err != ENOTDIR) return errno_error(err, relative, root);
+    std::optional<std::string> target = read_link_at(cur ? cur.get() : root_fd, comp.c_str());
+    if (!target) return errno_error(err, relative, root);  // not a symlink after all
+    if (++links > kMaxSymlinks) return loop_error(relative);
+    if (target->empty()) return errno_error(ENOENT, relative, root);
+    if ((*target)[0] == '/') {
+      return outside_root_error(relative, root,
+                                fmt::format("'{}' is a symlink to the absolute path '{}'; only "
+                                            "relative symlinks inside the root are followed",
+                                            shown(comp), shown(*target)));
+    }
+    std::vector<std::string_view> parts;
+    split_into(*target, parts);
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) pending.emplace_front(*it);
+  }
+  if (!final_fd) {
+    // The path ended in the root, in "." or "..", or in a symlink to a directory ending so.
+    int fd = openat_retry(cur ? cur.get() : root_fd, ".", kFinalFlags);
+    if (fd < 0) return errno_error(errno, relative, root);
+    final_fd = UniqueFd(fd);
+  } else {
+    names.push_back(std::move(final_name));
+  }
+  return Resolved{std::move(final_fd), join(names)};
+}
+
+EntryKind kind_of(mode_t mode) {
+  if (S_ISREG(mode)) return EntryKind::kFile;
+  if (S_ISDIR(mode)) return EntryKind::kDirectory;
+  if (S_ISLNK(mode)) return EntryKind::kSymlink;
+  return EntryKind::kSpecial;
+}
+
+// `absolute` relative to `root` (both without trailing '/'), or nullopt when it is not beneath.
+std::optional<std::string> strip_root(std::string_view absolute, const std::string& root) {
+  if (root == "/") {
+    if (absolute.empty() || absolute[0] != '/') return std::nullopt;
+    return std::string(absolute.substr(1));
+  }
+  if (absolute == root) return std::string();
+  if (absolute.size() > root.size() && absolute.substr(0, root.size()) == root &&
+      absolute[root.size()] == '/') {
+    return std::string(absolute.substr(root.size() + 1));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+namespace detail {
+
+bool openat2_available() {
+  static const bool available = probe_openat2();
+  return available && !force_openat2_fallback();
+}
+
+}  // namespace detail
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.release();
+  }
+  return *this;
+}
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string_view to_string(EntryKind kind) {
+  switch (kind) {
+    case EntryKind::kFile:
+      return "file";
+    case EntryKind::kDirectory:
+      return "dir";
+    case EntryKind::kSymlink:
+      return "symlink";
+    case EntryKind::kSpecial:
+      return "special";
+  }
+  return "special";
+}
+
+Expected<Sandbox> Sandbox::open(const std::string& root) {
+  if (root.find('\0') != std::string::npos) {
+    return ToolError{ToolErrorCode::kInvalidArgument, "the project root contains a NUL byte",
+                     "pass the root directory's path"};
+  }
+  if (root.empty()) {
+    return ToolError{ToolErrorCode::kInvalidArgument, "the project root is an empty path",
+                     "pass the root directory's path, e.g. '.'"};
+  }
+  int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) {
+      return ToolError{ToolErrorCode::kNotFound,
+                       fmt::format("the project root '{}' does not exist", root),
+                       "pass an existing directory as the root"};
+    }
+    if (err == ENOTDIR) {
+      return ToolError{ToolErrorCode::kNotADirectory,
+                       fmt::format("the project root '{}' is not a directory", root),
+                       "pass a directory as the root"};
+    }
+    return ToolError{ToolErrorCode::kIoError,
+                     fmt::format("the project root '{}' cannot be opened: {} (os error {})", root,
+                                 std::strerror(err), err),
+                     "pass a readable directory as the root"};
+  }
+  UniqueFd root_fd(fd);
+  char* real = ::realpath(root.c_str(), nullptr);
+  if (real == nullptr) {
+    const int err = errno;
+    return ToolError{ToolErrorCode::kIoError,
+                     fmt::format("the project root '{}' cannot be resolved: {} (os error {})", root,
+                                 std::strerror(err), err),
+                     "pass a readable directory as the root"};
+  }
+  std::string path(real);
+  std::free(real);  // NOLINT(cppcoreguidelines-no-malloc): realpath's buffer
+  // The directory opened must be the one the path names now (no rename in between).
+  struct stat by_fd {};
+  struct stat by_path {};
+  if (::fstat(root_fd.get(), &by_fd) != 0 || ::stat(path.c_str(), &by_path) != 0 ||
+      by_fd.st_dev != by_path.st_dev || by_fd.st_ino != by_path.st_ino) {
+    return ToolError{ToolErrorCode::kIoError,
+                     fmt::format("the project root '{}' changed while it was being opened", root),
+                     "retry"};
+  }
+  return Sandbox(std::move(root_fd), std::move(path));
+}
+
+Expected<std::string> Sandbox::normalize(std::string_view user_path) const {
+  if (user_path.find('\0') != std::string_view::npos) {
+    return ToolError{ToolErrorCode::kInvalidArgument,
+                     fmt::format("the path '{}' contains a NUL byte",
+                                 shown(user_path.substr(0, user_path.find('\0')))),
+                     "pass the path without NUL characters"};
+  }
+  const bool absolute = !user_path.empty() && user_path[0] == '/';
+  // Relative paths are joined to the (symlink-free) root first, so "../proj/x" in /w/proj is "x".
+  std::vector<std::string_view> parts;
+  if (!absolute) split_into(root_path_, parts);
+  split_into(user_path, parts);
+  std::vector<std::string_view> stack;
+  for (std::string_view part : parts) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!stack.empty()) stack.pop_back();  // "/.." is "/"
+      continue;
+    }
+    stack.push_back(part);
+  }
+  std::vector<std::string_view> root_parts;
+  split_into(root_path_, root_parts);
+  std::erase_if(root_parts, [](std::string_view p) { return p.empty(); });
+  const bool inside = stack.size() >= root_parts.size() &&
+                      std::equal(root_parts.begin(), root_parts.end(), stack.begin());
+  if (!inside) {
+    return outside_root_error(user_path, root_path_,
+                              absolute ? "an absolute path elsewhere" : "a '..' leads out of it");
+  }
+  std::string out;
+  for (std::size_t i = root_parts.size(); i < stack.size(); ++i) {
+    if (!out.empty()) out += '/';
+    out += stack[i];
+  }
+  return out;
+}
+
+Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
+  if (relative.find('\0') != std::string_view::npos) {
+    return ToolError{ToolErrorCode::kInvalidArgument,
+                     fmt::format("the path '{}' contains a NUL byte",
+                                 shown(relative.substr(0, relative.find('\0')))),
+                     "pass the path without NUL characters"};
+  }
+  if (!relative.empty() && relative[0] == '/') {
+    return outside_root_error(relative, root_path_,
+                              "open_beneath takes root-relative paths; normalize() them first");
+  }
+  if (relative.size() >= PATH_MAX) return errno_error(ENAMETOOLONG, relative, root_path_);
+  const std::string path(relative.empty() ? std::string_view(".") : relative);
+
+  UniqueFd fd;
+  std::optional<std::string> walked;  // canonical as the fallback walk found it
+  bool use_fallback = !detail::openat2_available();
+  if (!use_fallback) {
+    long got = openat2_retry(root_fd_.get(), path.c_str(), kFinalFlags,
+                             RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+    if (got >= 0) {
+      fd = UniqueFd(static_cast<int>(got));
+    } else if (errno == ENOSYS) {
+      use_fallback = true;
+    } else if (errno == ELOOP) {
+      // A loop, or a magic link RESOLVE_NO_MAGICLINKS refused: the walk tells which.
+      const int err = errno;
+      auto diagnosis = fallback_open(root_fd_.get(), relative, root_path_);
+      if (!diagnosis.ok()) return std::move(diagnosis).error();
+      return errno_error(err, relative, root_path_);
+    } else {
+      return errno_error(errno, relative, root_path_);
+    }
+  }
+  if (use_fallback) {
+    CTX_TRY_ASSIGN(Resolved resolved, fallback_open(root_fd_.get(), relative, root_path_));
+    fd = std::move(resolved.fd);
+    walked = std::move(resolved.canonical);
+  }
+
+  // Reads on the fd block as usual; only open() had to be kept from waiting.
+  int fl = ::fcntl(fd.get(), F_GETFL);
+  if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    return errno_error(errno, relative, root_path_);
+  }
+  OpenedPath out{UniqueFd(), std::string(), EntryKind::kSpecial, {}};
+  if (::fstat(fd.get(), &out.st) != 0) return errno_error(errno, relative, root_path_);
+  out.kind = kind_of(out.st.st_mode);
+
+  if (std::optional<std::string> absolute = fd_path(fd.get())) {
+    std::string_view abs = *absolute;
+    constexpr std::string_view kDeleted = " (deleted)";
+    if (out.st.st_nlink == 0 && abs.ends_with(kDeleted)) abs.remove_suffix(kDeleted.size());
+    std::optional<std::string> rel = strip_root(abs, root_path_);
+    if (!rel) return outside_root_error(relative, root_path_, "it resolved to a path outside");
+    out.canonical = std::move(*rel);
+  } else if (walked) {
+    out.canonical = std::move(*walked);
+  } else {
+    // No /proc: find where the path leads with the walk, and insist it is the same object.
+    CTX_TRY_ASSIGN(Resolved again, fallback_open(root_fd_.get(), relative, root_path_));
+    struct stat st {};
+    if (::fstat(again.fd.get(), &st) != 0 || st.st_dev != out.st.st_dev ||
+        st.st_ino != out.st.st_ino) {
+      return ToolError{ToolErrorCode::kIoError,
+                       fmt::format("'{}' changed while it was being opened", shown(relative)),
+                       "retry"};
+    }
+    out.canonical = std::move(again.canonical);
+  }
+  out.fd = std::move(fd);
+  return out;
+}
+
+}  // namespace ctx::agent

@@ -1,0 +1,516 @@
+// The sandbox's attack suite: every way a model's path could leave the project root (`..`,
+// absolute paths, symlinks out, magic links, loops, NUL bytes, long paths, FIFOs, a directory
+// swapped for a symlink mid-open), each run on openat2 and on the portable O_NOFOLLOW walk.
+#include "ctx/agent/sandbox.hpp"
+
+#include <fcntl.h>
+#include <stdio.h>  // renameat2
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+
+#include "../../agent/src/sandbox_detail.hpp"
+
+namespace fs = std::filesystem;
+using ctx::agent::EntryKind;
+using ctx::agent::Expected;
+using ctx::agent::OpenedPath;
+using ctx::agent::Sandbox;
+using ctx::agent::ToolErrorCode;
+
+namespace {
+
+// <tmp>/root is the sandbox root; <tmp>/outside holds files no path may reach.
+class Tree {
+ public:
+  Tree() {
+    std::string tmpl = (fs::temp_directory_path() / "ctxsbXXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    base_ = tmpl;
+    fs::create_directories(base_ / "root");
+    fs::create_directories(base_ / "outside");
+    file_at(base_ / "outside" / "secret", "SECRET-MARKER\n");
+  }
+  ~Tree() {
+    std::error_code ec;
+    fs::permissions(base_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(base_, ec);
+  }
+  Tree(const Tree&) = delete;
+  Tree& operator=(const Tree&) = delete;
+
+  static void file_at(const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  }
+  void file(const std::string& rel, const std::string& text = "hello\n") {
+    file_at(root() / rel, text);
+  }
+  void dir(const std::string& rel) { fs::create_directories(root() / rel); }
+  void symlink(const std::string& target, const std::string& rel) {
+    fs::create_directories((root() / rel).parent_path());
+    REQUIRE(::symlink(target.c_str(), (root() / rel).c_str()) == 0);
+  }
+  fs::path root() const { return base_ / "root"; }
+  fs::path outside() const { return base_ / "outside"; }
+
+ private:
+  fs::path base_;
+};
+
+// Forces the fallback walk for the lifetime of the guard when `on`.
+class ForceFallback {
+ public:
+  explicit ForceFallback(bool on) { ctx::agent::detail::set_force_openat2_fallback(on); }
+  ~ForceFallback() { ctx::agent::detail::set_force_openat2_fallback(false); }
+  ForceFallback(const ForceFallback&) = delete;
+  ForceFallback& operator=(const ForceFallback&) = delete;
+};
+
+Sandbox open_root(const Tree& t) {
+  auto sb = Sandbox::open(t.root().string());
+  REQUIRE(sb.ok());
+  return std::move(sb).value();
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::pread(fd, buf, sizeof buf, static_cast<off_t>(out.size()));
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+std::string describe(const Expected<OpenedPath>& r) {
+  if (r.ok()) return "opened '" + r->canonical + "'";
+  return std::string(ctx::agent::to_string(r.error().code)) + ": " + r.error().message + " [" +
+         r.error().hint + "]";
+}
+
+// Runs the section on both resolution paths.
+bool use_fallback() {
+  const bool fallback = GENERATE(false, true);
+  if (!fallback && !ctx::agent::detail::openat2_available()) {
+    WARN("this kernel has no openat2; both runs use the fallback walk");
+  }
+  return fallback;
+}
+
+void require_code(const Expected<OpenedPath>& r, ToolErrorCode code) {
+  INFO(describe(r));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == code);
+}
+
+}  // namespace
+
+TEST_CASE("normalize turns a model's path into a root-relative one", "[agent][sandbox]") {
+  Tree t;
+  Sandbox sb = open_root(t);
+  const std::string root = sb.root_path();
+  CHECK(root == fs::canonical(t.root()).string());
+  CHECK(sb.normalize("").value().empty());
+  CHECK(sb.normalize(".").value().empty());
+  CHECK(sb.normalize("./").value().empty());
+  CHECK(sb.normalize(root).value().empty());
+  CHECK(sb.normalize(root + "/").value().empty());
+  CHECK(sb.normalize("src/x.c").value() == "src/x.c");
+  CHECK(sb.normalize("./src/x.c").value() == "src/x.c");
+  CHECK(sb.normalize("a//b/./c/").value() == "a/b/c");
+  CHECK(sb.normalize("a/../b").value() == "b");
+  CHECK(sb.normalize(root + "/src/../src/x.c").value() == "src/x.c");
+  // Up and back in again through the root's own name stays inside.
+  CHECK(sb.normalize("../root/x.c").value() == "x.c");
+}
+
+TEST_CASE("normalize refuses paths that leave the root and NUL bytes, with a hint",
+          "[agent][sandbox]") {
+  Tree t;
+  Sandbox sb = open_root(t);
+  for (const char* path : {"..", "../outside/secret", "a/../../x", "/etc/passwd", "/",
+                           "../../../../../../etc/passwd"}) {
+    INFO(path);
+    auto r = sb.normalize(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ToolErrorCode::kOutsideRoot);
+    CHECK(r.error().hint.find(sb.root_path()) != std::string::npos);
+  }
+  // A sibling whose name starts with the root's name is not under it.
+  auto sibling = sb.normalize(sb.root_path() + "x/file");
+  REQUIRE_FALSE(sibling.ok());
+  CHECK(sibling.error().code == ToolErrorCode::kOutsideRoot);
+  auto nul = sb.normalize(std::string("a\0b", 3));
+  REQUIRE_FALSE(nul.ok());
+  CHECK(nul.error().code == ToolErrorCode::kInvalidArgument);
+}
+
+TEST_CASE("opening the root fails clearly when it is missing or a file", "[agent][sandbox]") {
+  Tree t;
+  t.file("f");
+  auto missing = Sandbox::open((t.root() / "nope").string());
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().code == ToolErrorCode::kNotFound);
+  CHECK(missing.error().message.find("nope") != std::string::npos);
+  auto file = Sandbox::open((t.root() / "f").string());
+  REQUIRE_FALSE(file.ok());
+  CHECK(file.error().code == ToolErrorCode::kNotADirectory);
+}
+
+TEST_CASE("a root given through a symlink is stored as its real path", "[agent][sandbox]") {
+  Tree t;
+  fs::create_directory_symlink(t.root(), t.outside() / "alias");
+  auto sb = Sandbox::open((t.outside() / "alias").string());
+  REQUIRE(sb.ok());
+  CHECK(sb->root_path() == fs::canonical(t.root()).string());
+}
+
+TEST_CASE("files and directories inside the root open with their kind and canonical path",
+          "[agent][sandbox]") {
+  Tree t;
+  t.file("a.txt", "alpha\n");
+  t.file("sub/deep/b.txt", "beta\n");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+
+  auto a = sb.open_beneath("a.txt");
+  INFO(describe(a));
+  REQUIRE(a.ok());
+  CHECK(a->canonical == "a.txt");
+  CHECK(a->kind == EntryKind::kFile);
+  CHECK(a->st.st_size == 6);
+  CHECK(read_all(a->fd.get()) == "alpha\n");
+
+  auto b = sb.open_beneath("sub/deep/b.txt");
+  REQUIRE(b.ok());
+  CHECK(b->canonical == "sub/deep/b.txt");
+  CHECK(read_all(b->fd.get()) == "beta\n");
+
+  auto root = sb.open_beneath("");
+  REQUIRE(root.ok());
+  CHECK(root->canonical.empty());
+  CHECK(root->kind == EntryKind::kDirectory);
+
+  auto sub = sb.open_beneath("sub/deep/../deep");
+  REQUIRE(sub.ok());
+  CHECK(sub->canonical == "sub/deep");
+  CHECK(sub->kind == EntryKind::kDirectory);
+
+  auto back = sb.open_beneath("sub/..");
+  REQUIRE(back.ok());
+  CHECK(back->canonical.empty());
+}
+
+TEST_CASE("missing paths and files used as directories get their own codes", "[agent][sandbox]") {
+  Tree t;
+  t.file("a.txt");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  auto missing = sb.open_beneath("src/nothing.c");
+  require_code(missing, ToolErrorCode::kNotFound);
+  CHECK(missing.error().hint.find("find_files") != std::string::npos);
+  CHECK(missing.error().hint.find("nothing.c") != std::string::npos);
+  require_code(sb.open_beneath("a.txt/x"), ToolErrorCode::kNotADirectory);
+}
+
+TEST_CASE("dot-dot cannot leave the root, plain, nested or after a symlink", "[agent][sandbox]") {
+  Tree t;
+  t.file("a.txt");
+  t.file("sub/deeper/x");
+  t.symlink("sub/deeper", "link");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  for (const char* path :
+       {"..", "../outside/secret", "sub/../../outside/secret", "sub/deeper/../../../outside/secret",
+        "link/../../../outside/secret", "link/../../..", "./../root/../outside/secret"}) {
+    INFO(path);
+    require_code(sb.open_beneath(path), ToolErrorCode::kOutsideRoot);
+  }
+  // `..` after a symlink is taken physically, from where the symlink led (as the kernel does).
+  t.file("sub/y", "physical\n");
+  auto y = sb.open_beneath("link/../y");
+  INFO(describe(y));
+  REQUIRE(y.ok());
+  CHECK(y->canonical == "sub/y");
+  CHECK(read_all(y->fd.get()) == "physical\n");
+}
+
+TEST_CASE("absolute paths are refused by open_beneath and mapped by normalize",
+          "[agent][sandbox]") {
+  Tree t;
+  t.file("a.txt", "inside\n");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  require_code(sb.open_beneath("/etc/passwd"), ToolErrorCode::kOutsideRoot);
+  require_code(sb.open_beneath((t.outside() / "secret").string()), ToolErrorCode::kOutsideRoot);
+  auto rel = sb.normalize(sb.root_path() + "/a.txt");
+  REQUIRE(rel.ok());
+  auto opened = sb.open_beneath(*rel);
+  REQUIRE(opened.ok());
+  CHECK(read_all(opened->fd.get()) == "inside\n");
+}
+
+TEST_CASE("symlinks that point out of the root are refused", "[agent][sandbox]") {
+  Tree t;
+  const std::string secret = (t.outside() / "secret").string();
+  t.symlink(secret, "abs_file");
+  t.symlink("../outside/secret", "rel_file");
+  t.symlink(t.outside().string(), "abs_dir");
+  t.symlink("../outside", "rel_dir");
+  t.symlink("../../outside", "sub/rel_dir2");
+  t.symlink("/", "slash");
+  t.symlink("/etc/passwd", "passwd");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  for (const char* path :
+       {"abs_file", "rel_file", "abs_dir", "abs_dir/secret", "rel_dir", "rel_dir/secret",
+        "sub/rel_dir2/secret", "slash", "slash/etc/passwd", "passwd"}) {
+    INFO(path);
+    auto r = sb.open_beneath(path);
+    INFO(describe(r));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ToolErrorCode::kOutsideRoot);
+  }
+}
+
+// Decision: a symlink to an absolute path is refused even when that path is inside the root,
+// exactly as RESOLVE_BENEATH refuses it, so both resolution paths agree and no absolute target is
+// ever interpreted. Relative in-root symlinks cover the legitimate uses.
+TEST_CASE("a symlink to an absolute path inside the root is refused like RESOLVE_BENEATH does",
+          "[agent][sandbox]") {
+  Tree t;
+  t.file("a.txt");
+  t.symlink((fs::canonical(t.root()) / "a.txt").string(), "abs_in");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  require_code(sb.open_beneath("abs_in"), ToolErrorCode::kOutsideRoot);
+}
+
+TEST_CASE("symlinks that stay inside the root are followed to their target", "[agent][sandbox]") {
+  Tree t;
+  t.file("sub/target.txt", "target\n");
+  t.symlink("sub/target.txt", "link_file");
+  t.symlink("sub", "link_dir");
+  t.symlink("link_file", "chain");
+  t.symlink("../sub/target.txt", "other/up_and_in");
+  t.symlink(".", "sub/self_dir");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  for (const char* path : {"link_file", "link_dir/target.txt", "chain", "other/up_and_in",
+                           "sub/self_dir/self_dir/target.txt"}) {
+    INFO(path);
+    auto r = sb.open_beneath(path);
+    INFO(describe(r));
+    REQUIRE(r.ok());
+    CHECK(r->canonical == "sub/target.txt");
+    CHECK(r->kind == EntryKind::kFile);
+    CHECK(read_all(r->fd.get()) == "target\n");
+  }
+  auto dir = sb.open_beneath("link_dir");
+  REQUIRE(dir.ok());
+  CHECK(dir->canonical == "sub");
+  CHECK(dir->kind == EntryKind::kDirectory);
+}
+
+TEST_CASE("symlink loops end in an error, not a hang", "[agent][sandbox]") {
+  Tree t;
+  t.symlink("b", "a");
+  t.symlink("a", "b");
+  t.symlink("self", "self");
+  t.symlink("loopdir/loopdir", "loopdir");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  for (const char* path : {"a", "b", "self", "self/x", "loopdir/x"}) {
+    INFO(path);
+    auto r = sb.open_beneath(path);
+    INFO(describe(r));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ToolErrorCode::kIoError);
+    CHECK(r.error().message.find("loop") != std::string::npos);
+  }
+}
+
+TEST_CASE("magic links planted inside the root are refused", "[agent][sandbox]") {
+  Tree t;
+  Sandbox sb = open_root(t);
+  t.symlink("/proc/self/root", "proc_root");
+  t.symlink("/proc/self/cwd", "proc_cwd");
+  t.symlink("/proc/self/fd/" + std::to_string(sb.root_fd()), "proc_fd");
+  // The same through a relative climb (deep enough for any temp dir).
+  std::string up;
+  for (int i = 0; i < 40; ++i) up += "../";
+  t.symlink(up + "proc/self/root", "proc_root_rel");
+  t.symlink(up + "proc/self/cwd", "proc_cwd_rel");
+  ForceFallback force(use_fallback());
+  for (const char* path : {"proc_root", "proc_root/etc/passwd", "proc_cwd", "proc_fd", "proc_fd/..",
+                           "proc_root_rel/etc/passwd", "proc_cwd_rel"}) {
+    INFO(path);
+    auto r = sb.open_beneath(path);
+    INFO(describe(r));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ToolErrorCode::kOutsideRoot);
+  }
+}
+
+TEST_CASE("NUL bytes and overlong paths are invalid arguments", "[agent][sandbox]") {
+  Tree t;
+  t.file("a");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  require_code(sb.open_beneath(std::string("a\0/../../etc/passwd", 19)),
+               ToolErrorCode::kInvalidArgument);
+  require_code(sb.open_beneath(std::string(PATH_MAX + 10, 'a')), ToolErrorCode::kInvalidArgument);
+  std::string many;
+  while (many.size() <= PATH_MAX) many += "a/";
+  require_code(sb.open_beneath(many), ToolErrorCode::kInvalidArgument);
+  require_code(sb.open_beneath(std::string(NAME_MAX + 1, 'n')), ToolErrorCode::kInvalidArgument);
+  // Long but legal: a path just under PATH_MAX of missing directories is simply not found.
+  std::string near;
+  while (near.size() + 2 < PATH_MAX - 10) near += "m/";
+  near += "f";
+  require_code(sb.open_beneath(near), ToolErrorCode::kNotFound);
+}
+
+TEST_CASE("a FIFO opens at once as a special file and reads do not stay non-blocking",
+          "[agent][sandbox]") {
+  Tree t;
+  REQUIRE(::mkfifo((t.root() / "fifo").c_str(), 0600) == 0);
+  Sandbox sb = open_root(t);
+  const bool fallback = use_fallback();
+  auto done = std::async(std::launch::async, [&] {
+    ForceFallback force(fallback);
+    return sb.open_beneath("fifo");
+  });
+  if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    // Unblock the stuck open so the test can end, then fail.
+    int w = ::open((t.root() / "fifo").c_str(), O_WRONLY | O_NONBLOCK);
+    done.wait();
+    if (w >= 0) ::close(w);
+    FAIL("open_beneath blocked on a FIFO");
+  }
+  auto r = done.get();
+  INFO(describe(r));
+  REQUIRE(r.ok());
+  CHECK(r->kind == EntryKind::kSpecial);
+  CHECK(r->canonical == "fifo");
+  int fl = ::fcntl(r->fd.get(), F_GETFL);
+  CHECK((fl & O_NONBLOCK) == 0);
+}
+
+TEST_CASE("a unix socket inside the root is a special file error", "[agent][sandbox]") {
+  Tree t;
+  Sandbox sb = open_root(t);
+  const std::string path = (t.root() / "sock").string();
+  int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  REQUIRE(s >= 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  REQUIRE(path.size() < sizeof addr.sun_path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  ForceFallback force(use_fallback());
+  require_code(sb.open_beneath("sock"), ToolErrorCode::kSpecialFile);
+  ::close(s);
+}
+
+TEST_CASE("unreadable files are io errors and searchable-only directories can be passed",
+          "[agent][sandbox]") {
+  if (::geteuid() == 0) {
+    WARN("running as root: permission checks do not apply, test skipped");
+    return;
+  }
+  Tree t;
+  t.file("locked.txt");
+  t.file("xonly/inner.txt", "inner\n");
+  fs::permissions(t.root() / "locked.txt", fs::perms::none);
+  fs::permissions(t.root() / "xonly", fs::perms::owner_exec);
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  auto locked = sb.open_beneath("locked.txt");
+  require_code(locked, ToolErrorCode::kIoError);
+  CHECK(locked.error().message.find("permission denied") != std::string::npos);
+  auto inner = sb.open_beneath("xonly/inner.txt");
+  INFO(describe(inner));
+  REQUIRE(inner.ok());
+  CHECK(read_all(inner->fd.get()) == "inner\n");
+  fs::permissions(t.root() / "xonly", fs::perms::owner_all);
+}
+
+// The check-then-use race: a directory inside the root is swapped, over and over, with a symlink
+// to an outside directory holding a secret, while another thread opens and reads "d/file".
+TEST_CASE("a directory swapped for a symlink out of the root never leaks the outside file",
+          "[agent][sandbox][race]") {
+  Tree t;
+  t.file("d/file", "SAFE\n");
+  Tree::file_at(t.outside() / "dir" / "file", "SECRET-MARKER\n");
+  const bool absolute_target = GENERATE(false, true);
+  t.symlink(absolute_target ? (t.outside() / "dir").string() : "../outside/dir", "swap");
+  Sandbox sb = open_root(t);
+  const bool fallback = use_fallback();
+  const std::string d = (t.root() / "d").string();
+  const std::string swap = (t.root() / "swap").string();
+
+  std::atomic<bool> stop{false};
+  std::atomic<long> swaps{0};
+  std::thread swapper([&] {
+    bool exchange = true;
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (exchange &&
+          ::renameat2(AT_FDCWD, d.c_str(), AT_FDCWD, swap.c_str(), RENAME_EXCHANGE) == 0) {
+        swaps.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      exchange = false;  // no RENAME_EXCHANGE here: the plain rename(2) three-step
+      const std::string tmp = d + ".tmp";
+      if (::rename(d.c_str(), tmp.c_str()) == 0 && ::rename(swap.c_str(), d.c_str()) == 0 &&
+          ::rename(tmp.c_str(), swap.c_str()) == 0) {
+        swaps.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  });
+
+  ForceFallback force(fallback);
+  long safe = 0, refused = 0, other = 0, leaked = 0, iterations = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline &&
+         (iterations < 4000 || safe == 0 || refused == 0)) {
+    ++iterations;
+    auto r = sb.open_beneath("d/file");
+    if (r.ok()) {
+      std::string text = read_all(r->fd.get());
+      if (text.find("SECRET") != std::string::npos) {
+        ++leaked;
+      } else if (text == "SAFE\n") {
+        ++safe;
+      }
+      CHECK(r->canonical.find("outside") == std::string::npos);
+    } else if (r.error().code == ToolErrorCode::kOutsideRoot) {
+      ++refused;
+    } else {
+      ++other;  // not_found / not_a_directory while a rename is half done
+    }
+  }
+  stop = true;
+  swapper.join();
+  INFO("iterations " << iterations << ", swaps " << swaps.load() << ", safe " << safe
+                     << ", refused " << refused << ", other " << other);
+  CHECK(leaked == 0);
+  CHECK(iterations >= 4000);
+  // The race was real: both states of d were seen.
+  CHECK(safe > 0);
+  CHECK(refused > 0);
+}
