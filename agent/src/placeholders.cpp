@@ -28,12 +28,4 @@ Expected<ToolOutput> run_find_files(const ToolArgs&, const CallContext&) {
 }
 // END find_files
 
-// BEGIN file_info
-std::span<const ParamSpec> file_info_params() { return {}; }
-std::string file_info_output_schema() { return "{\"type\":\"object\"}"; }
-Expected<ToolOutput> run_file_info(const ToolArgs&, const CallContext&) {
-  return ToolError{ToolErrorCode::kIoError, "file_info is not built yet", ""};
-}
-// END file_info
-
 }  // namespace ctx::agent

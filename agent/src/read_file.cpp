@@ -114,27 +114,27 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
                      fmt::format("call list_directory with path={}", quoted(shown_path))};
   }
   if (file.kind != EntryKind::kFile) {
-    return ToolError{ToolErrorCode::kSpecialFile,
-                     fmt::format("'{}' is not a regular file (a FIFO, socket or device)",
-                                 user_path),
-                     "read regular files only; call list_directory to see the files here"};
+    return ToolError{
+        ToolErrorCode::kSpecialFile,
+        fmt::format("'{}' is not a regular file (a FIFO, socket or device)", user_path),
+        "read regular files only; call list_directory to see the files here"};
   }
   CTX_TRY_ASSIGN(TextEncoding encoding, sniff_encoding(file.fd.get(), user_path));
   if (encoding == TextEncoding::kBinary) {
-    return ToolError{ToolErrorCode::kBinary,
-                     fmt::format("'{}' is a binary file (a NUL byte in its first 8 KiB)",
-                                 user_path),
-                     fmt::format("call file_info with path={} for its size and type",
-                                 quoted(shown_path))};
+    return ToolError{
+        ToolErrorCode::kBinary,
+        fmt::format("'{}' is a binary file (a NUL byte in its first 8 KiB)", user_path),
+        fmt::format("call file_info with path={} for its size and type", quoted(shown_path))};
   }
 
   const std::uint64_t offset = static_cast<std::uint64_t>(args.integer("offset").value_or(1));
   const std::optional<std::uint64_t> limit =
-      args.integer("limit") ? std::optional<std::uint64_t>(
-                                  static_cast<std::uint64_t>(*args.integer("limit")))
-                            : std::nullopt;
+      args.integer("limit")
+          ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*args.integer("limit")))
+          : std::nullopt;
   const std::size_t max_tokens = budget_tokens(args, context);
-  const std::size_t max_line_bytes = std::max<std::size_t>(context.config.limits.max_line_bytes, 16);
+  const std::size_t max_line_bytes =
+      std::max<std::size_t>(context.config.limits.max_line_bytes, 16);
   const auto file_size = static_cast<std::uint64_t>(file.st.st_size);
   const bool count_all = file_size <= kExactCountBytes;
 
@@ -152,9 +152,13 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
   std::uint64_t newlines = 0;  // '\n' bytes consumed so far
   char last_byte = '\n';       // of the text consumed so far ('\n' before any)
   std::uint64_t line_no = 1;   // the line the next byte belongs to
-  enum class Phase : std::uint8_t { kSkip, kWindow, kCount, kDone } phase =
-      offset == 1 ? Phase::kWindow : Phase::kSkip;
-  std::string current;             // kept prefix of the current window line
+  enum class Phase : std::uint8_t {
+    kSkip,
+    kWindow,
+    kCount,
+    kDone
+  } phase = offset == 1 ? Phase::kWindow : Phase::kSkip;
+  std::string current;              // kept prefix of the current window line
   std::uint64_t current_bytes = 0;  // its whole length
   char current_last = 0;
   bool in_line = false;
@@ -270,8 +274,8 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
   const bool total_exact = reached_eof;
   if (reached_eof && shown.empty() && stop_reason.empty() && offset > 1) {
     return ToolError{ToolErrorCode::kInvalidArgument,
-                     fmt::format("offset {} is past the end of '{}' ({} lines)", offset,
-                                 user_path, grouped(total_lines)),
+                     fmt::format("offset {} is past the end of '{}' ({} lines)", offset, user_path,
+                                 grouped(total_lines)),
                      total_lines == 0 ? std::string("the file is empty")
                                       : fmt::format("call read_file with path={} and an offset "
                                                     "from 1 to {}",
@@ -282,37 +286,35 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
   const std::uint64_t next_offset = shown.empty() ? offset : last + 1;
   const bool truncated = total_exact ? next_offset <= total_lines : true;
   const bool stopped_by_clock = stop_reason == kReasonDeadline || stop_reason == kReasonCancelled;
-  const std::uint64_t at_least = total_exact         ? total_lines
+  const std::uint64_t at_least = total_exact        ? total_lines
                                  : stopped_by_clock ? std::max<std::uint64_t>(last, offset - 1)
                                                     : next_offset;
   std::string_view reason = truncated ? stop_reason : std::string_view();
   if (truncated && reason.empty()) reason = kReasonBudget;
 
   std::string footer;
-  std::string total_text =
-      total_exact ? fmt::format("of {}", grouped(total_lines))
-                  : fmt::format("of at least {}, not counted: the file has {} bytes",
-                                grouped(at_least), grouped(file_size));
+  std::string total_text = total_exact
+                               ? fmt::format("of {}", grouped(total_lines))
+                               : fmt::format("of at least {}, not counted: the file has {} bytes",
+                                             grouped(at_least), grouped(file_size));
   if (file_size == 0 || (total_exact && total_lines == 0)) {
     footer = "(empty file: 0 lines)";
   } else if (nothing_fit) {
     footer = fmt::format(
         "(line {} does not fit in max_tokens={}; call read_file with path={} offset={} "
         "max_tokens={})",
-        offset, max_tokens, quoted(shown_path), offset,
-        std::max<std::size_t>(max_tokens * 2, 400));
+        offset, max_tokens, quoted(shown_path), offset, std::max<std::size_t>(max_tokens * 2, 400));
   } else if (!truncated) {
     footer = fmt::format("(lines {}–{} {}, end of file)", first, last, total_text);
   } else {
     std::string why = reason == kReasonBudget  ? fmt::format("; cut at max_tokens={}", max_tokens)
                       : reason == kReasonLimit ? std::string()
-                      : reason == kReasonOutputCap
-                          ? std::string("; cut at the output size cap")
-                          : fmt::format("; stopped: {}", reason);
+                      : reason == kReasonOutputCap ? std::string("; cut at the output size cap")
+                                                   : fmt::format("; stopped: {}", reason);
     footer = shown.empty() ? fmt::format("(no lines shown {}{}; {} to continue)", total_text, why,
                                          next_call(next_offset))
-                           : fmt::format("(lines {}–{} {}{}; {} for more)", first, last,
-                                         total_text, why, next_call(next_offset));
+                           : fmt::format("(lines {}–{} {}{}; {} for more)", first, last, total_text,
+                                         why, next_call(next_offset));
   }
 
   ToolOutput out;

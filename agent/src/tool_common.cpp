@@ -54,9 +54,19 @@ std::size_t max_results(const ToolArgs& args, const CallContext& context,
 }
 
 ToolError not_found(std::string_view user_path) {
+  std::string_view base = user_path;
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  if (std::size_t slash = base.rfind('/'); slash != std::string_view::npos) {
+    base.remove_prefix(slash + 1);
+  }
+  std::string hint = base.empty() || base == "." || base == ".."
+                         ? std::string("call list_directory with path='.' to see what exists")
+                         : fmt::format(
+                               "call find_files with pattern={}, or list_directory to "
+                               "see what exists",
+                               quoted(fmt::format("**/{}", base)));
   return ToolError{ToolErrorCode::kNotFound, fmt::format("'{}' does not exist", user_path),
-                   "call find_files with a pattern such as '**/name*' or list_directory to see "
-                   "what exists"};
+                   std::move(hint)};
 }
 
 Expected<OpenedPath> open_visible(const CallContext& context, std::string_view user_path) {

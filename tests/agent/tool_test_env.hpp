@@ -1,0 +1,105 @@
+// A temporary project tree with a Sandbox, a Policy and a CallContext around it, for the tool
+// tests (read_file, list_directory, find_files, file_info): build files, call a tool by name
+// with JSON arguments, and look into the structured result with simdjson.
+#pragma once
+
+#include <simdjson.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "ctx/agent/tools.hpp"
+
+namespace ctx::agent::testing {
+
+namespace fs = std::filesystem;
+
+class ToolEnv {
+ public:
+  explicit ToolEnv(PolicyConfig policy = {}) {
+    std::string tmpl = (fs::temp_directory_path() / "ctxtoolsXXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    root_ = tmpl;
+    config.policy = std::move(policy);
+    rebuild();
+  }
+  ~ToolEnv() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  ToolEnv(const ToolEnv&) = delete;
+  ToolEnv& operator=(const ToolEnv&) = delete;
+
+  // Re-reads config.policy (call after changing it).
+  void rebuild() {
+    auto sandbox = Sandbox::open(root_.string());
+    REQUIRE(sandbox.ok());
+    sandbox_.emplace(std::move(sandbox).value());
+    auto policy = Policy::build(config.policy);
+    REQUIRE(policy.ok());
+    policy_.emplace(std::move(policy).value());
+  }
+
+  const fs::path& root() const { return root_; }
+
+  void file(const std::string& rel, std::string_view content) const {
+    fs::path p = root_ / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  }
+  void dir(const std::string& rel) const { fs::create_directories(root_ / rel); }
+  void symlink(const std::string& target, const std::string& rel) const {
+    fs::create_directories((root_ / rel).parent_path());
+    fs::create_symlink(target, root_ / rel);
+  }
+
+  Expected<ToolOutput> call(std::string_view tool, std::string_view args,
+                            std::chrono::milliseconds deadline = std::chrono::seconds(30),
+                            const std::atomic<bool>* cancelled = nullptr) const {
+    CallContext context{
+        *sandbox_, *policy_, counter, config, std::chrono::steady_clock::now() + deadline,
+        cancelled, nullptr};
+    return call_tool(tool, args, context);
+  }
+
+  // The call must succeed; its output.
+  ToolOutput ok(std::string_view tool, std::string_view args) const {
+    auto out = call(tool, args);
+    if (!out.ok()) FAIL_CHECK(tool << " " << args << " failed: " << to_json(out.error()));
+    REQUIRE(out.ok());
+    return std::move(out).value();
+  }
+  // The call must fail; its error.
+  ToolError error(std::string_view tool, std::string_view args) const {
+    auto out = call(tool, args);
+    if (out.ok()) FAIL_CHECK(tool << " " << args << " succeeded: " << out->text);
+    REQUIRE(!out.ok());
+    return out.error();
+  }
+
+  AgentConfig config;
+  EstimatingCounter counter;
+
+ private:
+  fs::path root_;
+  std::optional<Sandbox> sandbox_;
+  std::optional<Policy> policy_;
+};
+
+// Parses a structured result (which must be valid JSON).
+inline simdjson::dom::element parse(simdjson::dom::parser& parser, const std::string& json) {
+  simdjson::dom::element root;
+  auto error = parser.parse(json).get(root);
+  INFO(json);
+  REQUIRE(error == simdjson::SUCCESS);
+  return root;
+}
+
+}  // namespace ctx::agent::testing
