@@ -4,14 +4,6 @@
 
 namespace ctx::agent {
 
-// BEGIN list_directory
-std::span<const ParamSpec> list_directory_params() { return {}; }
-std::string list_directory_output_schema() { return "{\"type\":\"object\"}"; }
-Expected<ToolOutput> run_list_directory(const ToolArgs&, const CallContext&) {
-  return ToolError{ToolErrorCode::kIoError, "list_directory is not built yet", ""};
-}
-// END list_directory
-
 // BEGIN search_files
 std::span<const ParamSpec> search_files_params() { return {}; }
 std::string search_files_output_schema() { return "{\"type\":\"object\"}"; }
@@ -19,13 +11,5 @@ Expected<ToolOutput> run_search_files(const ToolArgs&, const CallContext&) {
   return ToolError{ToolErrorCode::kIoError, "search_files is not built yet", ""};
 }
 // END search_files
-
-// BEGIN find_files
-std::span<const ParamSpec> find_files_params() { return {}; }
-std::string find_files_output_schema() { return "{\"type\":\"object\"}"; }
-Expected<ToolOutput> run_find_files(const ToolArgs&, const CallContext&) {
-  return ToolError{ToolErrorCode::kIoError, "find_files is not built yet", ""};
-}
-// END find_files
 
 }  // namespace ctx::agent
