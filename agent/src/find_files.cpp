@@ -3,8 +3,8 @@
 // filtered by the policy.
 #include <fmt/format.h>
 
-#include "cursor.hpp"
 #include "ctx/walker/glob.hpp"
+#include "cursor.hpp"
 #include "json_writer.hpp"
 #include "tool_common.hpp"
 #include "tool_impls.hpp"

@@ -88,11 +88,10 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   CTX_TRY_ASSIGN(OpenedPath dir, open_visible(context, user_path));
   const std::string shown_dir = dir.canonical.empty() ? "." : dir.canonical;
   if (dir.kind != EntryKind::kDirectory) {
-    return ToolError{ToolErrorCode::kNotADirectory,
-                     fmt::format("'{}' is not a directory", user_path),
-                     dir.kind == EntryKind::kFile
-                         ? fmt::format("call read_file with path={}", quoted(shown_dir))
-                         : std::string("call list_directory on its parent directory")};
+    return ToolError{
+        ToolErrorCode::kNotADirectory, fmt::format("'{}' is not a directory", user_path),
+        dir.kind == EntryKind::kFile ? fmt::format("call read_file with path={}", quoted(shown_dir))
+                                     : std::string("call list_directory on its parent directory")};
   }
   const auto depth = static_cast<std::size_t>(args.integer("depth").value_or(1));
   const bool include_ignored = args.boolean("include_ignored").value_or(false);

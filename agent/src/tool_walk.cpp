@@ -122,8 +122,9 @@ Expected<VisibleWalk> walk_visible(
                      "retry; if it persists, list a subdirectory"};
   }
   VisibleWalk out = sink.take();
-  std::sort(out.entries.begin(), out.entries.end(),
-            [](const WalkedEntry& a, const WalkedEntry& b) { return compare_paths(a.path, b.path); });
+  std::sort(out.entries.begin(), out.entries.end(), [](const WalkedEntry& a, const WalkedEntry& b) {
+    return compare_paths(a.path, b.path);
+  });
   return out;
 }
 
