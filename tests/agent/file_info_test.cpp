@@ -160,3 +160,15 @@ TEST_CASE("file_info keeps its text within max_tokens", "[agent][file_info][prop
   CHECK(error.code == ToolErrorCode::kInvalidArgument);
   CHECK(error.message.find("between 16 and") != std::string::npos);
 }
+
+TEST_CASE("file_info's structured results match its published output schema",
+          "[agent][file_info][schema]") {
+  ToolEnv env;
+  env.file("a.txt", "a\n");
+  env.file("bin", std::string("\0\1", 2));
+  env.dir("d");
+  for (const char* args : {R"({"path":"a.txt"})", R"({"path":"bin"})", R"({"path":"d"})"}) {
+    INFO(args);
+    ctx::agent::testing::check_output_schema("file_info", env.ok("file_info", args).structured);
+  }
+}

@@ -263,3 +263,14 @@ TEST_CASE("find_files never exceeds the budget", "[agent][find_files][property]"
     }
   }
 }
+
+TEST_CASE("find_files's structured results match its published output schema",
+          "[agent][find_files][schema]") {
+  ToolEnv env;
+  make_tree(env);
+  for (const char* args :
+       {R"({"pattern":"*.py"})", R"({"pattern":"*.py","max_results":1})", R"({"pattern":"zz"})"}) {
+    INFO(args);
+    ctx::agent::testing::check_output_schema("find_files", env.ok("find_files", args).structured);
+  }
+}

@@ -95,9 +95,9 @@ TEST_CASE("list_directory honours ignore rules and counts what they left out",
   CHECK(entry_paths(sub.structured) == std::vector<std::string>{"src/keep.c"});
   CHECK(field(sub.structured, "ignored") == "1");
   auto all = env.ok("list_directory", R"({"include_ignored":true,"depth":2})");
-  CHECK(entry_paths(all.structured) ==
-        std::vector<std::string>{".gitignore", "app.log", "build", "build/out.o", "src",
-                                 "src/debug.log", "src/keep.c"});
+  CHECK(entry_paths(all.structured) == std::vector<std::string>{".gitignore", "app.log", "build",
+                                                                "build/out.o", "src",
+                                                                "src/debug.log", "src/keep.c"});
   CHECK(field(all.structured, "ignored") == "0");
 }
 
@@ -124,8 +124,7 @@ TEST_CASE("list_directory hides policy-hidden entries from text, structure and c
     CHECK(out.structured.find(hidden) == std::string::npos);
   }
   CHECK(entry_paths(out.structured) ==
-        std::vector<std::string>{".gitignore", "config", "config/app.yaml", "keys",
-                                 "visible.txt"});
+        std::vector<std::string>{".gitignore", "config", "config/app.yaml", "keys", "visible.txt"});
   CHECK(field(out.structured, "total") == "5");
   CHECK(field(out.structured, "ignored") == "1");  // ignored.tmp; not internal/x.tmp
   CHECK(out.policy_hidden > 0);                    // for the audit log only
@@ -177,8 +176,7 @@ TEST_CASE("list_directory pages with cursors and returns every entry exactly onc
   CHECK(calls == static_cast<int>((expected.size() + 12) / 13));
 }
 
-TEST_CASE("list_directory refuses a cursor made for other arguments",
-          "[agent][list_directory]") {
+TEST_CASE("list_directory refuses a cursor made for other arguments", "[agent][list_directory]") {
   ToolEnv env;
   for (int i = 0; i < 10; ++i) env.file("f" + std::to_string(i), "x");
   env.dir("sub");
@@ -257,4 +255,16 @@ TEST_CASE("list_directory stops at the deadline and flags the partial listing",
   CHECK(field(out->structured, "total_exact") == "false");
   CHECK(field(out->structured, "truncated_reason") == "deadline");
   CHECK(out->text.find("the walk stopped early (deadline)") != std::string::npos);
+}
+
+TEST_CASE("list_directory's structured results match its published output schema",
+          "[agent][list_directory][schema]") {
+  ToolEnv env;
+  env.file("a/b.txt", "x");
+  env.symlink("a/b.txt", "link");
+  for (const char* args : {R"({})", R"({"depth":3,"max_results":1})", R"({"path":"a"})"}) {
+    INFO(args);
+    ctx::agent::testing::check_output_schema("list_directory",
+                                             env.ok("list_directory", args).structured);
+  }
 }

@@ -333,3 +333,16 @@ TEST_CASE("read_file stops at the deadline or on cancellation and says so", "[ag
   REQUIRE_FALSE(deep.ok());
   CHECK(deep.error().code == ToolErrorCode::kTimeout);
 }
+
+TEST_CASE("read_file's structured results match its published output schema",
+          "[agent][read_file][schema]") {
+  ToolEnv env;
+  env.config.limits.max_line_bytes = 50;
+  env.file("a.txt", numbered(1, 30) + std::string(200, 'z') + "\n");
+  env.file("empty.txt", "");
+  for (const char* args : {R"({"path":"a.txt"})", R"({"path":"a.txt","offset":5,"limit":3})",
+                           R"({"path":"a.txt","max_tokens":30})", R"({"path":"empty.txt"})"}) {
+    INFO(args);
+    ctx::agent::testing::check_output_schema("read_file", env.ok("read_file", args).structured);
+  }
+}

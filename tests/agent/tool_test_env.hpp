@@ -102,4 +102,84 @@ inline simdjson::dom::element parse(simdjson::dom::parser& parser, const std::st
   return root;
 }
 
+namespace detail {
+
+inline bool has_type(simdjson::dom::element value, std::string_view type) {
+  if (type == "null") return value.is_null();
+  if (type == "boolean") return value.is_bool();
+  if (type == "integer") return value.is_int64() || value.is_uint64();
+  if (type == "number") return value.is_number();
+  if (type == "string") return value.is_string();
+  if (type == "array") return value.is_array();
+  if (type == "object") return value.is_object();
+  return false;
+}
+
+// The subset of JSON Schema the tools' output schemas use: type (a name or a list), properties,
+// required, items, enum. Failures name the JSON path.
+inline void check_schema(simdjson::dom::element schema, simdjson::dom::element value,
+                         const std::string& where) {
+  INFO("at " << where);
+  simdjson::dom::element type;
+  if (schema["type"].get(type) == simdjson::SUCCESS) {
+    bool ok = false;
+    if (type.is_string()) {
+      ok = has_type(value, std::string_view(type));
+    } else {
+      for (auto t : type.get_array()) ok = ok || has_type(value, std::string_view(t));
+    }
+    CHECK(ok);
+    if (!ok) return;
+  }
+  simdjson::dom::array choices;
+  if (schema["enum"].get(choices) == simdjson::SUCCESS) {
+    bool ok = false;
+    for (auto c : choices) {
+      ok = ok || (c.is_null() && value.is_null()) ||
+           (c.is_string() && value.is_string() && std::string_view(c) == std::string_view(value));
+    }
+    CHECK(ok);
+  }
+  if (value.is_object()) {
+    simdjson::dom::array required;
+    if (schema["required"].get(required) == simdjson::SUCCESS) {
+      for (auto r : required) {
+        INFO("required key " << std::string_view(r));
+        CHECK(value[std::string_view(r)].error() == simdjson::SUCCESS);
+      }
+    }
+    simdjson::dom::object properties;
+    if (schema["properties"].get(properties) == simdjson::SUCCESS) {
+      for (auto [key, sub] : properties) {
+        simdjson::dom::element v;
+        if (value[key].get(v) == simdjson::SUCCESS) {
+          check_schema(sub, v, where + "." + std::string(key));
+        }
+      }
+    }
+  }
+  simdjson::dom::element items;
+  if (value.is_array() && schema["items"].get(items) == simdjson::SUCCESS) {
+    std::size_t i = 0;
+    for (auto v : value.get_array())
+      check_schema(items, v, where + "[" + std::to_string(i++) + "]");
+  }
+}
+
+}  // namespace detail
+
+// Checks a tool's structured result against the output schema tools/list publishes for it.
+inline void check_output_schema(std::string_view tool, const std::string& structured) {
+  const ToolSpec* spec = nullptr;
+  for (const ToolSpec& s : tool_specs()) {
+    if (s.name == tool) spec = &s;
+  }
+  REQUIRE(spec != nullptr);
+  simdjson::dom::parser schema_parser;
+  simdjson::dom::parser value_parser;
+  auto schema = parse(schema_parser, spec->output_schema);
+  auto value = parse(value_parser, structured);
+  detail::check_schema(schema, value, "$");
+}
+
 }  // namespace ctx::agent::testing
