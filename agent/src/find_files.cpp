@@ -148,52 +148,69 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
       "(visit_cap): narrow path or pattern; 18,446,744,073,709,551,615 ignored paths not "
       "searched (include_ignored=true searches them); {} for more)",
       next_call(encode_cursor(key, UINT64_MAX)));
-  TextBudget budget(context, max_tokens, footer_reserve(context, longest_footer));
+  const std::size_t reserve = footer_reserve(context, longest_footer);
 
-  std::vector<const WalkedEntry*> shown;
-  std::string_view reason;
+  // Render; when the whole text had to be trimmed (a counter whose counts are not additive),
+  // render again with fewer files, so the structured result lists exactly what the text shows.
   const std::size_t end = std::min<std::size_t>(total, offset + page);
-  for (std::size_t i = offset; i < end; ++i) {
-    if (!budget.append(lossy_utf8(walk.entries[i].path) + "\n")) {
-      reason = budget.cut() ? kReasonBudget : kReasonOutputCap;
-      break;
+  std::size_t cap = end - offset;
+  bool shrunk = false;
+  std::size_t shown_count = 0;
+  std::string_view reason;
+  bool more = false;
+  bool truncated = false;
+  std::string next_cursor;
+  std::string text;
+  for (;;) {
+    TextBudget budget(context, max_tokens, reserve);
+    shown_count = 0;
+    reason = shrunk ? kReasonBudget : std::string_view();
+    for (std::size_t i = 0; i < cap; ++i) {
+      if (!budget.append(lossy_utf8(walk.entries[offset + i].path) + "\n")) {
+        reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
+        break;
+      }
+      ++shown_count;
     }
-    shown.push_back(&walk.entries[i]);
-  }
-  const std::uint64_t next = offset + shown.size();
-  const bool more = next < total;
-  if (more && reason.empty()) reason = kReasonMaxResults;
-  if (!more && !total_exact) reason = walk.stopped;
-  const bool truncated = more || !total_exact;
-  const std::string next_cursor = more ? encode_cursor(key, next) : std::string();
+    const std::uint64_t next = offset + shown_count;
+    more = next < total;
+    if (more && reason.empty()) reason = kReasonMaxResults;
+    if (!more && !total_exact) reason = walk.stopped;
+    truncated = more || !total_exact;
+    next_cursor = more ? encode_cursor(key, next) : std::string();
 
-  std::string footer = "(";
-  if (total == 0) {
-    footer += fmt::format("no files match {}{}", quoted(pattern_arg),
-                          dir.empty() ? std::string() : fmt::format(" under {}", quoted(dir)));
-    if (basename_only && pattern.find_first_of("*?[") == std::string_view::npos) {
-      footer += fmt::format("; for names containing it use pattern={}",
-                            quoted(fmt::format("*{}*", pattern)));
+    std::string footer = "(";
+    if (total == 0) {
+      footer += fmt::format("no files match {}{}", quoted(pattern_arg),
+                            dir.empty() ? std::string() : fmt::format(" under {}", quoted(dir)));
+      if (basename_only && pattern.find_first_of("*?[") == std::string_view::npos) {
+        footer += fmt::format("; for names containing it use pattern={}",
+                              quoted(fmt::format("*{}*", pattern)));
+      }
+    } else if (shown_count == 0) {
+      footer += fmt::format("no files shown of {}", grouped(total));
+    } else {
+      footer += fmt::format("files {}–{} of {}{}", grouped(offset + 1), grouped(next),
+                            total_exact ? "" : "at least ", grouped(total));
     }
-  } else if (shown.empty()) {
-    footer += fmt::format("no files shown of {}", grouped(total));
-  } else {
-    footer += fmt::format("files {}–{} of {}{}", grouped(offset + 1), grouped(next),
-                          total_exact ? "" : "at least ", grouped(total));
+    if (reason == kReasonBudget) footer += fmt::format("; cut at max_tokens={}", max_tokens);
+    if (!total_exact) {
+      footer += fmt::format("; the walk stopped early ({}): narrow path or pattern", walk.stopped);
+    }
+    if (walk.ignored > 0) {
+      footer += fmt::format("; {} ignored path{} not searched (include_ignored=true searches them)",
+                            grouped(walk.ignored), walk.ignored == 1 ? "" : "s");
+    }
+    if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
+    footer += ")";
+    text = budget.finish(footer);
+    if (!budget.trimmed() || shown_count == 0) break;
+    cap = shown_count - std::max<std::size_t>(1, shown_count / 4);
+    shrunk = true;
   }
-  if (reason == kReasonBudget) footer += fmt::format("; cut at max_tokens={}", max_tokens);
-  if (!total_exact) {
-    footer += fmt::format("; the walk stopped early ({}): narrow path or pattern", walk.stopped);
-  }
-  if (walk.ignored > 0) {
-    footer += fmt::format("; {} ignored path{} not searched (include_ignored=true searches them)",
-                          grouped(walk.ignored), walk.ignored == 1 ? "" : "s");
-  }
-  if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
-  footer += ")";
 
   ToolOutput out;
-  out.text = budget.finish(footer);
+  out.text = std::move(text);
   out.tokens = context.counter.count(out.text);
   out.truncated = truncated;
   out.policy_hidden = walk.policy_hidden;
@@ -202,14 +219,14 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   w.begin_object().field("pattern", pattern_arg).field("path", shown_dir);
   w.field("include_ignored", include_ignored);
   w.field("total", static_cast<std::uint64_t>(total)).field("total_exact", total_exact);
-  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(shown.size()));
+  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(shown_count));
   w.field("ignored", static_cast<std::uint64_t>(walk.ignored));
   w.field("truncated", truncated).key("truncated_reason");
   truncated ? w.string(reason) : w.null();
   w.key("next_cursor");
   more ? w.string(next_cursor) : w.null();
   w.key("files").begin_array();
-  for (const WalkedEntry* e : shown) w.string(e->path);
+  for (std::size_t i = 0; i < shown_count; ++i) w.string(walk.entries[offset + i].path);
   w.end_array().end_object();
   out.structured = w.take();
   return out;

@@ -135,80 +135,103 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
       "(include_ignored=true lists them); 18,446,744,073,709,551,615 directories could not be "
       "read; {} for more)",
       next_call(longest_cursor));
-  TextBudget budget(context, max_tokens, footer_reserve(context, longest_footer));
+  const std::size_t reserve = footer_reserve(context, longest_footer);
 
   const std::string header =
       fmt::format("{}/ ({} entr{}{}{})\n", shown_dir == "." ? "." : shown_dir, grouped(total),
                   total == 1 ? "y" : "ies", total_exact ? "" : " so far",
                   depth > 1 ? fmt::format(", depth {}", depth) : std::string());
-  budget.append(header);
 
-  struct Shown {
+  // The page's lines (sizes read once, for the entries the page can show).
+  struct PageEntry {
     const WalkedEntry* entry;
     std::optional<std::uint64_t> size;
+    std::string line;
   };
-  std::vector<Shown> shown;
-  std::string_view reason;
+  std::vector<PageEntry> page_entries;
   const std::size_t end = std::min<std::size_t>(total, offset + page);
   for (std::size_t i = offset; i < end; ++i) {
     const WalkedEntry& e = walk.entries[i];
-    std::optional<std::uint64_t> size;
-    std::string line = e.path;
+    PageEntry p{&e, std::nullopt, e.path};
     switch (e.type) {
       case walker::EntryType::kDirectory:
-        line += "/";
+        p.line += "/";
         break;
       case walker::EntryType::kFile:
         if (auto st = stat_beneath(context, e.path); st && S_ISREG(st->st_mode)) {
-          size = static_cast<std::uint64_t>(st->st_size);
-          line += fmt::format("  ({} bytes)", grouped(*size));
+          p.size = static_cast<std::uint64_t>(st->st_size);
+          p.line += fmt::format("  ({} bytes)", grouped(*p.size));
         }
         break;
       case walker::EntryType::kSymlink:
-        line += "  (symlink)";
+        p.line += "  (symlink)";
         break;
       case walker::EntryType::kOther:
-        line += "  (special)";
+        p.line += "  (special)";
         break;
     }
-    line = lossy_utf8(line) + "\n";
-    if (!budget.append(line)) {
-      reason = budget.cut() ? kReasonBudget : kReasonOutputCap;
-      break;
-    }
-    shown.push_back(Shown{&e, size});
+    p.line = lossy_utf8(p.line) + "\n";
+    page_entries.push_back(std::move(p));
   }
-  const std::uint64_t next = offset + shown.size();
-  const bool more = next < total;
-  if (more && reason.empty()) reason = kReasonMaxResults;
-  if (!more && !total_exact) reason = walk.stopped;
-  const bool truncated = more || !total_exact;
-  const std::string next_cursor = more ? encode_cursor(key, next) : std::string();
 
-  std::string footer = "(";
-  if (shown.empty()) {
-    footer += total == 0 ? "no entries" : fmt::format("no entries shown of {}", grouped(total));
-  } else {
-    footer += fmt::format("entries {}–{} of {}{}", grouped(offset + 1), grouped(next),
-                          total_exact ? "" : "at least ", grouped(total));
+  // Render; when the whole text had to be trimmed (a counter whose counts are not additive),
+  // render again with fewer entries, so the structured result lists exactly what the text shows.
+  std::size_t cap = page_entries.size();
+  bool shrunk = false;
+  std::size_t shown_count = 0;
+  std::string_view reason;
+  bool more = false;
+  bool truncated = false;
+  std::string next_cursor;
+  std::string text;
+  for (;;) {
+    TextBudget budget(context, max_tokens, reserve);
+    budget.append(header);
+    shown_count = 0;
+    reason = shrunk ? kReasonBudget : std::string_view();
+    for (std::size_t i = 0; i < cap; ++i) {
+      if (!budget.append(page_entries[i].line)) {
+        reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
+        break;
+      }
+      ++shown_count;
+    }
+    const std::uint64_t next = offset + shown_count;
+    more = next < total;
+    if (more && reason.empty()) reason = kReasonMaxResults;
+    if (!more && !total_exact) reason = walk.stopped;
+    truncated = more || !total_exact;
+    next_cursor = more ? encode_cursor(key, next) : std::string();
+
+    std::string footer = "(";
+    if (shown_count == 0) {
+      footer += total == 0 ? "no entries" : fmt::format("no entries shown of {}", grouped(total));
+    } else {
+      footer += fmt::format("entries {}–{} of {}{}", grouped(offset + 1), grouped(next),
+                            total_exact ? "" : "at least ", grouped(total));
+    }
+    if (reason == kReasonBudget) footer += fmt::format("; cut at max_tokens={}", max_tokens);
+    if (!total_exact) {
+      footer += fmt::format("; the walk stopped early ({}): narrow path or depth", walk.stopped);
+    }
+    if (walk.ignored > 0) {
+      footer += fmt::format("; {} ignored entr{} not listed (include_ignored=true lists them)",
+                            grouped(walk.ignored), walk.ignored == 1 ? "y" : "ies");
+    }
+    if (walk.unreadable > 0) {
+      footer += fmt::format("; {} director{} could not be read", grouped(walk.unreadable),
+                            walk.unreadable == 1 ? "y" : "ies");
+    }
+    if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
+    footer += ")";
+    text = budget.finish(footer);
+    if (!budget.trimmed() || shown_count == 0) break;
+    cap = shown_count - std::max<std::size_t>(1, shown_count / 4);
+    shrunk = true;
   }
-  if (reason == kReasonBudget) footer += fmt::format("; cut at max_tokens={}", max_tokens);
-  if (!total_exact) {
-    footer += fmt::format("; the walk stopped early ({}): narrow path or depth", walk.stopped);
-  }
-  if (walk.ignored > 0) {
-    footer += fmt::format("; {} ignored entr{} not listed (include_ignored=true lists them)",
-                          grouped(walk.ignored), walk.ignored == 1 ? "y" : "ies");
-  }
-  if (walk.unreadable > 0) {
-    footer += fmt::format("; {} director{} could not be read", grouped(walk.unreadable),
-                          walk.unreadable == 1 ? "y" : "ies");
-  }
-  if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
-  footer += ")";
 
   ToolOutput out;
-  out.text = budget.finish(footer);
+  out.text = std::move(text);
   out.tokens = context.counter.count(out.text);
   out.truncated = truncated;
   out.policy_hidden = walk.policy_hidden;
@@ -217,7 +240,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   w.begin_object().field("path", shown_dir).field("depth", static_cast<std::uint64_t>(depth));
   w.field("include_ignored", include_ignored);
   w.field("total", static_cast<std::uint64_t>(total)).field("total_exact", total_exact);
-  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(shown.size()));
+  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(shown_count));
   w.field("ignored", static_cast<std::uint64_t>(walk.ignored));
   w.field("unreadable", static_cast<std::uint64_t>(walk.unreadable));
   w.field("truncated", truncated).key("truncated_reason");
@@ -225,9 +248,10 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   w.key("next_cursor");
   more ? w.string(next_cursor) : w.null();
   w.key("entries").begin_array();
-  for (const Shown& s : shown) {
-    w.begin_object().field("path", s.entry->path).field("kind", kind_name(s.entry->type));
-    if (s.size) w.field("size", *s.size);
+  for (std::size_t i = 0; i < shown_count; ++i) {
+    const PageEntry& p = page_entries[i];
+    w.begin_object().field("path", p.entry->path).field("kind", kind_name(p.entry->type));
+    if (p.size) w.field("size", *p.size);
     w.end_object();
   }
   w.end_array().end_object();

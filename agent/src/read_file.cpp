@@ -104,7 +104,13 @@ std::string read_file_output_schema() {
          R"("required":["path","shown","total","truncated","next_cursor","lines"]})";
 }
 
-Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& context) {
+namespace {
+
+// One rendering of the window. `budget_cap` (a renderer's retry, see run_read_file) limits the
+// lines shown as the budget would have; `trimmed` says the budget's finish dropped body text.
+Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& context,
+                                      std::optional<std::uint64_t> budget_cap, bool& trimmed,
+                                      std::uint64_t& shown_count) {
   const std::string user_path = args.string("path").value_or("");
   CTX_TRY_ASSIGN(OpenedPath file, open_visible(context, user_path));
   const std::string& path = file.canonical;
@@ -191,7 +197,7 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
     current_bytes = 0;
     current_last = 0;
     in_line = false;
-    if (!budget.append(rendered)) {
+    if ((budget_cap && shown.size() >= *budget_cap) || !budget.append(rendered)) {
       stop_reason = kReasonBudget;
       nothing_fit = shown.empty();
       return false;
@@ -319,6 +325,8 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
 
   ToolOutput out;
   out.text = budget.finish(footer);
+  trimmed = budget.trimmed();
+  shown_count = shown.size();
   out.tokens = context.counter.count(out.text);
   out.truncated = truncated;
 
@@ -348,6 +356,21 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
   w.end_array().end_object();
   out.structured = w.take();
   return out;
+}
+
+}  // namespace
+
+Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& context) {
+  // When the whole text had to be trimmed (a counter whose counts are not additive), render
+  // again with fewer lines, so the structured result lists exactly the lines the text shows.
+  std::optional<std::uint64_t> cap;
+  for (;;) {
+    bool trimmed = false;
+    std::uint64_t shown = 0;
+    CTX_TRY_ASSIGN(ToolOutput out, render_read_file(args, context, cap, trimmed, shown));
+    if (!trimmed || shown == 0) return out;
+    cap = shown - std::max<std::uint64_t>(1, shown / 4);
+  }
 }
 
 }  // namespace ctx::agent

@@ -96,13 +96,20 @@ TextBudget::TextBudget(const CallContext& context, std::size_t max_tokens,
       max_bytes_(context.config.limits.max_output_bytes) {}
 
 bool TextBudget::append(std::string_view piece) {
-  if (bytes_ + piece.size() > max_bytes_) {
+  if (body_.size() + piece.size() > max_bytes_) {
     writer_.mark_cut();
+    byte_capped_ = true;
     return false;
   }
   if (!writer_.append(piece)) return false;
-  bytes_ += piece.size();
+  body_.append(piece);
   return true;
+}
+
+std::string TextBudget::finish(std::string_view footer) {
+  std::string text = writer_.finish(footer);
+  trimmed_ = text.compare(0, body_.size(), body_) != 0;
+  return text;
 }
 
 std::size_t footer_reserve(const CallContext& context, std::string_view longest_footer) {

@@ -274,3 +274,20 @@ TEST_CASE("find_files's structured results match its published output schema",
     ctx::agent::testing::check_output_schema("find_files", env.ok("find_files", args).structured);
   }
 }
+
+TEST_CASE("find_files lists exactly the files its text shows under a non-additive counter",
+          "[agent][find_files][budget]") {
+  ToolEnv env;
+  ctx::agent::testing::LumpyCounter lumpy;
+  env.counter_override = &lumpy;
+  for (int i = 0; i < 150; ++i) env.file("src/f" + std::to_string(1000 + i) + ".c", "x");
+  for (int budget : {16, 60, 300, 900, 2000}) {
+    INFO(budget);
+    auto out = env.ok("find_files", R"({"pattern":"*.c","max_results":1000,"max_tokens":)" +
+                                        std::to_string(budget) + "}");
+    CHECK(lumpy.count(out.text) <= static_cast<std::size_t>(budget));
+    auto files = files_of(out.structured);
+    for (auto& f : files) CHECK(out.text.find(f + "\n") != std::string::npos);
+    if (files.size() < 150) CHECK(field(out.structured, "next_cursor") != "null");
+  }
+}

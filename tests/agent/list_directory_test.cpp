@@ -268,3 +268,23 @@ TEST_CASE("list_directory's structured results match its published output schema
                                              env.ok("list_directory", args).structured);
   }
 }
+
+TEST_CASE("list_directory lists exactly the entries its text shows under a non-additive counter",
+          "[agent][list_directory][budget]") {
+  ToolEnv env;
+  ctx::agent::testing::LumpyCounter lumpy;
+  env.counter_override = &lumpy;
+  for (int i = 0; i < 150; ++i) env.file("e" + std::to_string(1000 + i), "x");
+  for (int budget : {16, 60, 300, 900, 2000}) {
+    INFO(budget);
+    auto out = env.ok("list_directory",
+                      R"({"max_results":1000,"max_tokens":)" + std::to_string(budget) + "}");
+    CHECK(lumpy.count(out.text) <= static_cast<std::size_t>(budget));
+    auto paths = entry_paths(out.structured);
+    for (auto& p : paths) CHECK(out.text.find(p + "  (1 bytes)\n") != std::string::npos);
+    if (paths.size() < 150) {
+      CHECK(field(out.structured, "next_cursor") != "null");
+      CHECK(field(out.structured, "truncated_reason") == "max_tokens");
+    }
+  }
+}

@@ -363,3 +363,30 @@ TEST_CASE("read_file's structured results match its published output schema",
     ctx::agent::testing::check_output_schema("read_file", env.ok("read_file", args).structured);
   }
 }
+
+TEST_CASE("read_file lists exactly the lines its text shows under a non-additive counter",
+          "[agent][read_file][budget]") {
+  ToolEnv env;
+  ctx::agent::testing::LumpyCounter lumpy;
+  env.counter_override = &lumpy;
+  env.file("a.txt", numbered(1, 500));
+  for (int budget : {16, 50, 200, 400, 1000, 3000}) {
+    INFO(budget);
+    auto out =
+        env.ok("read_file", R"({"path":"a.txt","max_tokens":)" + std::to_string(budget) + "}");
+    CHECK(lumpy.count(out.text) <= static_cast<std::size_t>(budget));
+    simdjson::dom::parser parser;
+    auto json = parse(parser, out.structured);
+    int64_t last = 0;
+    for (auto line : json["lines"].get_array()) {
+      last = int64_t(line["line"]);
+      CHECK(out.text.find(std::to_string(last) + "\tline " + std::to_string(last) + "\n") !=
+            std::string::npos);
+    }
+    CHECK(int64_t(json["next_offset"]) == last + 1);
+    // (16 tokens cannot hold a footer naming the next call; the structured result still does.)
+    if (budget > 16) {
+      CHECK(out.text.find("offset=" + std::to_string(last + 1)) != std::string::npos);
+    }
+  }
+}
