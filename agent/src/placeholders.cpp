@@ -4,22 +4,6 @@
 
 namespace ctx::agent {
 
-// BEGIN read_file
-std::span<const ParamSpec> read_file_params() { return {}; }
-std::string read_file_output_schema() { return "{\"type\":\"object\"}"; }
-Expected<ToolOutput> run_read_file(const ToolArgs&, const CallContext&) {
-  return ToolError{ToolErrorCode::kIoError, "read_file is not built yet", ""};
-}
-// END read_file
-
-// BEGIN list_directory
-std::span<const ParamSpec> list_directory_params() { return {}; }
-std::string list_directory_output_schema() { return "{\"type\":\"object\"}"; }
-Expected<ToolOutput> run_list_directory(const ToolArgs&, const CallContext&) {
-  return ToolError{ToolErrorCode::kIoError, "list_directory is not built yet", ""};
-}
-// END list_directory
-
 // BEGIN search_files
 std::span<const ParamSpec> search_files_params() { return {}; }
 std::string search_files_output_schema() { return "{\"type\":\"object\"}"; }
@@ -27,21 +11,5 @@ Expected<ToolOutput> run_search_files(const ToolArgs&, const CallContext&) {
   return ToolError{ToolErrorCode::kIoError, "search_files is not built yet", ""};
 }
 // END search_files
-
-// BEGIN find_files
-std::span<const ParamSpec> find_files_params() { return {}; }
-std::string find_files_output_schema() { return "{\"type\":\"object\"}"; }
-Expected<ToolOutput> run_find_files(const ToolArgs&, const CallContext&) {
-  return ToolError{ToolErrorCode::kIoError, "find_files is not built yet", ""};
-}
-// END find_files
-
-// BEGIN file_info
-std::span<const ParamSpec> file_info_params() { return {}; }
-std::string file_info_output_schema() { return "{\"type\":\"object\"}"; }
-Expected<ToolOutput> run_file_info(const ToolArgs&, const CallContext&) {
-  return ToolError{ToolErrorCode::kIoError, "file_info is not built yet", ""};
-}
-// END file_info
 
 }  // namespace ctx::agent

@@ -112,6 +112,13 @@ std::string child_prefix(const std::string& dir) {
 
 bool is_dir_type(unsigned char t) { return t == DT_DIR; }
 
+EntryType entry_type(unsigned char t) {
+  return t == DT_REG   ? EntryType::kFile
+         : t == DT_DIR ? EntryType::kDirectory
+         : t == DT_LNK ? EntryType::kSymlink
+                       : EntryType::kOther;
+}
+
 // Errors of a confined open, said in the walk's terms.
 Error beneath_error(int err, std::string_view path) {
   if (err == EXDEV) {
@@ -506,9 +513,21 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
              : S_ISLNK(st.st_mode) ? DT_LNK
                                    : DT_UNKNOWN;
     }
-    if (type != DT_DIR && type != DT_REG) continue;  // symlinks (without -L), FIFOs, devices
+    // Symlinks (without -L), FIFOs and devices are listed under report_all only.
+    if (type != DT_DIR && type != DT_REG && !options_.report_all) continue;
     const bool is_dir = is_dir_type(type);
-    if (skip_entry(path, name, is_dir, node.get(), *task.root, scratch)) continue;
+    if (skip_entry(path, name, is_dir, node.get(), *task.root, scratch)) {
+      if (options_.report_all) sink_.on_ignored(WalkEntry{path, child_depth, entry_type(type)});
+      continue;
+    }
+    if (options_.report_all && type != DT_REG) {
+      const Flow flow = sink_.on_file(WalkEntry{path, child_depth, entry_type(type)});
+      if (flow == Flow::kStop) {
+        stop_.store(true, std::memory_order_relaxed);
+        return;
+      }
+      if (!is_dir || flow == Flow::kSkip) continue;
+    }
     if (is_dir) {
       if (!descend) continue;
       DirTask child;
@@ -626,6 +645,9 @@ Status Walker::start_beneath() {
 }
 
 Status Walker::run() {
+  if (options_.report_all && sorted()) {
+    return Error{ErrorCode::kInvalidArgument, "report_all walks cannot be sorted"};
+  }
   if (beneath()) {
     CTX_TRY(start_beneath());  // paths are fd-relative: no cwd to strip
   } else if (char buf[PATH_MAX]; ::getcwd(buf, sizeof buf) != nullptr) {
