@@ -4,14 +4,6 @@
 
 namespace ctx::agent {
 
-// BEGIN read_file
-std::span<const ParamSpec> read_file_params() { return {}; }
-std::string read_file_output_schema() { return "{\"type\":\"object\"}"; }
-Expected<ToolOutput> run_read_file(const ToolArgs&, const CallContext&) {
-  return ToolError{ToolErrorCode::kIoError, "read_file is not built yet", ""};
-}
-// END read_file
-
 // BEGIN list_directory
 std::span<const ParamSpec> list_directory_params() { return {}; }
 std::string list_directory_output_schema() { return "{\"type\":\"object\"}"; }

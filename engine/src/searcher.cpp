@@ -54,7 +54,8 @@ void append_utf8(std::string& out, std::uint32_t cp) {
   }
 }
 
-// UTF-16 (without its BOM) to UTF-8; unpaired surrogates and a dangling odd byte become U+FFFD.
+}  // namespace
+
 std::string utf16_to_utf8(std::string_view in, bool little_endian) {
   constexpr std::uint32_t kReplacement = 0xFFFD;
   std::string out;
@@ -80,8 +81,6 @@ std::string utf16_to_utf8(std::string_view in, bool little_endian) {
   if (i < in.size()) append_utf8(out, kReplacement);
   return out;
 }
-
-}  // namespace
 
 void FileBuffer::reserve(std::size_t bytes) {
   if (bytes <= capacity_) return;

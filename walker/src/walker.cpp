@@ -111,6 +111,13 @@ std::string child_prefix(const std::string& dir) {
 
 bool is_dir_type(unsigned char t) { return t == DT_DIR; }
 
+EntryType entry_type(unsigned char t) {
+  return t == DT_REG   ? EntryType::kFile
+         : t == DT_DIR ? EntryType::kDirectory
+         : t == DT_LNK ? EntryType::kSymlink
+                       : EntryType::kOther;
+}
+
 class Walker {
  public:
   Walker(const WalkOptions& options, WalkSink& sink) : options_(options), sink_(sink) {}
@@ -436,9 +443,21 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
              : S_ISLNK(st.st_mode) ? DT_LNK
                                    : DT_UNKNOWN;
     }
-    if (type != DT_DIR && type != DT_REG) continue;  // symlinks (without -L), FIFOs, devices
+    // Symlinks (without -L), FIFOs and devices are listed under report_all only.
+    if (type != DT_DIR && type != DT_REG && !options_.report_all) continue;
     const bool is_dir = is_dir_type(type);
-    if (skip_entry(path, name, is_dir, node.get(), *task.root, scratch)) continue;
+    if (skip_entry(path, name, is_dir, node.get(), *task.root, scratch)) {
+      if (options_.report_all) sink_.on_ignored(WalkEntry{path, child_depth, entry_type(type)});
+      continue;
+    }
+    if (options_.report_all && type != DT_REG) {
+      const Flow flow = sink_.on_file(WalkEntry{path, child_depth, entry_type(type)});
+      if (flow == Flow::kStop) {
+        stop_.store(true, std::memory_order_relaxed);
+        return;
+      }
+      if (!is_dir || flow == Flow::kSkip) continue;
+    }
     if (is_dir) {
       if (!descend) continue;
       DirTask child;
@@ -522,6 +541,9 @@ void Walker::replay_by_time(std::vector<std::pair<std::string, std::size_t>>& fi
 }
 
 Status Walker::run() {
+  if (options_.report_all && sorted()) {
+    return Error{ErrorCode::kInvalidArgument, "report_all walks cannot be sorted"};
+  }
   if (char buf[PATH_MAX]; ::getcwd(buf, sizeof buf) != nullptr) cwd_ = buf;
   if (!options_.ignore_files.empty() && options_.git_ignore + 1 > 0) {
     explicit_rules_ = IgnoreRules(IgnoreRules::Options{options_.ignore_case_insensitive});

@@ -64,6 +64,10 @@ class FileBuffer {
   std::size_t capacity_ = 0;
 };
 
+// UTF-16 (without its BOM) to UTF-8; unpaired surrogates and a dangling odd byte become U+FFFD.
+// (The searcher transcodes UTF-16 files with a BOM through this; the agent's read_file too.)
+std::string utf16_to_utf8(std::string_view in, bool little_endian);
+
 // Searches `haystack` (a whole file's bytes). Returns how many lines were reported.
 Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scratch& scratch,
                                     const SearchOptions& options, std::string_view haystack,

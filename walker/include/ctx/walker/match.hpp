@@ -8,7 +8,8 @@ namespace ctx::walker {
 
 enum class MatchKind : std::uint8_t { kNone, kIgnore, kWhitelist };
 
-// Early stop is a value, returned by sinks.
-enum class Flow : std::uint8_t { kContinue, kStop };
+// Early stop is a value, returned by sinks. kSkip (a directory reported under
+// WalkOptions::report_all) keeps the walk out of that directory; elsewhere it means kContinue.
+enum class Flow : std::uint8_t { kContinue, kStop, kSkip };
 
 }  // namespace ctx::walker

@@ -24,6 +24,9 @@ class TypeMatcher;
 
 enum class SortBy : std::uint8_t { kNone, kPath, kModified, kAccessed, kCreated };
 
+// What a reported entry is (only report_all walks report anything but files).
+enum class EntryType : std::uint8_t { kFile, kDirectory, kSymlink, kOther };
+
 struct WalkOptions {
   // Roots as the user typed them. Empty: the current directory, whose paths print without "./".
   std::vector<std::string> paths;
@@ -54,6 +57,13 @@ struct WalkOptions {
   // paths stay relative to the fd. Requires follow_links == false.
   int beneath_fd = -1;
 
+  // Directory listings (the agent's list_directory, find_files): also hand the sink each
+  // directory (before anything beneath it; on_file returning Flow::kSkip keeps the walk out of
+  // it), each symlink (never followed) and each other non-regular entry (FIFO, socket, device),
+  // with WalkEntry::type set, and hand on_ignored every entry the ignore rules, overrides, types
+  // or the hidden filter skipped (not descended). Unsorted walks only (sort must be kNone).
+  bool report_all = false;
+
   // Optional filters; they must outlive the walk.
   const Overrides* overrides = nullptr;
   const TypeMatcher* types = nullptr;
@@ -62,6 +72,7 @@ struct WalkOptions {
 struct WalkEntry {
   std::string_view path;  // as it should be printed; valid during the call only
   std::size_t depth;      // 0 for a root given on the command line
+  EntryType type = EntryType::kFile;
 };
 
 class WalkSink {
@@ -72,6 +83,9 @@ class WalkSink {
   // One path that could not be visited (unreadable directory, missing root, symlink loop); the walk
   // goes on. Called concurrently too.
   virtual void on_error(const Error& error) = 0;
+  // Under report_all: an entry the filters skipped (a directory is not descended). Called
+  // concurrently too.
+  virtual void on_ignored(const WalkEntry& /*entry*/) {}
 };
 
 // Walks `options.paths`. Problems with single paths go to `sink.on_error`; the returned Status is

@@ -1,0 +1,139 @@
+#include "tool_common.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+
+namespace ctx::agent {
+
+ParamSpec max_tokens_param() {
+  return ParamSpec{"max_tokens",
+                   ParamType::kInteger,
+                   "token budget for the returned text (default: a quarter of the context "
+                   "window); the result says what did not fit and how to get it",
+                   false,
+                   {"budget", "token_budget"},
+                   {},
+                   kMinMaxTokens,
+                   1'000'000};
+}
+
+ParamSpec max_results_param(bool alias_limit) {
+  std::vector<std::string_view> aliases = {"max", "max_count", "max_entries"};
+  if (alias_limit) aliases.push_back("limit");
+  return ParamSpec{"max_results",
+                   ParamType::kInteger,
+                   "how many items to show at most (the next ones are reached with cursor)",
+                   false,
+                   aliases,
+                   {},
+                   1,
+                   1'000'000};
+}
+
+ParamSpec cursor_param() {
+  return ParamSpec{"cursor",
+                   ParamType::kString,
+                   "next_cursor from the previous call with the same arguments, for the next page",
+                   false,
+                   {"next_cursor", "page_token"}};
+}
+
+std::size_t budget_tokens(const ToolArgs& args, const CallContext& context) {
+  if (auto v = args.integer("max_tokens")) return static_cast<std::size_t>(*v);
+  return std::max<std::size_t>(context.config.default_max_tokens(),
+                               static_cast<std::size_t>(kMinMaxTokens));
+}
+
+std::size_t max_results(const ToolArgs& args, const CallContext& context,
+                        std::size_t default_value) {
+  std::size_t cap = std::max<std::size_t>(context.config.limits.max_results, 1);
+  std::size_t n = default_value;
+  if (auto v = args.integer("max_results")) n = static_cast<std::size_t>(*v);
+  return std::min(n, cap);
+}
+
+ToolError not_found(std::string_view user_path) {
+  return ToolError{ToolErrorCode::kNotFound, fmt::format("'{}' does not exist", user_path),
+                   "call find_files with a pattern such as '**/name*' or list_directory to see "
+                   "what exists"};
+}
+
+Expected<OpenedPath> open_visible(const CallContext& context, std::string_view user_path) {
+  CTX_TRY_ASSIGN(std::string relative, context.sandbox.normalize(user_path));
+  const bool hidden_as_file = !context.policy.visible(relative, false);
+  const bool hidden_as_dir = !context.policy.visible(relative, true);
+  if (hidden_as_file && hidden_as_dir) return not_found(user_path);
+  auto opened = context.sandbox.open_beneath(relative);
+  if (!opened.ok()) {
+    // A failure to open a path that may be hidden must look like a missing path.
+    if (hidden_as_file || hidden_as_dir || opened.error().code == ToolErrorCode::kNotFound) {
+      return not_found(user_path);
+    }
+    return std::move(opened).error();
+  }
+  const bool is_dir = opened->kind == EntryKind::kDirectory;
+  if (!context.policy.visible(relative, is_dir) ||
+      !context.policy.visible(opened->canonical, is_dir)) {
+    return not_found(user_path);
+  }
+  return opened;
+}
+
+TextBudget::TextBudget(const CallContext& context, std::size_t max_tokens,
+                       std::size_t reserve_tokens)
+    : writer_(context.counter, max_tokens, reserve_tokens),
+      max_bytes_(context.config.limits.max_output_bytes) {}
+
+bool TextBudget::append(std::string_view piece) {
+  if (bytes_ + piece.size() > max_bytes_) {
+    writer_.mark_cut();
+    return false;
+  }
+  if (!writer_.append(piece)) return false;
+  bytes_ += piece.size();
+  return true;
+}
+
+std::size_t footer_reserve(const CallContext& context, std::string_view longest_footer) {
+  // A little slack: counts need not be additive for a real tokenizer.
+  return context.counter.count(longest_footer) + 2;
+}
+
+std::string grouped(std::uint64_t n) {
+  std::string digits = fmt::format("{}", n);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+std::string quoted(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('\'');
+  return out;
+}
+
+std::string rfc3339_utc(std::int64_t seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  if (::gmtime_r(&t, &tm) == nullptr) return "unknown";
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+std::string_view expiry_reason(const CallContext& context) {
+  if (context.cancelled != nullptr && context.cancelled->load(std::memory_order_relaxed)) {
+    return kReasonCancelled;
+  }
+  return kReasonDeadline;
+}
+
+}  // namespace ctx::agent

@@ -1,0 +1,86 @@
+// Pieces the agent tools share: the common parameters (max_tokens, max_results), opening a
+// model's path through the sandbox and the policy with one not_found for missing and hidden
+// paths, the token-and-byte budget every text goes through, and number formatting for texts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ctx/agent/budget.hpp"
+#include "ctx/agent/sandbox.hpp"
+#include "ctx/agent/tool_args.hpp"
+#include "ctx/agent/tools.hpp"
+
+namespace ctx::agent {
+
+// The smallest max_tokens a tool accepts (a footer that names the next call must fit).
+inline constexpr std::int64_t kMinMaxTokens = 16;
+
+// The max_tokens parameter every tool takes.
+ParamSpec max_tokens_param();
+// max_results with its aliases (max, limit unless the tool has a limit of its own).
+ParamSpec max_results_param(bool alias_limit);
+// The cursor parameter of the paging tools.
+ParamSpec cursor_param();
+
+// max_tokens if given, else the configured default.
+std::size_t budget_tokens(const ToolArgs& args, const CallContext& context);
+// max_results if given (capped at Limits::max_results), else `default_value`.
+std::size_t max_results(const ToolArgs& args, const CallContext& context,
+                        std::size_t default_value);
+
+// The one error for a path that does not exist and for one the policy hides: the same code,
+// message and hint, so a hidden path's existence never shows.
+ToolError not_found(std::string_view user_path);
+
+// Normalises `user_path` and opens it beneath the root. A path the policy hides (as typed, or
+// where an in-root symlink leads) gives not_found(user_path), as does a missing one; so does any
+// failure to open a path that could be hidden. Other errors (outside_root, invalid_argument,
+// io_error) are the sandbox's.
+Expected<OpenedPath> open_visible(const CallContext& context, std::string_view user_path);
+
+// A BudgetWriter that also keeps the text under Limits::max_output_bytes.
+class TextBudget {
+ public:
+  TextBudget(const CallContext& context, std::size_t max_tokens, std::size_t reserve_tokens);
+  // Appends `piece` when it fits both limits; false (nothing appended) otherwise.
+  bool append(std::string_view piece);
+  bool cut() const { return writer_.cut(); }
+  void mark_cut() { writer_.mark_cut(); }
+  // The text with `footer` as its last line (always within the budget).
+  std::string finish(std::string_view footer) { return writer_.finish(footer); }
+
+ private:
+  BudgetWriter writer_;
+  std::size_t bytes_ = 0;
+  std::size_t max_bytes_;
+};
+
+// Tokens held back for a footer shaped like `longest_footer` (give it the longest numbers and
+// arguments it can hold).
+std::size_t footer_reserve(const CallContext& context, std::string_view longest_footer);
+
+// 1234567 -> "1,234,567".
+std::string grouped(std::uint64_t n);
+
+// A string quoted for the next-call hints in texts: 'src/a b.c' (single quotes, escaped as JSON
+// would escape them when needed).
+std::string quoted(std::string_view s);
+
+// Seconds since the epoch (and nanoseconds) as RFC 3339 UTC: 2026-11-22T06:07:24Z.
+std::string rfc3339_utc(std::int64_t seconds);
+
+// Why a result was cut short, for `truncated_reason`.
+inline constexpr std::string_view kReasonBudget = "max_tokens";
+inline constexpr std::string_view kReasonMaxResults = "max_results";
+inline constexpr std::string_view kReasonDeadline = "deadline";
+inline constexpr std::string_view kReasonCancelled = "cancelled";
+inline constexpr std::string_view kReasonOutputCap = "output_cap";
+inline constexpr std::string_view kReasonVisitCap = "visit_cap";
+
+// kReasonCancelled when the call was cancelled, else kReasonDeadline (call when expired()).
+std::string_view expiry_reason(const CallContext& context);
+
+}  // namespace ctx::agent
