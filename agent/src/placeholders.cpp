@@ -12,14 +12,6 @@ Expected<ToolOutput> run_list_directory(const ToolArgs&, const CallContext&) {
 }
 // END list_directory
 
-// BEGIN search_files
-std::span<const ParamSpec> search_files_params() { return {}; }
-std::string search_files_output_schema() { return "{\"type\":\"object\"}"; }
-Expected<ToolOutput> run_search_files(const ToolArgs&, const CallContext&) {
-  return ToolError{ToolErrorCode::kIoError, "search_files is not built yet", ""};
-}
-// END search_files
-
 // BEGIN find_files
 std::span<const ParamSpec> find_files_params() { return {}; }
 std::string find_files_output_schema() { return "{\"type\":\"object\"}"; }
