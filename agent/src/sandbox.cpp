@@ -52,17 +52,18 @@ std::string_view base_name(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-ToolError outside_root_error(std::string_view path, const std::string& root, std::string_view why) {
+// `suggestion`, when not empty, is a root-relative path the model may have meant.
+ToolError outside_root_error(std::string_view path, const std::string& root, std::string_view why,
+                             std::string_view suggestion = {}) {
+  std::string hint = fmt::format("paths are relative to the project root {}", root);
   std::string_view base = base_name(path);
-  std::string hint = fmt::format(
-      "paths are relative to the project root {}; symlinks are followed only while they stay "
-      "inside it",
-      root);
-  if (!base.empty() && base != "." && base != "..") {
-    hint += fmt::format("; try find_files with pattern='**/{}'", base);
+  if (!suggestion.empty()) {
+    hint += fmt::format("; try '{}'", shown(suggestion));
+  } else if (!base.empty() && base != "." && base != "..") {
+    hint += fmt::format("; try find_files with pattern='**/{}'", shown(base));
   }
   return ToolError{ToolErrorCode::kOutsideRoot,
-                   fmt::format("'{}' is outside the project root ({})", shown(path), why),
+                   fmt::format("'{}' is outside the project root: {}", shown(path), why),
                    std::move(hint)};
 }
 
@@ -84,7 +85,9 @@ ToolError errno_error(int err, std::string_view path, const std::string& root) {
                                     : fmt::format("call find_files with pattern='**/{}'", base)};
     }
     case EXDEV:
-      return outside_root_error(path, root, "a '..' or a symlink leads out of it");
+      return outside_root_error(path, root,
+                                "a '..' or a symlink leads out of it "
+                                "(symlinks are followed only while they stay inside)");
     case ELOOP:
       return loop_error(path);
     case EACCES:
@@ -398,8 +401,21 @@ Expected<std::string> Sandbox::normalize(std::string_view user_path) const {
   const bool inside = stack.size() >= root_parts.size() &&
                       std::equal(root_parts.begin(), root_parts.end(), stack.begin());
   if (!inside) {
+    // What the model may have meant: the path without its leading "../" (or "/") steps.
+    std::string_view rest = user_path;
+    while (!rest.empty()) {
+      if (rest.substr(0, 3) == "../") {
+        rest.remove_prefix(3);
+      } else if (rest[0] == '/' || rest.substr(0, 2) == "./") {
+        rest.remove_prefix(rest[0] == '/' ? 1 : 2);
+      } else {
+        break;
+      }
+    }
+    std::string_view suggestion = absolute || rest == ".." ? std::string_view() : rest;
     return outside_root_error(user_path, root_path_,
-                              absolute ? "an absolute path elsewhere" : "a '..' leads out of it");
+                              absolute ? "an absolute path elsewhere" : "a '..' leads out of it",
+                              suggestion);
   }
   std::string out;
   for (std::size_t i = root_parts.size(); i < stack.size(); ++i) {

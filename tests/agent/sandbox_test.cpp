@@ -150,6 +150,13 @@ TEST_CASE("normalize refuses paths that leave the root and NUL bytes, with a hin
     CHECK(r.error().code == ToolErrorCode::kOutsideRoot);
     CHECK(r.error().hint.find(sb.root_path()) != std::string::npos);
   }
+  auto up = sb.normalize("../src/x.c");
+  REQUIRE_FALSE(up.ok());
+  CHECK(up.error().hint ==
+        "paths are relative to the project root " + sb.root_path() + "; try 'src/x.c'");
+  auto elsewhere = sb.normalize("/home/someone/proj/src/x.c");
+  REQUIRE_FALSE(elsewhere.ok());
+  CHECK(elsewhere.error().hint.find("find_files with pattern='**/x.c'") != std::string::npos);
   // A sibling whose name starts with the root's name is not under it.
   auto sibling = sb.normalize(sb.root_path() + "x/file");
   REQUIRE_FALSE(sibling.ok());

@@ -2,15 +2,21 @@
 // order, with which rule files, as git and current ripgrep decide.
 #include "ctx/walker/walker.hpp"
 
+#include <fcntl.h>
+#include <stdio.h>  // renameat2
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "../../walker/src/beneath.hpp"
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 
@@ -293,4 +299,201 @@ TEST_CASE("a walk of many directories in parallel lists each file exactly once",
   std::sort(sink.files.begin(), sink.files.end());
   std::sort(expected.begin(), expected.end());
   CHECK(sink.files == expected);
+}
+
+// ---- Confined walks (WalkOptions::beneath_fd), each on openat2 and on the O_NOFOLLOW fallback.
+
+namespace {
+
+// Forces the per-component fallback for the guard's lifetime when `on`.
+class ForceBeneathFallback {
+ public:
+  explicit ForceBeneathFallback(bool on) { ctx::walker::detail::set_force_beneath_fallback(on); }
+  ~ForceBeneathFallback() { ctx::walker::detail::set_force_beneath_fallback(false); }
+  ForceBeneathFallback(const ForceBeneathFallback&) = delete;
+  ForceBeneathFallback& operator=(const ForceBeneathFallback&) = delete;
+};
+
+class DirFd {
+ public:
+  explicit DirFd(const fs::path& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY)) {
+    REQUIRE(fd_ >= 0);
+  }
+  ~DirFd() { ::close(fd_); }
+  DirFd(const DirFd&) = delete;
+  DirFd& operator=(const DirFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+struct Walked {
+  Files files, errors;
+};
+
+// A sorted confined walk of `paths` beneath `fd`; errors are collected too.
+Walked walk_beneath(int fd, std::vector<std::string> paths = {}) {
+  WalkOptions options;
+  options.beneath_fd = fd;
+  options.paths = std::move(paths);
+  options.sort = ctx::walker::SortBy::kPath;
+  Collect sink;
+  REQUIRE(ctx::walker::walk(options, sink).ok());
+  return Walked{sink.files, sink.errors};
+}
+
+}  // namespace
+
+TEST_CASE("a confined walk lists what an ordinary walk of that directory lists",
+          "[walker][walk][beneath]") {
+  TempTree t;
+  t.dir("proj/.git");
+  t.file("proj/.gitignore", "*.log\n/build/\n");
+  t.file("proj/src/a.c");
+  t.file("proj/src/a.log");
+  t.file("proj/src/.ignore", "gen/\n");
+  t.file("proj/src/gen/g.c");
+  t.file("proj/build/out.o");
+  t.file("proj/.hidden");
+  t.file("proj/.git/info/exclude", "*.tmp\n");
+  t.file("proj/x.tmp");
+  t.file("proj/docs/d.md");
+  WalkOptions plain;
+  plain.paths = {"proj"};
+  Files expected;
+  for (const std::string& f : walk_sorted(plain)) expected.push_back(f.substr(5));  // "proj/"
+  REQUIRE(expected == Files{"docs/d.md", "src/a.c"});
+
+  ForceBeneathFallback force(GENERATE(false, true));
+  DirFd fd(t.root() / "proj");
+  Walked all = walk_beneath(fd.get());
+  CHECK(all.errors.empty());
+  CHECK(all.files == expected);
+  Walked sub = walk_beneath(fd.get(), {"src"});
+  CHECK(sub.files == Files{"src/a.c"});
+  Walked dot = walk_beneath(fd.get(), {"."});
+  CHECK(dot.files == Files{"./docs/d.md", "./src/a.c"});
+}
+
+TEST_CASE("a confined walk applies ignore files above its root, inside and outside the fd",
+          "[walker][walk][beneath]") {
+  TempTree t;
+  t.dir("repo/.git");
+  t.file("repo/.gitignore", "*.log\n");
+  t.file("repo/proj/.gitignore", "*.tmp\n");
+  t.file("repo/proj/a/.ignore", "b/skip.txt\n");
+  t.file("repo/proj/a/b/keep.c");
+  t.file("repo/proj/a/b/skip.txt");
+  t.file("repo/proj/a/b/x.log");
+  t.file("repo/proj/a/b/y.tmp");
+  ForceBeneathFallback force(GENERATE(false, true));
+  DirFd fd(t.root() / "repo/proj");
+  Walked c = walk_beneath(fd.get(), {"a/b"});
+  CHECK(c.errors.empty());
+  CHECK(c.files == Files{"a/b/keep.c"});
+}
+
+TEST_CASE("a confined walk never follows symlinks, in the tree or as its root",
+          "[walker][walk][beneath]") {
+  TempTree t;
+  t.file("proj/in/a.c");
+  t.file("outside/secret.c");
+  t.file("outside/evil_ignore", "*.c\n");
+  fs::create_directory_symlink(t.root() / "outside", t.root() / "proj/abs_out");
+  fs::create_directory_symlink("../outside", t.root() / "proj/rel_out");
+  fs::create_directory_symlink("in", t.root() / "proj/in_link");
+  fs::create_symlink(t.root() / "outside/evil_ignore", t.root() / "proj/in/.ignore");
+  ForceBeneathFallback force(GENERATE(false, true));
+  DirFd fd(t.root() / "proj");
+  Walked c = walk_beneath(fd.get());
+  CHECK(c.files == Files{"in/a.c"});  // the symlinked .ignore is not read either
+  for (const char* root : {"abs_out", "rel_out", "in_link", "rel_out/secret.c"}) {
+    INFO(root);
+    Walked r = walk_beneath(fd.get(), {root});
+    INFO((r.files.empty() ? std::string() : r.files[0]));
+    CHECK(r.files.empty());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].find("symlink") != std::string::npos);
+  }
+}
+
+TEST_CASE("a confined walk refuses roots outside the fd", "[walker][walk][beneath]") {
+  TempTree t;
+  t.file("proj/a.c");
+  t.file("outside/secret.c");
+  ForceBeneathFallback force(GENERATE(false, true));
+  DirFd fd(t.root() / "proj");
+  t.dir("proj/sub");
+  for (std::string root : {std::string(".."), std::string("../outside"), std::string("sub/../.."),
+                           (t.root() / "outside").string()}) {
+    INFO(root);
+    Walked r = walk_beneath(fd.get(), {root});
+    CHECK(r.files.empty());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].find("outside the directory the walk is confined to") != std::string::npos);
+  }
+  Walked file = walk_beneath(fd.get(), {"a.c"});
+  CHECK(file.files == Files{"a.c"});
+}
+
+TEST_CASE("a confined walk cannot follow symlinks even when asked", "[walker][walk][beneath]") {
+  TempTree t;
+  t.file("proj/a.c");
+  DirFd fd(t.root() / "proj");
+  WalkOptions options;
+  options.beneath_fd = fd.get();
+  options.follow_links = true;
+  Collect sink;
+  auto status = ctx::walker::walk(options, sink);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().detail.find("follow") != std::string::npos);
+}
+
+// A directory inside the tree is swapped, over and over, with a symlink to an outside directory
+// while confined walks run: no outside name may ever be listed.
+TEST_CASE("a directory swapped for a symlink mid-walk is never entered",
+          "[walker][walk][beneath][race]") {
+  TempTree t;
+  for (int i = 0; i < 20; ++i) t.file("proj/d/sub" + std::to_string(i) + "/inside.txt");
+  for (int i = 0; i < 20; ++i) t.file("outside/dir/sub" + std::to_string(i) + "/OUTSIDE-MARKER");
+  fs::create_directory_symlink("../outside/dir", t.root() / "proj/swap");
+  const bool fallback = GENERATE(false, true);
+  DirFd fd(t.root() / "proj");
+  const std::string d = (t.root() / "proj/d").string();
+  const std::string swap = (t.root() / "proj/swap").string();
+  std::atomic<bool> stop{false};
+  std::thread swapper([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (::renameat2(AT_FDCWD, d.c_str(), AT_FDCWD, swap.c_str(), RENAME_EXCHANGE) != 0) {
+        const std::string tmp = d + ".tmp";  // no RENAME_EXCHANGE: the rename(2) three-step
+        (void)(::rename(d.c_str(), tmp.c_str()) == 0 && ::rename(swap.c_str(), d.c_str()) == 0 &&
+               ::rename(tmp.c_str(), swap.c_str()) == 0);
+      }
+    }
+  });
+  ForceBeneathFallback force(fallback);
+  long walks = 0, listed = 0, leaked = 0, refused = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (walks < 1500 && std::chrono::steady_clock::now() < deadline) {
+    ++walks;
+    WalkOptions options;
+    options.beneath_fd = fd.get();
+    options.paths = {"d"};
+    options.threads = 2;
+    Collect sink;
+    REQUIRE(ctx::walker::walk(options, sink).ok());
+    for (const std::string& f : sink.files) {
+      if (f.find("OUTSIDE") != std::string::npos) ++leaked;
+      ++listed;
+    }
+    refused += static_cast<long>(sink.errors.size());
+  }
+  stop = true;
+  swapper.join();
+  INFO("walks " << walks << ", listed " << listed << ", refused " << refused);
+  CHECK(leaked == 0);
+  CHECK(walks >= 1500);
+  CHECK(listed > 0);
+  CHECK(refused > 0);  // the swap was seen: the race was real
 }

@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 
+#include "beneath.hpp"
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/walker/ignore_rules.hpp"
 #include "ctx/walker/overrides.hpp"
@@ -118,6 +119,19 @@ EntryType entry_type(unsigned char t) {
                        : EntryType::kOther;
 }
 
+// Errors of a confined open, said in the walk's terms.
+Error beneath_error(int err, std::string_view path) {
+  if (err == EXDEV) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: outside the directory the walk is confined to", path)};
+  }
+  if (err == ELOOP) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: a symlink (confined walks do not follow symlinks)", path)};
+  }
+  return Error::from_errno(err, path);
+}
+
 class Walker {
  public:
   Walker(const WalkOptions& options, WalkSink& sink) : options_(options), sink_(sink) {}
@@ -129,6 +143,10 @@ class Walker {
   WalkSink& sink_;
   std::atomic<bool> stop_{false};
   std::string cwd_;
+  // Confined walks (beneath_fd >= 0): the fd's absolute path without a trailing '/' ("" for "/"
+  // and when /proc cannot tell; then no ignore files above the fd are read).
+  std::string beneath_abs_;
+  bool beneath_abs_known_ = false;
   IgnoreRules explicit_rules_;
   std::once_flag global_once_;
   IgnoreRules global_rules_;
@@ -136,12 +154,19 @@ class Walker {
   std::vector<std::unique_ptr<Root>> roots_;
 
   bool sorted() const { return options_.sort != SortBy::kNone; }
+  bool beneath() const { return options_.beneath_fd >= 0; }
   void emit(std::string_view path, std::size_t depth);
   void report(const Error& error) { sink_.on_error(error); }
 
-  std::shared_ptr<const RuleNode> parent_chain(const std::string& abs_root);
+  // `inside_len`: in confined walks, ancestors at least this long are beneath the fd and are
+  // read through it (their path past `inside_len` is fd-relative).
+  std::shared_ptr<const RuleNode> parent_chain(const std::string& abs_root,
+                                               std::size_t inside_len = std::string::npos);
+  // `dir_fd` >= 0 (confined walks): ignore files are read beneath this open directory, `dir`
+  // only names them in errors.
   void load_node_rules(RuleNode& node, const std::string& dir, bool has_gitignore, bool has_ignore,
-                       bool has_rgignore, bool has_ctxignore);
+                       bool has_rgignore, bool has_ctxignore, int dir_fd = -1);
+  Status start_beneath();
   const IgnoreRules& global_rules();
 
   void process(DirTask& task, std::vector<DirTask>& children);
@@ -254,12 +279,14 @@ bool Walker::skip_entry(std::string_view path, std::string_view name, bool is_di
 }
 
 void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gitignore,
-                             bool has_ignore, bool has_rgignore, bool has_ctxignore) {
+                             bool has_ignore, bool has_rgignore, bool has_ctxignore, int dir_fd) {
   IgnoreRules::Options rule_options{options_.ignore_case_insensitive};
   std::string prefix = child_prefix(dir);
   auto load = [&](std::string_view name, IgnoreRules& into, bool append) {
     std::string file = prefix + std::string(name);
-    auto text = read_small_file(AT_FDCWD, file.c_str(), kMaxIgnoreFileBytes);
+    auto text = dir_fd >= 0
+                    ? detail::read_small_file_beneath(dir_fd, name, file, kMaxIgnoreFileBytes)
+                    : read_small_file(AT_FDCWD, file.c_str(), kMaxIgnoreFileBytes);
     if (!text.ok()) {
       if (text.error().code != ErrorCode::kNotFound) report(text.error());
       return;
@@ -279,7 +306,24 @@ void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gi
     if (has_rgignore) load(kRgIgnore, node.custom, true);
     if (has_ctxignore) load(kCtxIgnore, node.custom, true);
   }
-  if (node.has_git && options_.git_exclude && options_.git_ignore) {
+  if (node.has_git && options_.git_exclude && options_.git_ignore && dir_fd >= 0) {
+    // Confined: a `.git` directory's info/exclude is read beneath the fd; a `.git` file (a
+    // worktree or submodule) points elsewhere, followed by absolute path as git does.
+    struct stat st {};
+    if (::fstatat(dir_fd, ".git", &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+      auto text = detail::read_small_file_beneath(
+          dir_fd, ".git/info/exclude", prefix + ".git/info/exclude", kMaxIgnoreFileBytes);
+      if (text.ok()) node.exclude = IgnoreRules::parse(*text, rule_options);
+    } else if (S_ISREG(st.st_mode) && beneath_abs_known_) {
+      std::string abs = dir.empty() || dir[0] == '/' ? dir : beneath_abs_ + "/" + dir;
+      if (dir.empty()) abs = beneath_abs_.empty() ? "/" : beneath_abs_;
+      if (auto exclude = detail::info_exclude_path(abs)) {
+        auto text = read_small_file(AT_FDCWD, exclude->c_str(), kMaxIgnoreFileBytes);
+        if (text.ok()) node.exclude = IgnoreRules::parse(*text, rule_options);
+      }
+    }
+  } else if (node.has_git && options_.git_exclude && options_.git_ignore) {
     if (auto exclude = detail::info_exclude_path(dir.empty() ? "." : dir)) {
       auto text = read_small_file(AT_FDCWD, exclude->c_str(), kMaxIgnoreFileBytes);
       if (text.ok()) node.exclude = IgnoreRules::parse(*text, rule_options);
@@ -287,7 +331,8 @@ void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gi
   }
 }
 
-std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root) {
+std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root,
+                                                     std::size_t inside_len) {
   std::shared_ptr<const RuleNode> chain;
   if (abs_root.size() <= 1) return chain;  // the root is "/": no parents
   // Ancestors from "/" down to the root's parent.
@@ -298,28 +343,47 @@ std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root
   }
   ancestors.pop_back();  // the root itself
   ancestors.insert(ancestors.begin(), "/");
-  auto exists = [](const std::string& dir, std::string_view name) {
-    std::string p = child_prefix(dir) + std::string(name);
-    struct stat st {};
-    return ::lstat(p.c_str(), &st) == 0;
-  };
-  for (const std::string& dir : ancestors) {
-    bool has_git = exists(dir, kDotGit);
+  for (const std::string& ancestor : ancestors) {
+    // Confined walks read the ancestors beneath the fd through it (`dir` is then fd-relative).
+    const bool inside = inside_len != std::string::npos && ancestor.size() >= inside_len;
+    std::string dir = ancestor;
+    int dir_fd = -1;
+    if (inside) {
+      dir = ancestor.substr(inside_len);
+      while (!dir.empty() && dir[0] == '/') dir.erase(0, 1);
+      dir_fd = detail::open_beneath(options_.beneath_fd, dir, O_RDONLY | O_DIRECTORY | O_NOCTTY);
+      if (dir_fd < 0) continue;  // the root's own open reports the problem
+    }
+    struct Closer {
+      int fd;
+      ~Closer() {
+        if (fd >= 0) ::close(fd);
+      }
+    } closer{dir_fd};
+    auto exists = [&](std::string_view name) {
+      struct stat st {};
+      if (dir_fd >= 0) {
+        return ::fstatat(dir_fd, std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+      }
+      std::string p = child_prefix(dir) + std::string(name);
+      return ::lstat(p.c_str(), &st) == 0;
+    };
+    bool has_git = exists(kDotGit);
     bool gi = false, ig = false, rg = false, ci = false;
     if (options_.parents) {
-      gi = options_.git_ignore && exists(dir, kGitIgnore);
-      ig = options_.dot_ignore && exists(dir, kDotIgnore);
-      rg = options_.dot_ignore && exists(dir, kRgIgnore);
-      ci = options_.dot_ignore && exists(dir, kCtxIgnore);
+      gi = options_.git_ignore && exists(kGitIgnore);
+      ig = options_.dot_ignore && exists(kDotIgnore);
+      rg = options_.dot_ignore && exists(kRgIgnore);
+      ci = options_.dot_ignore && exists(kCtxIgnore);
     }
     if (!has_git && !gi && !ig && !rg && !ci) continue;
     auto node = std::make_shared<RuleNode>();
     node->parent = chain;
     node->above_root = true;
-    node->prefix = abs_root.substr(dir == "/" ? 1 : dir.size() + 1);
+    node->prefix = abs_root.substr(ancestor == "/" ? 1 : ancestor.size() + 1);
     node->has_git = has_git;
     node->any_git = has_git || (chain && chain->any_git);
-    if (options_.parents) load_node_rules(*node, dir, gi, ig, rg, ci);
+    if (options_.parents) load_node_rules(*node, dir, gi, ig, rg, ci, dir_fd);
     if (!options_.parents) node->exclude = IgnoreRules();
     chain = std::move(node);
   }
@@ -337,10 +401,15 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
   const char* open_path = task.path.empty() ? "." : task.path.c_str();
   int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
   if (task.depth > 0 && !options_.follow_links) flags |= O_NOFOLLOW;
-  int fd = ::open(open_path, flags);
+  // Confined: opened anew beneath the fd, so a directory swapped for a symlink since it was
+  // listed is refused (ELOOP), never entered.
+  int fd = beneath() ? detail::open_beneath(options_.beneath_fd, task.path, flags)
+                     : ::open(open_path, flags);
   if (fd < 0) {
     // A directory that vanished since its parent was listed is no error.
-    if (errno != ENOENT || task.depth == 0) report(Error::from_errno(errno, open_path));
+    if (errno != ENOENT || task.depth == 0) {
+      report(beneath() ? beneath_error(errno, open_path) : Error::from_errno(errno, open_path));
+    }
     return;
   }
   struct Closer {
@@ -418,7 +487,8 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     fresh->strip = base;
     fresh->has_git = has_git;
     fresh->any_git = has_git || (node && node->any_git);
-    load_node_rules(*fresh, task.path, has_gitignore, has_ignore, has_rgignore, has_ctxignore);
+    load_node_rules(*fresh, task.path, has_gitignore, has_ignore, has_rgignore, has_ctxignore,
+                    beneath() ? fd : -1);
     node = std::move(fresh);
   }
 
@@ -475,7 +545,9 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     }
     if (options_.max_filesize) {
       struct stat st {};
-      if (::fstatat(fd, std::string(name).c_str(), &st, 0) != 0) continue;
+      if (::fstatat(fd, std::string(name).c_str(), &st, beneath() ? AT_SYMLINK_NOFOLLOW : 0) != 0) {
+        continue;
+      }
       if (static_cast<std::uint64_t>(st.st_size) > *options_.max_filesize) continue;
     }
     if (task.out != nullptr) {
@@ -522,8 +594,18 @@ void Walker::replay_by_time(std::vector<std::pair<std::string, std::size_t>>& fi
   for (std::size_t i = 0; i < files.size(); ++i) {
     struct statx sx {};
     std::int64_t t = INT64_MIN;
-    if (::statx(AT_FDCWD, files[i].first.c_str(), 0, STATX_MTIME | STATX_ATIME | STATX_BTIME,
-                &sx) == 0) {
+    int got = -1;
+    constexpr unsigned kMask = STATX_MTIME | STATX_ATIME | STATX_BTIME;
+    if (beneath()) {
+      int fd = detail::open_beneath(options_.beneath_fd, files[i].first, O_PATH);
+      if (fd >= 0) {
+        got = ::statx(fd, "", AT_EMPTY_PATH, kMask, &sx);
+        ::close(fd);
+      }
+    } else {
+      got = ::statx(AT_FDCWD, files[i].first.c_str(), 0, kMask, &sx);
+    }
+    if (got == 0) {
       const struct statx_timestamp& ts = options_.sort == SortBy::kModified   ? sx.stx_mtime
                                          : options_.sort == SortBy::kAccessed ? sx.stx_atime
                                                                               : sx.stx_btime;
@@ -540,11 +622,37 @@ void Walker::replay_by_time(std::vector<std::pair<std::string, std::size_t>>& fi
   }
 }
 
+Status Walker::start_beneath() {
+  if (options_.follow_links) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "a walk confined with beneath_fd cannot follow symlinks (follow_links)"};
+  }
+  struct stat st {};
+  if (::fstat(options_.beneath_fd, &st) != 0) return Error::from_errno(errno, "beneath_fd");
+  if (!S_ISDIR(st.st_mode)) {
+    return Error{ErrorCode::kInvalidArgument, "beneath_fd is not a directory"};
+  }
+  char link[64];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", options_.beneath_fd);
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink(link, buf, sizeof buf);
+  if (n > 0 && static_cast<std::size_t>(n) < sizeof buf && buf[0] == '/') {
+    beneath_abs_.assign(buf, static_cast<std::size_t>(n));
+    if (beneath_abs_ == "/") beneath_abs_.clear();
+    beneath_abs_known_ = true;
+  }
+  return {};
+}
+
 Status Walker::run() {
   if (options_.report_all && sorted()) {
     return Error{ErrorCode::kInvalidArgument, "report_all walks cannot be sorted"};
   }
-  if (char buf[PATH_MAX]; ::getcwd(buf, sizeof buf) != nullptr) cwd_ = buf;
+  if (beneath()) {
+    CTX_TRY(start_beneath());  // paths are fd-relative: no cwd to strip
+  } else if (char buf[PATH_MAX]; ::getcwd(buf, sizeof buf) != nullptr) {
+    cwd_ = buf;
+  }
   if (!options_.ignore_files.empty() && options_.git_ignore + 1 > 0) {
     explicit_rules_ = IgnoreRules(IgnoreRules::Options{options_.ignore_case_insensitive});
     for (const std::string& file : options_.ignore_files) {
@@ -574,7 +682,20 @@ Status Walker::run() {
   for (const std::string& p : paths) {
     const char* stat_path = p.empty() ? "." : p.c_str();
     struct stat st {};
-    if (::stat(stat_path, &st) != 0) {
+    if (beneath()) {
+      int fd = detail::open_beneath(options_.beneath_fd, p, O_PATH);
+      if (fd < 0) {
+        report(beneath_error(errno, p));
+        continue;
+      }
+      const int got = ::fstat(fd, &st);
+      const int err = errno;
+      ::close(fd);
+      if (got != 0) {
+        report(Error::from_errno(err, p));
+        continue;
+      }
+    } else if (::stat(stat_path, &st) != 0) {
       report(Error::from_errno(errno, p));
       continue;
     }
@@ -589,8 +710,23 @@ Status Walker::run() {
     DirTask task;
     task.path = p;
     task.root = root.get();
-    char resolved[PATH_MAX];
-    if (::realpath(stat_path, resolved) != nullptr) task.node = parent_chain(resolved);
+    if (beneath()) {
+      // The root's absolute path as the fd's path plus `p` (symlink-free: it opened above).
+      std::string abs = beneath_abs_known_ ? beneath_abs_ : std::string();
+      const std::size_t inside_len = abs.size();
+      std::string_view rest = p;
+      while (!rest.empty()) {
+        std::size_t slash = rest.find('/');
+        std::string_view part = rest.substr(0, slash);
+        if (!part.empty() && part != ".") abs.append("/").append(part);
+        if (slash == std::string_view::npos) break;
+        rest.remove_prefix(slash + 1);
+      }
+      if (abs.empty()) abs = "/";
+      task.node = parent_chain(abs, inside_len);
+    } else if (char resolved[PATH_MAX]; ::realpath(stat_path, resolved) != nullptr) {
+      task.node = parent_chain(resolved);
+    }
     roots_.push_back(std::move(root));
     items.push_back(RootItem{true, p, sorted() ? std::make_unique<SortedDir>() : nullptr});
     task.out = items.back().tree.get();
