@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "byte_prefilter.hpp"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -318,8 +320,19 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
       unsigned f = HS_FLAG_MULTILINE;
       if (impl->caseless) f |= HS_FLAG_CASELESS;
-      // Byte mode would make `.` and classes match one byte of a multibyte character, so any
-      // regex runs as UTF-8 (haystacks that are not valid UTF-8 then go to PCRE2: see find_line).
+      // A regex runs on Hyperscan as its byte-mode superset (byte_prefilter.hpp: compiles in
+      // milliseconds where UCP classes take seconds, and scans invalid UTF-8 too); PCRE2
+      // confirms. What the rewriter does not model runs as UTF-8 with UCP (haystacks that are
+      // not valid UTF-8 then go to PCRE2: see find_line).
+      if (!options.fixed_strings && !is_literal(regexes[i])) {
+        if (auto bytes = detail::byte_prefilter(hs_patterns[i], impl->caseless)) {
+          hs_patterns[i] = std::move(*bytes);
+          all_literal = false;
+          flags.push_back(f);
+          ids.push_back(static_cast<unsigned>(i));
+          continue;
+        }
+      }
       const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
       if (utf8) {
         f |= HS_FLAG_UTF8 | HS_FLAG_UCP;

@@ -1,6 +1,8 @@
 #include "ctx/engine/searcher.hpp"
 
+#include <emmintrin.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,9 +15,32 @@ namespace {
 
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 constexpr std::size_t kChunkBytes = 64 << 10;
+// Files at least this large are memory-mapped by FileBuffer::read (bench/read_vs_mmap: mmap wins
+// for large files, read(2) into the reused buffer for small ones).
+constexpr std::uint64_t kMmapMinBytes = 4 << 20;
 
+// SSE2 (every x86-64 has it): compare 16 bytes at a time, accumulate the 0/-1 results in 8-bit
+// lanes for at most 255 blocks, then fold the lanes with a sum of absolute differences. About 4x
+// std::count at -O2, which GCC does not vectorize.
 std::uint64_t count_newlines(std::string_view s) {
-  return static_cast<std::uint64_t>(std::count(s.begin(), s.end(), '\n'));
+  const char* p = s.data();
+  std::size_t n = s.size();
+  std::uint64_t total = 0;
+  const __m128i newline = _mm_set1_epi8('\n');
+  while (n >= 16) {
+    std::size_t blocks = std::min<std::size_t>(n / 16, 255);
+    __m128i lanes = _mm_setzero_si128();
+    for (std::size_t i = 0; i < blocks; ++i, p += 16) {
+      __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(bytes, newline));
+    }
+    __m128i sums = _mm_sad_epu8(lanes, _mm_setzero_si128());
+    total += static_cast<std::uint64_t>(_mm_cvtsi128_si64(sums)) +
+             static_cast<std::uint64_t>(_mm_extract_epi16(sums, 4));
+    n -= blocks * 16;
+  }
+  for (; n > 0; --n, ++p) total += *p == '\n' ? 1 : 0;
+  return total;
 }
 
 // Counts lines lazily: the line number of a position, advancing from the last one asked.
@@ -97,12 +122,45 @@ Result<std::string_view> FileBuffer::read(const char* path, bool stop_at_nul) {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  return read_fd(fd, path, stop_at_nul);
+  unmap();
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<std::uint64_t>(st.st_size) >= kMmapMinBytes) {
+    const auto size = static_cast<std::size_t>(st.st_size);
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map != MAP_FAILED) {
+      ::madvise(map, size, MADV_SEQUENTIAL);
+      map_ = map;
+      map_bytes_ = size;
+      std::string_view bytes(static_cast<const char*>(map), size);
+      // As the read(2) path: a NUL in the first chunk (and no UTF-16 BOM) keeps that chunk only.
+      std::string_view first = bytes.substr(0, kChunkBytes);
+      const bool utf16 = first.substr(0, 2) == "\xFF\xFE" || first.substr(0, 2) == "\xFE\xFF";
+      if (stop_at_nul && !utf16 && first.find('\0') != std::string_view::npos) return first;
+      return bytes;
+    }
+  }
+  return read_stat(fd, st, path, stop_at_nul);
 }
 
+void FileBuffer::unmap() {
+  if (map_ != nullptr) ::munmap(map_, map_bytes_);
+  map_ = nullptr;
+  map_bytes_ = 0;
+}
+
+FileBuffer::~FileBuffer() { unmap(); }
+
 Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool stop_at_nul) {
+  unmap();
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) return Error::from_errno(EISDIR, path);
+  if (::fstat(fd, &st) != 0) st.st_mode = 0;
+  return read_stat(fd, st, path, stop_at_nul);
+}
+
+Result<std::string_view> FileBuffer::read_stat(int fd, const struct stat& st, std::string_view path,
+                                               bool stop_at_nul) {
+  if (S_ISDIR(st.st_mode)) return Error::from_errno(EISDIR, path);
   const std::size_t expect = S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0;
   reserve(std::max<std::size_t>(expect + 1, kChunkBytes));
   std::size_t got = 0;
@@ -131,6 +189,9 @@ Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool
       stop_at_nul = false;
     }
     if (stop_at_nul && std::memchr(data_.get() + before, '\0', got - before) != nullptr) break;
+    // A regular file is read up to the size it had when opened; the read(2) that would only
+    // confirm the end is skipped (one system call per file less).
+    if (expect != 0 && got == expect) break;
   }
   return std::string_view(data_.get(), got);
 }
