@@ -2,8 +2,13 @@
 // the CLI does), every file through the policy before it is opened and again where it really
 // leads. Results are merged and sorted at the end, so their order never depends on thread timing;
 // the collected-match cap keeps the matches of the smallest paths, so it is deterministic too.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <tbb/enumerable_thread_specific.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +21,7 @@
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/walker.hpp"
 #include "json_writer.hpp"
+#include "sandbox_detail.hpp"
 #include "search_results.hpp"
 #include "tool_common.hpp"
 
@@ -98,6 +104,50 @@ SearchLine store_line(std::uint64_t number, std::string_view line,
   if (end < line.size()) {
     out.text += fmt::format(" [{}{} more bytes]", kEllipsis, grouped(line.size() - end));
   }
+  return out;
+}
+
+// A file the walk found, opened for reading.
+struct WalkFile {
+  UniqueFd fd;
+  std::string canonical;  // root-relative: where the fd really leads
+  struct stat st;
+};
+
+// Opens the walk's file `path` beneath the root. The walk never follows symlinks, so the fast
+// path opens it the same way (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, O_NOFOLLOW): the fd
+// then leads to exactly `path`, which is its canonical path with no /proc read-back. A symlink
+// met on the way (a directory swapped since the walk listed it) fails the open. Without openat2,
+// Sandbox::open_beneath opens it and reads back where it led.
+Expected<WalkFile> open_walk_file(const Sandbox& sandbox, std::string_view path) {
+  WalkFile out{UniqueFd(), std::string(), {}};
+  if (detail::openat2_available()) {
+    std::string name(path);
+    struct open_how how {};
+    // O_NONBLOCK: a file swapped for a FIFO since the walk must not block the open; the caller
+    // reads regular files only.
+    how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd = -1;
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      fd = ::syscall(SYS_openat2, sandbox.root_fd(), name.c_str(), &how, sizeof how);
+      if (fd >= 0 || (errno != EINTR && errno != EAGAIN)) break;
+    }
+    if (fd < 0) {
+      return ToolError{ToolErrorCode::kIoError,
+                       fmt::format("'{}' cannot be opened (os error {})", path, errno), ""};
+    }
+    out.fd = UniqueFd(static_cast<int>(fd));
+    if (::fstat(out.fd.get(), &out.st) != 0) {
+      return ToolError{ToolErrorCode::kIoError, fmt::format("'{}' cannot be read", path), ""};
+    }
+    out.canonical = std::move(name);
+    return out;
+  }
+  CTX_TRY_ASSIGN(OpenedPath opened, sandbox.open_beneath(path));
+  out.fd = std::move(opened.fd);
+  out.canonical = std::move(opened.canonical);
+  out.st = opened.st;
   return out;
 }
 
@@ -318,7 +368,7 @@ class Search final : public walker::WalkSink {
       collector_.note_skipped();
       return;
     }
-    auto opened = context_.sandbox.open_beneath(walk_path);
+    auto opened = open_walk_file(context_.sandbox, walk_path);
     if (!opened.ok()) {
       w.unreadable.add(walk_path);
       return;
@@ -329,7 +379,7 @@ class Search final : public walker::WalkSink {
       policy_hidden_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    if (opened->kind != EntryKind::kFile) {
+    if (!S_ISREG(opened->st.st_mode)) {
       w.unreadable.add(path);
       return;
     }
@@ -338,7 +388,7 @@ class Search final : public walker::WalkSink {
       w.too_large.add(path);
       return;
     }
-    auto bytes = w.buffer.read_fd(opened->fd.get(), path, /*stop_at_nul=*/true);
+    auto bytes = w.buffer.read_fd(opened->fd.get(), opened->st, path, /*stop_at_nul=*/true);
     if (!bytes.ok()) {
       w.unreadable.add(path);
       return;
