@@ -158,6 +158,12 @@ Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool
   return read_stat(fd, st, path, stop_at_nul);
 }
 
+Result<std::string_view> FileBuffer::read_fd(int fd, const struct stat& st, std::string_view path,
+                                             bool stop_at_nul) {
+  unmap();
+  return read_stat(fd, st, path, stop_at_nul);
+}
+
 Result<std::string_view> FileBuffer::read_stat(int fd, const struct stat& st, std::string_view path,
                                                bool stop_at_nul) {
   if (S_ISDIR(st.st_mode)) return Error::from_errno(EISDIR, path);

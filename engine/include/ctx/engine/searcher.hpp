@@ -70,6 +70,9 @@ class FileBuffer {
   // The same for an open fd (read from its current offset; not closed), always with read(2);
   // `path` names it in errors.
   Result<std::string_view> read_fd(int fd, std::string_view path, bool stop_at_nul);
+  // The same with the fd's fstat already taken by the caller (one system call per file less).
+  Result<std::string_view> read_fd(int fd, const struct stat& st, std::string_view path,
+                                   bool stop_at_nul);
 
  private:
   void reserve(std::size_t bytes);
