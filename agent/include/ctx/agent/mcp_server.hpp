@@ -98,7 +98,8 @@ class McpServer {
 
   // Serves `in_fd` -> `out_fd` until end of input (then waits for the calls in flight and writes
   // their responses) or until output fails. Returns 0 at end of input, 2 on an I/O error (named
-  // on stderr). Logs go to stderr only.
+  // on stderr). Logs go to stderr only. SIGPIPE must be ignored (ctxsearch's main does) so that
+  // a client that goes away shows up as EPIPE.
   int run(int in_fd, int out_fd);
 
   // The version initialize settled on ("" before initialize).
