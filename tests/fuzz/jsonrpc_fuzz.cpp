@@ -41,8 +41,8 @@ const std::vector<ParamSpec>& params() {
 class FuzzBackend final : public ctx::agent::ToolBackend {
  public:
   FuzzBackend() {
-    specs_.push_back(ToolSpec{"echo", "echo", ctx::agent::input_schema(params()),
-                              "{\"type\":\"object\"}"});
+    specs_.push_back(
+        ToolSpec{"echo", "echo", ctx::agent::input_schema(params()), "{\"type\":\"object\"}"});
     specs_.push_back(ToolSpec{"broken", "broken", "{", "not json"});
   }
   const std::vector<ToolSpec>& specs() const override { return specs_; }

@@ -35,9 +35,9 @@ const std::vector<ParamSpec>& synthetic() {
 }
 
 std::vector<std::span<const ParamSpec>> tables() {
-  return {ctx::agent::read_file_params(),      ctx::agent::list_directory_params(),
-          ctx::agent::search_files_params(),   ctx::agent::find_files_params(),
-          ctx::agent::file_info_params(),      synthetic()};
+  return {ctx::agent::read_file_params(),    ctx::agent::list_directory_params(),
+          ctx::agent::search_files_params(), ctx::agent::find_files_params(),
+          ctx::agent::file_info_params(),    synthetic()};
 }
 
 // "" / "null" (after whitespace) mean no arguments; anything else must be a JSON object.
