@@ -10,7 +10,7 @@
 #   -x  ctxsearch binary (default: build/release/ctxsearch of this checkout)
 #   -n  timed calls per query and server (default 9; medians)   -c  calls for RSS (default 10000)
 #   -o  output directory (default /tmp/mcp-bench-<time>)
-#   -g  find glob (default '**/Makefile.am')      -p  search regex (default 'CURLOPT_[A-Z]+_TIMEOUT')
+#   -g  find glob (default '**/Makefile.am')      -p  search regex (default 'CURLOPT_[A-Z_]*TIMEOUT')
 #   -d  directory to list (default: the corpus's first subdirectory)
 #   -f  file to read (default: the first *.c of 8-24 KiB under the corpus, sorted)
 # env: CTXSEARCH_NPM_DIR (default ~/.cache/ctxsearch/npm; the SDK and server-filesystem are
@@ -23,13 +23,13 @@
 # no equivalent there and is compared with the CLI (`ctxsearch -n PATTERN`). ctxsearch answers
 # within its token budget (it says what it cut); server-filesystem returns everything, so result
 # bytes are in the table. The RSS run cycles through cheap calls (read, list, info, a find and a
-# search inside the listed directory) RSS_CALLS times and reads /proc/PID/status of the server.
+# search inside the read file's directory) RSS_CALLS times and reads /proc/PID/status of the server.
 # Output: OUTDIR/{env.txt,spec-*.json,client-*.json,cli-*.json,table.md}.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
 CTX=$REPO/build/release/ctxsearch RUNS=9 RSS_CALLS=10000 OUT='' GLOB='**/Makefile.am'
-PATTERN='CURLOPT_[A-Z]+_TIMEOUT' DIR='' FILE=''
+PATTERN='CURLOPT_[A-Z_]*TIMEOUT' DIR='' FILE=''
 NPM_DIR=${CTXSEARCH_NPM_DIR:-$HOME/.cache/ctxsearch/npm}
 usage() { awk 'NR>1 && /^#/{sub(/^# ?/,""); print; next} NR>1{exit}' "$0"; exit 2; }
 while [ $# -gt 0 ]; do case $1 in
@@ -65,7 +65,8 @@ FILES=$(find "$CORPUS" -type f | wc -l)
 [ -n "$DIR" ] || DIR=$(cd "$CORPUS" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' | sort | head -1 | sed 's|^\./||')
 [ -n "$FILE" ] || FILE=$(cd "$CORPUS" && find . -path '*/.git' -prune -o -type f -name '*.c' -size +8k -size -24k -print | sort | head -1 | sed 's|^\./||')
 [ -n "$DIR" ] && [ -n "$FILE" ] || die "could not pick a directory and a file to read; pass -d and -f"
-SMALL_GLOB="$DIR/**/*.h"
+FILE_DIR=$(dirname "$FILE")
+SMALL_GLOB="$FILE_DIR/**/*.h"
 
 {
   echo "date: $(date -u +%FT%TZ)"; echo "host: $(uname -srm), $(nproc) cpus"; uptime
@@ -147,7 +148,7 @@ cat > "$OUT/spec-ctxsearch.json" <<EOF
   {"tool": "list_directory", "args": {"path": $(json "$DIR")}},
   {"tool": "file_info", "args": {"path": $(json "$FILE")}},
   {"tool": "find_files", "args": {"pattern": $(json "$SMALL_GLOB")}},
-  {"tool": "search_files", "args": {"pattern": "main", "path": $(json "$(dirname "$FILE")")}}]}
+  {"tool": "search_files", "args": {"pattern": "main", "path": $(json "$FILE_DIR")}}]}
 EOF
 cat > "$OUT/spec-filesystem.json" <<EOF
 {"runs": $RUNS, "rss_calls": $RSS_CALLS,
@@ -159,7 +160,7 @@ cat > "$OUT/spec-filesystem.json" <<EOF
   {"tool": "read_text_file", "args": {"path": $(json "$ABS/$FILE")}},
   {"tool": "list_directory", "args": {"path": $(json "$ABS/$DIR")}},
   {"tool": "get_file_info", "args": {"path": $(json "$ABS/$FILE")}},
-  {"tool": "search_files", "args": {"path": $(json "$ABS/$DIR"), "pattern": "**/*.h", "excludePatterns": ["**/.git"]}}]}
+  {"tool": "search_files", "args": {"path": $(json "$ABS/$FILE_DIR"), "pattern": "**/*.h", "excludePatterns": ["**/.git"]}}]}
 EOF
 
 echo "mcp_bench: ctxsearch mcp ..." >&2
