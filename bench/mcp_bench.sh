@@ -66,7 +66,6 @@ FILES=$(find "$CORPUS" -type f | wc -l)
 [ -n "$FILE" ] || FILE=$(cd "$CORPUS" && find . -path '*/.git' -prune -o -type f -name '*.c' -size +8k -size -24k -print | sort | head -1 | sed 's|^\./||')
 [ -n "$DIR" ] && [ -n "$FILE" ] || die "could not pick a directory and a file to read; pass -d and -f"
 FILE_DIR=$(dirname "$FILE")
-SMALL_GLOB="$FILE_DIR/**/*.h"
 
 {
   echo "date: $(date -u +%FT%TZ)"; echo "host: $(uname -srm), $(nproc) cpus"; uptime
@@ -112,6 +111,7 @@ for (const q of spec.queries) {
   }
   out.queries[q.name] = { tool: q.tool, median_ms: median(times), min_ms: Math.min(...times),
     max_ms: Math.max(...times), is_error: last.isError === true,
+    truncated: last.structuredContent?.truncated === true,
     result_bytes: JSON.stringify(last.content).length + JSON.stringify(last.structuredContent ?? null).length,
     sample: JSON.stringify(last.content).slice(0, 200) };
 }
@@ -147,7 +147,7 @@ cat > "$OUT/spec-ctxsearch.json" <<EOF
   {"tool": "read_file", "args": {"path": $(json "$FILE")}},
   {"tool": "list_directory", "args": {"path": $(json "$DIR")}},
   {"tool": "file_info", "args": {"path": $(json "$FILE")}},
-  {"tool": "find_files", "args": {"pattern": $(json "$SMALL_GLOB")}},
+  {"tool": "find_files", "args": {"pattern": "**/*.h", "path": $(json "$FILE_DIR")}},
   {"tool": "search_files", "args": {"pattern": "main", "path": $(json "$FILE_DIR")}}]}
 EOF
 cat > "$OUT/spec-filesystem.json" <<EOF
@@ -187,7 +187,7 @@ const [out, runs] = process.argv.slice(2);
 const read = (f) => { try { return JSON.parse(fs.readFileSync(`${out}/${f}`, 'utf8')); } catch { return null; } };
 const ctx = read('client-ctxsearch.json'), fsrv = read('client-filesystem.json');
 const cli = (n) => { const j = read(`cli-${n}.json`); return j ? (j.results[0].median * 1000).toFixed(1) : 'n/a'; };
-const cell = (q) => q ? `${q.median_ms.toFixed(1)} ms${q.is_error ? ' (error)' : ''}, ${q.result_bytes} B` : '-';
+const cell = (q) => q ? `${q.median_ms.toFixed(1)} ms${q.is_error ? ' (error)' : ''}${q.truncated ? ' (truncated)' : ''}, ${q.result_bytes} B` : '-';
 const rows = [
   ['find (name glob)', ctx.queries.find, fsrv.queries.find, `tool: ${cli('tool_find')} ms; --files -g: ${cli('rg_files')} ms`],
   ['find incl. ignored', ctx.queries.find_all, fsrv.queries.find, ''],

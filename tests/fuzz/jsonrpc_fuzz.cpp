@@ -4,7 +4,7 @@
 // traps when a reply is not exactly one line of valid JSON, or is not a JSON-RPC 2.0 response (an
 // object, or for a batch an array of objects, each with "jsonrpc":"2.0", an id that is a string,
 // an integer or null, and exactly one of "result" and "error" whose code is an integer and
-// message a string), or when a notification (an object without "id") gets a reply.
+// message a string), or when a well-formed notification (no "id") gets a reply.
 // The backend parses arguments against a parameter table as the real tools do and echoes them
 // in its text, so arbitrary bytes reach the result rendering too.
 #include <simdjson.h>
@@ -92,7 +92,9 @@ bool valid_response(simdjson::dom::element response) {
   return true;
 }
 
-// True when `line` is a JSON object without an "id" and with a "method": a notification.
+// True when `line` is a well-formed notification: a JSON object with "jsonrpc":"2.0", a string
+// "method" and no "id". (A message without an id that is not well-formed is an invalid request,
+// which JSON-RPC answers with id null.)
 bool is_notification(std::string_view line) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
@@ -100,8 +102,10 @@ bool is_notification(std::string_view line) {
   simdjson::dom::object object;
   if (root.get_object().get(object) != simdjson::SUCCESS) return false;
   simdjson::dom::element ignored;
+  std::string_view jsonrpc, method;
   return object["id"].get(ignored) != simdjson::SUCCESS &&
-         object["method"].get(ignored) == simdjson::SUCCESS;
+         object["jsonrpc"].get(jsonrpc) == simdjson::SUCCESS && jsonrpc == "2.0" &&
+         object["method"].get(method) == simdjson::SUCCESS;
 }
 
 }  // namespace
