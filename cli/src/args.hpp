@@ -22,7 +22,7 @@ struct GlobArg {
 };
 
 struct Args {
-  enum class Mode : std::uint8_t { kSearch, kFiles, kTypeList, kHelp, kVersion };
+  enum class Mode : std::uint8_t { kSearch, kFiles, kTypeList, kHelp, kVersion, kGenerate };
   Mode mode = Mode::kSearch;
   std::vector<std::string> positionals;  // PATTERN then PATH... (only PATHs with --files)
 
@@ -65,6 +65,11 @@ struct Args {
   bool byte_offset = false;            // -b
   bool text = false;                   // -a
   bool binary = false;                 // --binary: walked binary files as if named (-uuu)
+  std::optional<std::uint64_t> max_columns;  // -M: longer printed lines are omitted (0: no limit)
+  bool max_columns_preview = false;          // --max-columns-preview: print their start instead
+  bool trim = false;                         // --trim: drop leading ASCII whitespace of lines
+  bool stats = false;                        // --stats: totals after the results
+  std::string generate;                      // --generate KIND (Mode::kGenerate)
 };
 
 // Parses argv (without argv[0]). Errors name the flag and the fix.
@@ -78,5 +83,9 @@ Result<std::vector<std::string>> config_args(const std::vector<std::string>& arg
 
 // The --help text, generated from the flag table.
 std::string help_text();
+
+// The --generate output for `kind` (complete-bash, complete-zsh, complete-fish, man), generated
+// from the same flag table. An unknown kind is an error listing the known ones.
+Result<std::string> generate(std::string_view kind);
 
 }  // namespace ctx::cli

@@ -161,6 +161,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       hay = hay.substr(0, cut);
     }
   }
+  sink.on_haystack(hay);
   const bool report_lines = !(nul_offset && options.binary == BinaryMode::kConvert);
   LineCounter lines(hay, options.line_numbers);
   std::uint64_t reported = 0;
@@ -218,6 +219,62 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
 
   std::size_t pos = 0;
   if ((options.max_count && *options.max_count == 0) || hay.empty()) pos = hay.size() + 1;
+  if (patterns.multiline()) {
+    // ripgrep's multiline searcher: a match may span lines; the lines of matches that touch or
+    // share a line are reported as one block. An empty block (a match right after the last line
+    // feed) ends the search.
+    auto block_end = [&](std::size_t bs, std::size_t be) {
+      return be > bs && hay[be - 1] == '\n' ? be - 1 : be;
+    };
+    auto locate = [&](MatchSpan m) {  // the whole lines of a match, terminators included
+      std::size_t start = m.start;
+      while (start > 0 && hay[start - 1] != '\n') --start;
+      if (m.end > start && hay[m.end - 1] == '\n') return LineSpan{start, m.end};
+      std::size_t nl = line_end(m.end);
+      return LineSpan{start, nl < hay.size() ? nl + 1 : hay.size()};
+    };
+    std::optional<LineSpan> last;
+    bool go_on = true;
+    while (go_on && pos < hay.size()) {
+      CTX_TRY_ASSIGN(std::optional<MatchSpan> m, patterns.find_multiline(hay, pos, scratch));
+      if (options.invert) {  // the lines between blocks of matching lines
+        const std::size_t range_start = pos;
+        std::size_t range_end = hay.size();
+        pos = hay.size();
+        if (m) {
+          LineSpan block = locate(*m);
+          range_end = block.start;
+          pos = block.end;
+          if (block.start == block.end && pos < hay.size()) ++pos;
+        }
+        for (std::size_t at = range_start; go_on && at < range_end;) {
+          std::size_t e = line_end(at);
+          go_on = emit(at, std::min(e, range_end));
+          at = e + 1;
+        }
+        continue;
+      }
+      if (!m) break;
+      pos = m->end;
+      if (m->end == m->start && pos < hay.size()) ++pos;
+      LineSpan block = locate(*m);
+      if (!last) {
+        last = block;
+      } else if (last->end >= block.start) {
+        last->end = block.end;
+      } else {
+        LineSpan done = *last;
+        last = block;
+        if (done.start == done.end) {
+          go_on = false;
+          break;
+        }
+        go_on = emit(done.start, block_end(done.start, done.end));
+      }
+    }
+    if (go_on && last && last->start != last->end) emit(last->start, block_end(last->start, last->end));
+    pos = hay.size() + 1;
+  }
   while (pos <= hay.size()) {
     CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, pos, scratch));
     if (options.invert) {

@@ -36,7 +36,9 @@ class LineSink {
  public:
   virtual ~LineSink() = default;
   // A reported line without its terminator; `line_number` is 0 unless asked for. The line dies
-  // with the call.
+  // with the call. In multiline mode (PatternSet::multiline()) a reported "line" is a block of
+  // whole lines holding one or more matches (inner line feeds included, the last one's not);
+  // `line_number` is its first line's.
   virtual Flow on_line(std::uint64_t line_number, std::uint64_t byte_offset,
                        std::string_view line) = 0;
   // A context line (-A/-B) near a reported line; never a reported line itself.
@@ -46,6 +48,10 @@ class LineSink {
   virtual void on_context_break() = 0;
   // A NUL byte was found at `offset`; under kConvert matching lines are not reported, this is.
   virtual void on_binary(std::uint64_t offset, bool matched) = 0;
+  // Called once before any other call with the bytes actually searched (after a BOM is dropped
+  // or UTF-16 transcoded); the lines given later point into it. It lives until search_buffer
+  // returns.
+  virtual void on_haystack(std::string_view /*haystack*/) {}
 };
 
 // Reusable per-thread file buffer: read(2) into memory that grows to the largest file seen
