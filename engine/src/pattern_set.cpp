@@ -266,6 +266,9 @@ char escape_newline(std::string_view p, std::size_t& i) {
     case 's':
     case 'W':
     case 'D':
+    case 'A':  // ripgrep counts the anchors \A \z ^ $ as matching a line feed (see
+    case 'z':  // can_match_newline)
+    case 'Z':
     case 'v':  // PCRE2's vertical space (in Rust \v is VT; harmless as a "maybe")
     case 'R':
     case 'X':
@@ -398,8 +401,9 @@ bool has_literal_newline(std::string_view p) {
   return false;
 }
 
-// True when some match of `pattern` may hold a line feed (ripgrep's test for multiline mode,
-// which looks at the bytes a regex can never match). Errs on the side of "may".
+// True when some match of `pattern` may hold a line feed: ripgrep's test for multiline mode, which
+// looks at the bytes a regex can never match and counts the anchors (^ $ \A \z) as matching a
+// line feed. Errs on the side of "may".
 bool can_match_newline(std::string_view p, bool dotall, bool literal) {
   if (literal) return p.find('\n') != std::string_view::npos;
   for (std::size_t i = 0; i < p.size();) {
@@ -418,7 +422,8 @@ bool can_match_newline(std::string_view p, bool dotall, bool literal) {
       }
       i = j;
     } else {
-      if (p[i] == '\n' || (p[i] == '.' && dotall)) return true;
+      // ripgrep's non_matching_bytes removes '\n' for the anchors ^ and $ too.
+      if (p[i] == '\n' || p[i] == '^' || p[i] == '$' || (p[i] == '.' && dotall)) return true;
       ++i;
     }
   }
@@ -488,14 +493,16 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   bool all_literal = true;
   bool any_empty = false;
   for (const std::string& p : patterns) {
-    if (!options.multiline && !options.fixed_strings && has_literal_newline(p)) {
+    if (!options.multiline && !options.fixed_strings && !options.pcre2 && has_literal_newline(p)) {
       return Error{ErrorCode::kInvalidArgument,
                    "the literal \"\\n\" is not allowed in a regex\n\n"
                    "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
                    "When multiline mode is enabled, new line characters can be matched."};
     }
+    // -P and -x (which adds anchors) always search in multiline mode under -U, as in ripgrep.
     if (options.multiline &&
-        can_match_newline(p, options.multiline_dotall, options.fixed_strings)) {
+        (options.pcre2 || options.line ||
+         can_match_newline(p, options.multiline_dotall, options.fixed_strings))) {
       impl->multiline = true;
     }
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
