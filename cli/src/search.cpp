@@ -130,10 +130,9 @@ class FilePrinter final : public engine::LineSink {
     if (p_.output != Args::Output::kLines) {
       const bool counting = p_.output == Args::Output::kCount ||
                             p_.output == Args::Output::kCountMatches;
-      if (p_.output == Args::Output::kCountMatches || p_.stats ||
-          (p_.output == Args::Output::kCount && multi())) {
-        count_matches(line);
-      }
+      last_end_ = offset + with_terminator(line).size();
+      // In multiline mode ripgrep's summaries (-c, -l, -q, ...) count matches, not lines.
+      if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
       return counting || p_.stats ? engine::Flow::kContinue : engine::Flow::kStop;
     }
     if (p_.json) return json_line("match", line_number, offset, line, true);
@@ -143,6 +142,7 @@ class FilePrinter final : public engine::LineSink {
     const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || p_.color ||
                             p_.replace != nullptr || p_.stats;
     const std::string_view bytes = with_terminator(line);
+    last_end_ = offset + bytes.size();
     if (need_spans && !invert_) record_matches(line, bytes);
     matches_ += w_.spans.size();
     sink(bytes, offset, line_number, false);
@@ -159,7 +159,13 @@ class FilePrinter final : public engine::LineSink {
     w_.spans.clear();
     w_.expansions.clear();
     const std::string_view bytes = with_terminator(line);
-    if (invert_) record_matches(line, bytes);  // as ripgrep: context lines match under -v
+    last_end_ = offset + bytes.size();
+    // As ripgrep: under -v context lines are the matching ones, and their matches are shown
+    // when the output needs them.
+    if (invert_ && (p_.only_matching || p_.column || p_.vimgrep || p_.color ||
+                    p_.replace != nullptr || p_.stats)) {
+      record_matches(line, bytes);
+    }
     sink(bytes, offset, line_number, true);
     if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
     return engine::Flow::kContinue;
@@ -189,7 +195,7 @@ class FilePrinter final : public engine::LineSink {
   void fill_stats(std::uint64_t bytes_searched, std::chrono::nanoseconds elapsed,
                   Stats& file) const {
     file.searches = 1;
-    file.searches_with_match = lines_ > 0 ? 1 : 0;
+    file.searches_with_match = has_match() ? 1 : 0;
     file.bytes_searched = bytes_searched;
     file.matched_lines = matched_lines_;
     file.matches = matches_;
@@ -218,14 +224,14 @@ class FilePrinter final : public engine::LineSink {
     const std::string_view sep = p_.null ? std::string_view("\0", 1) : std::string_view(":");
     switch (p_.output) {
       case Args::Output::kFilesWithMatches:
-        if (lines_ > 0) append_path_line();
+        if (has_match()) append_path_line();
         break;
       case Args::Output::kFilesWithoutMatch:
-        if (lines_ == 0) append_path_line();
+        if (!has_match()) append_path_line();
         break;
       case Args::Output::kCount:
       case Args::Output::kCountMatches:
-        if (lines_ == 0) break;
+        if (!has_match()) break;
         if (p_.with_filename) {
           append_path();
           w_.out.append(sep);
@@ -242,6 +248,17 @@ class FilePrinter final : public engine::LineSink {
   void set_explicit(bool e) { explicit_file_ = e; }
   void set_invert(bool v) { invert_ = v; }
   std::uint64_t lines() const { return lines_; }
+  // Whether the file counts as matching: a reported line, or in multiline mode under -c, -l, -q
+  // and the like, a match (an inverted block has none), as ripgrep's summary printer.
+  bool has_match() const {
+    return multi() && p_.output != Args::Output::kLines ? matches_ > 0 : lines_ > 0;
+  }
+  // The bytes searched: the file's after a BOM is dropped (UTF-16: transcoded), as ripgrep counts.
+  std::uint64_t searched_bytes(std::uint64_t file_bytes) const {
+    return hay_.data() != nullptr ? hay_.size() : file_bytes;
+  }
+  // The end (past its terminator) of the last line reported.
+  std::uint64_t last_end() const { return last_end_; }
   const std::optional<Error>& error() const { return error_; }
   const std::string& binary_warning() const { return binary_warning_; }
 
@@ -653,7 +670,7 @@ class FilePrinter final : public engine::LineSink {
   }
   void count_matches(std::string_view line) {
     if (invert_) {
-      ++matches_;
+      if (!multi()) ++matches_;
       return;
     }
     w_.spans.clear();
@@ -678,6 +695,7 @@ class FilePrinter final : public engine::LineSink {
   std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
   std::uint64_t matched_lines_ = 0;  // lines in them
   std::uint64_t matches_ = 0;
+  std::uint64_t last_end_ = 0;
   bool explicit_file_ = false;
   bool invert_ = false;
   bool heading_done_ = false;
@@ -726,7 +744,12 @@ class Search {
     // As ripgrep, --json's summary counts only the files with a match; --stats counts all.
     if ((print_.json && printer.lines() > 0) || (args_.stats && !print_.json)) {
       Stats file;
-      printer.fill_stats(bytes->size(), std::chrono::steady_clock::now() - started, file);
+      // A search cut short by -m searched up to its last line, as ripgrep counts.
+      std::uint64_t searched = printer.searched_bytes(bytes->size());
+      if (options.max_count && printer.lines() >= *options.max_count) {
+        searched = std::min<std::uint64_t>(searched, printer.last_end());
+      }
+      printer.fill_stats(searched, std::chrono::steady_clock::now() - started, file);
       if (print_.json) printer.finish_json(file);
       std::lock_guard lock(stats_mutex_);
       stats_.searches += file.searches;
@@ -737,7 +760,7 @@ class Search {
       stats_.matches += file.matches;
       stats_.elapsed += file.elapsed;
     }
-    bool matched = printer.lines() > 0;
+    bool matched = printer.has_match();
     if (print_.output == Args::Output::kFilesWithoutMatch) matched = !matched;
     if (matched) {
       matched_.store(true, std::memory_order_relaxed);

@@ -918,8 +918,27 @@ std::size_t grapheme_prefix(std::string_view text, std::size_t count) {
     int rc = md == nullptr ? -1
                            : pcre2_match(cluster, reinterpret_cast<PCRE2_SPTR>(text.data()),
                                          text.size(), at, 0, md, nullptr);
-    std::size_t next = at + 1;  // an invalid byte is a cluster of its own
-    if (rc >= 0) next = std::max(next, pcre2_get_ovector_pointer(md)[1]);
+    std::size_t next = at + 1;
+    if (rc >= 0) {
+      next = std::max(next, pcre2_get_ovector_pointer(md)[1]);
+    } else {
+      // Invalid UTF-8: the longest prefix of a valid sequence counts as one character (the
+      // "maximal subpart" that becomes one U+FFFD), as ripgrep's bstr does.
+      const auto c = static_cast<unsigned char>(text[at]);
+      const std::size_t len = c >= 0xF0 ? (c <= 0xF4 ? 4 : 1) : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 1;
+      for (std::size_t k = 1; k < len && at + k < text.size(); ++k) {
+        const auto b = static_cast<unsigned char>(text[at + k]);
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (k == 1) {
+          if (c == 0xE0) lo = 0xA0;
+          if (c == 0xED) hi = 0x9F;
+          if (c == 0xF0) lo = 0x90;
+          if (c == 0xF4) hi = 0x8F;
+        }
+        if (b < lo || b > hi) break;
+        next = at + k + 1;
+      }
+    }
     at = next;
   }
   if (md != nullptr) pcre2_match_data_free(md);

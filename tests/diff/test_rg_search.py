@@ -311,6 +311,15 @@ PATTERNS = [
     "fo+", "o{2}", "a.*b", "foo.*bar", ".", ".+", "f.o",
 ]
 
+# Patterns for -U (multiline): line feeds, classes and anchors that reach across lines. Without -U
+# a literal line feed is an error in both (exit 2, "the literal "\n" is not allowed").
+ML_PATTERNS = [
+    "foo\\nbar", "o\\n", "\\n\\n", "foo\\s+bar", "[a-z]\\n[a-z]", "a.*\\n.*b", "\\nfoo",
+    "bar\\n?", "(?s)foo.bar", "foo.{0,30}bar", "x\\n|y", "\\w+\\n\\w+", "^\\s*$\\n",
+    "[^x]{5}", "[\\s\\S]{3}", "}\\n", "\\n$", "^foo", "bar$", "\\n\\S", "[^a-z]+", "\\s+$",
+    "α\\n|中文", "(?m)^$",
+]
+
 OUTPUT_MODES = ["lines"] * 8 + ["-c", "-l", "--files-without-match", "--count-matches", "-o", "-o"]
 
 BOOL_FLAGS = [("-n", 0.35), ("-i", 0.2), ("-w", 0.15), ("-x", 0.07), ("-F", 0.12), ("-v", 0.12),
@@ -391,6 +400,24 @@ def gen_case(rng, tree):
     for f, p in BOOL_FLAGS:
         if rng.random() < p:
             flags.append(f)
+    # Flags with values are single items (-M20, -A1) so shrinking drops them whole.
+    multiline = rng.random() < 0.25
+    if multiline:
+        flags.append("-U")
+        if rng.random() < 0.3:
+            flags.append("--multiline-dotall")
+    if rng.random() < 0.12:
+        flags.append("-M%d" % rng.choice([4, 10, 20, 60]))
+        if rng.random() < 0.5:
+            flags.append("--max-columns-preview")
+    if rng.random() < 0.1:
+        flags.append("--trim")
+    if rng.random() < 0.12:
+        flags.append("-%s%d" % (rng.choice("ABC"), rng.choice([0, 1, 2])))
+    if mode == "lines" and rng.random() < 0.08:
+        flags.append(rng.choice(["--json", "--vimgrep"]))
+    if rng.random() < 0.04:
+        flags.append("--stats")
     if rng.random() < 0.12:
         flags += ["-m", str(rng.choice([0, 1, 1, 2, 3]))]
     rng.shuffle(flags)
@@ -399,12 +426,14 @@ def gen_case(rng, tree):
         n = [f for f in flags if f.isdigit()][0]
         flags = [f for f in flags if f not in ("-m", n)] + ["-m", n]
     r = rng.random()
+    # Under -U most patterns can span lines; without it a few are (an error in both).
+    pool = ML_PATTERNS if rng.random() < (0.65 if multiline else 0.03) else PATTERNS
     if r < 0.7:
-        how, patterns = "pos", [rng.choice(PATTERNS)]
+        how, patterns = "pos", [rng.choice(pool)]
     elif r < 0.88:
-        how, patterns = "e", [rng.choice(PATTERNS) for _ in range(rng.randint(2, 3))]
+        how, patterns = "e", [rng.choice(pool) for _ in range(rng.randint(2, 3))]
     else:
-        how, patterns = "f", [rng.choice(PATTERNS) for _ in range(rng.randint(1, 3))]
+        how, patterns = "f", [rng.choice(pool) for _ in range(rng.randint(1, 3))]
     files = sorted(tree.files)
     dirs = tree.dirs()
     r = rng.random()
@@ -453,6 +482,23 @@ class Workspace:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+TIMING_RES = [
+    # --json: end messages {"secs":..,"nanos":..,"human":".."}, the summary's sorted keys
+    (re.compile(rb'"secs":\d+,"nanos":\d+,"human":"[0-9.]+s"'), b'"secs":S,"nanos":N,"human":"H"'),
+    (re.compile(rb'"human":"[0-9.]+s","nanos":\d+,"secs":\d+'), b'"human":"H","nanos":N,"secs":S'),
+    # --stats: the two timing lines
+    (re.compile(rb'(?m)^\d+\.\d{6} seconds( spent searching)?$'), rb'T seconds\1'),
+]
+
+
+def masked_timings(out):
+    """`out` with the numbers that are durations (only those) masked: --json's elapsed fields,
+    --stats' seconds lines."""
+    for rx, repl in TIMING_RES:
+        out = rx.sub(repl, out)
+    return out
+
+
 class Outcome:
     def __init__(self, rc, stdout, stderr):
         self.rc = rc
@@ -460,7 +506,7 @@ class Outcome:
         self.stderr = stderr
 
     def key(self):
-        return (self.rc, self.stdout, bool(self.stderr.strip()))
+        return (self.rc, masked_timings(self.stdout), bool(self.stderr.strip()))
 
     def __eq__(self, other):
         return self.key() == other.key()
@@ -703,10 +749,10 @@ RG_QUIRKS = [
      "the file) for --column, -o and --count-matches, though the line is reported: "
      "`rg --column -P '^$'` on `\\n\\n\\n` prints `1:1:`, `2:`, `3:`; `--count-matches -P '^$'` on "
      "`a\\n\\n\\nb\\n` prints 0 (without -P: 2, as ctxsearch)",
-     lambda c: c.has("-P") and c.has("--column", "-o", "--count-matches")
+     lambda c: c.has("-P") and c.has("--column", "-o", "--count-matches", "--stats", "--vimgrep")
      and any(can_match_empty(p) for p in c.patterns)
      and any(has_empty_line(c.tree.files[p]) for p in c.searched_files()),
-     lambda c: drop_flags(c, "--column", "-o", "--count-matches")),
+     lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep")),
 ]
 
 
