@@ -726,6 +726,7 @@ class Search {
       return;
     }
     engine::SearchOptions options = args_.search;
+    if (print_.output != Args::Output::kLines) options.before = options.after = 0;  // unprinted
     options.binary = args_.text                        ? engine::BinaryMode::kText
                      : (explicit_file || args_.binary) ? engine::BinaryMode::kConvert
                                                        : engine::BinaryMode::kQuit;

@@ -214,6 +214,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     }
     std::string_view line = hay.substr(start, end - start);
     Flow flow = sink.on_line(lines.at(start), base_offset + start, line);
+    if (flow != Flow::kContinue) stopped = true;
     return flow == Flow::kContinue && !stopped && !limit_reached();
   };
 
@@ -294,6 +295,26 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     if (hit->start == hay.size() && hit->start > 0 && hay.back() == '\n') break;  // past the end
     if (!emit(hit->start, hit->end)) break;
     pos = hit->end + 1;
+  }
+  // -m reached with -A: as ripgrep, the after-context lines still print, and those that match
+  // print as matches (each using up one line of the context).
+  if (context && !stopped && limit_reached() && !patterns.multiline()) {
+    while (!stopped && after_left > 0 && printed_until < hay.size()) {
+      const std::size_t start = printed_until;
+      const std::size_t end = line_end(start);
+      CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, start, scratch));
+      const bool matches = hit && hit->start == start;
+      if (matches != options.invert) {
+        if (sink.on_line(lines.at(start), base_offset + start, hay.substr(start, end - start)) !=
+            Flow::kContinue) {
+          stopped = true;
+        }
+        printed_until = end + 1;
+      } else {
+        print_context(start);
+      }
+      --after_left;
+    }
   }
   flush_after(hay.size());
   if (nul_offset && (options.binary == BinaryMode::kConvert ? reported > 0 : true)) {
