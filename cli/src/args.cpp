@@ -481,9 +481,7 @@ std::string replace_all(std::string_view text, char from, std::string_view to) {
 }
 
 // Flags that take a file or directory path as their value.
-bool takes_path(const Flag& f) {
-  return f.value_name == "PATH" || f.value_name == "PATTERNFILE";
-}
+bool takes_path(const Flag& f) { return f.value_name == "PATH" || f.value_name == "PATTERNFILE"; }
 // Flags whose value is a file type name (completed from --type-list).
 bool takes_type(const Flag& f) { return f.value_name == "TYPE"; }
 
@@ -539,10 +537,10 @@ std::string generate_zsh() {
     if (!f.value_name.empty()) {
       std::string action = !f.choices.empty() ? fmt::format("({})", f.choices)
                            : takes_path(f)    ? std::string("_files")
-                           : takes_type(f)
-                               ? std::string("{_values type ${(f)\"$(ctxsearch --type-list "
-                                             "2>/dev/null | cut -d: -f1)\"}}")
-                               : std::string(" ");
+                           : takes_type(f)    ? std::string(
+                                                    "{_values type ${(f)\"$(ctxsearch --type-list "
+                                                       "2>/dev/null | cut -d: -f1)\"}}")
+                                           : std::string(" ");
       value = fmt::format(":{}:{}", f.value_name, action);
     }
     const char* eq = f.value_name.empty() ? "" : "=";
@@ -624,7 +622,8 @@ std::string generate_man() {
       roff(kSummary));
   for (const Flag& f : kFlags) {
     out += ".TP\n";
-    if (f.short_name != 0) out += fmt::format("\\fB\\-{}\\fR, ", roff(std::string(1, f.short_name)));
+    if (f.short_name != 0)
+      out += fmt::format("\\fB\\-{}\\fR, ", roff(std::string(1, f.short_name)));
     out += fmt::format("\\fB\\-\\-{}\\fR", roff(f.long_name));
     if (!f.value_name.empty()) out += fmt::format(" \\fI{}\\fR", roff(f.value_name));
     out += fmt::format("\n{}\n", roff(f.help));

@@ -54,7 +54,7 @@ struct PrintOptions {
   bool color;  // ripgrep's default ANSI colors
   bool null;
   Args::Output output;
-  bool multiline;                          // the patterns run in multiline mode (-U)
+  bool multiline;                            // the patterns run in multiline mode (-U)
   std::optional<std::uint64_t> max_columns;  // -M
   bool max_columns_preview;
   bool trim;
@@ -87,8 +87,8 @@ struct Worker {
   engine::FileBuffer buffer;
   std::string out;
   std::vector<engine::MatchSpan> spans;
-  std::vector<std::string> expansions;  // -r: one per span
-  std::string replaced;                  // -r: the printed unit with its matches replaced
+  std::vector<std::string> expansions;            // -r: one per span
+  std::string replaced;                           // -r: the printed unit with its matches replaced
   std::vector<engine::MatchSpan> replaced_spans;  // -r: the replacements' spans in it
 };
 
@@ -124,13 +124,12 @@ class FilePrinter final : public engine::LineSink {
   engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
                        std::string_view line) override {
     ++lines_;
-    matched_lines_ += multi() ? 1 + static_cast<std::uint64_t>(std::count(
-                                        line.begin(), line.end(), '\n'))
-                              : 1;
+    last_start_ = offset;
+    matched_lines_ +=
+        multi() ? 1 + static_cast<std::uint64_t>(std::count(line.begin(), line.end(), '\n')) : 1;
     if (p_.output != Args::Output::kLines) {
-      const bool counting = p_.output == Args::Output::kCount ||
-                            p_.output == Args::Output::kCountMatches;
-      last_end_ = offset + with_terminator(line).size();
+      const bool counting =
+          p_.output == Args::Output::kCount || p_.output == Args::Output::kCountMatches;
       // In multiline mode ripgrep's summaries (-c, -l, -q, ...) count matches, not lines.
       if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
       return counting || p_.stats ? engine::Flow::kContinue : engine::Flow::kStop;
@@ -142,7 +141,6 @@ class FilePrinter final : public engine::LineSink {
     const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || p_.color ||
                             p_.replace != nullptr || p_.stats;
     const std::string_view bytes = with_terminator(line);
-    last_end_ = offset + bytes.size();
     if (need_spans && !invert_) record_matches(line, bytes);
     matches_ += w_.spans.size();
     sink(bytes, offset, line_number, false);
@@ -159,7 +157,6 @@ class FilePrinter final : public engine::LineSink {
     w_.spans.clear();
     w_.expansions.clear();
     const std::string_view bytes = with_terminator(line);
-    last_end_ = offset + bytes.size();
     // As ripgrep: under -v context lines are the matching ones, and their matches are shown
     // when the output needs them.
     if (invert_ && (p_.only_matching || p_.column || p_.vimgrep || p_.color ||
@@ -237,8 +234,8 @@ class FilePrinter final : public engine::LineSink {
           w_.out.append(sep);
         }
         // In multiline mode ripgrep's -c counts matches, not lines.
-        w_.out += fmt::format(
-            "{}\n", p_.output == Args::Output::kCount && !multi() ? lines_ : matches_);
+        w_.out +=
+            fmt::format("{}\n", p_.output == Args::Output::kCount && !multi() ? lines_ : matches_);
         break;
       case Args::Output::kLines:
         break;
@@ -257,8 +254,8 @@ class FilePrinter final : public engine::LineSink {
   std::uint64_t searched_bytes(std::uint64_t file_bytes) const {
     return hay_.data() != nullptr ? hay_.size() : file_bytes;
   }
-  // The end (past its terminator) of the last line reported.
-  std::uint64_t last_end() const { return last_end_; }
+  // The offset of the last matching line reported.
+  std::uint64_t last_start() const { return last_start_; }
   const std::optional<Error>& error() const { return error_; }
   const std::string& binary_warning() const { return binary_warning_; }
 
@@ -304,15 +301,10 @@ class FilePrinter final : public engine::LineSink {
     w_.replaced.append(bytes.substr(std::min(at, bytes.size())));
   }
 
-  void sink(std::string_view bytes, std::uint64_t offset, std::uint64_t line_number,
-            bool context) {
+  void sink(std::string_view bytes, std::uint64_t offset, std::uint64_t line_number, bool context) {
     const bool replaced = p_.replace != nullptr && !w_.spans.empty();
-    Unit u{replaced ? std::string_view(w_.replaced) : bytes,
-           offset,
-           line_number,
-           context,
-           replaced ? &w_.replaced_spans : &w_.spans,
-           &w_.spans};
+    Unit u{replaced ? std::string_view(w_.replaced) : bytes, offset,   line_number, context,
+           replaced ? &w_.replaced_spans : &w_.spans,        &w_.spans};
     in_color_ = false;
     if (u.matches->empty()) {
       if (multi() && !context) {
@@ -616,8 +608,7 @@ class FilePrinter final : public engine::LineSink {
     for (std::size_t i = 0; i < w_.spans.size(); ++i) {
       const engine::MatchSpan& m = w_.spans[i];
       o += i > 0 ? ",{\"match\":" : "{\"match\":";
-      append_json_data(o, with_end.substr(std::min(m.start, with_end.size()),
-                                          m.end - m.start));
+      append_json_data(o, with_end.substr(std::min(m.start, with_end.size()), m.end - m.start));
       o += fmt::format(",\"start\":{},\"end\":{}}}", m.start, m.end);
     }
     o += "]}}\n";
@@ -695,7 +686,7 @@ class FilePrinter final : public engine::LineSink {
   std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
   std::uint64_t matched_lines_ = 0;  // lines in them
   std::uint64_t matches_ = 0;
-  std::uint64_t last_end_ = 0;
+  std::uint64_t last_start_ = 0;
   bool explicit_file_ = false;
   bool invert_ = false;
   bool heading_done_ = false;
@@ -710,16 +701,18 @@ class FilePrinter final : public engine::LineSink {
 class Search {
  public:
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
-      : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
-          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}};
-        }) {}
+      : args_(args),
+        patterns_(std::move(patterns)),
+        print_(print),
+        workers_([this] { return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}}; }) {}
 
   // Searches one file; the output is written (whole, or streamed past a threshold) before return.
   void search_file(std::string_view path, bool explicit_file, Worker& w) {
     w.out.clear();
     OutputStream stream(out_, group_separator());
     std::string owned(path);
-    const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary;
+    // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
+    const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary && !print_.multiline;
     auto bytes = path == "-" ? read_stdin(w) : w.buffer.read(owned.c_str(), quit_on_binary);
     if (!bytes.ok()) {
       out_.error(bytes.error().detail);
@@ -745,10 +738,10 @@ class Search {
     // As ripgrep, --json's summary counts only the files with a match; --stats counts all.
     if ((print_.json && printer.lines() > 0) || (args_.stats && !print_.json)) {
       Stats file;
-      // A search cut short by -m searched up to its last line, as ripgrep counts.
+      // A search cut short by -m searched up to its last matching line, as ripgrep counts.
       std::uint64_t searched = printer.searched_bytes(bytes->size());
       if (options.max_count && printer.lines() >= *options.max_count) {
-        searched = std::min<std::uint64_t>(searched, printer.last_end());
+        searched = std::min<std::uint64_t>(searched, printer.last_start());
       }
       printer.fill_stats(searched, std::chrono::steady_clock::now() - started, file);
       if (print_.json) printer.finish_json(file);

@@ -244,9 +244,9 @@ long parse_hex_escape(std::string_view p, std::size_t& i) {
   long v = 0;
   for (char c : digits) {
     int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-            : (c >= 'a' && c <= 'f')                   ? c - 'a' + 10
-            : (c >= 'A' && c <= 'F')                   ? c - 'A' + 10
-                                                       : -1;
+            : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
+                                                        : -1;
     if (d < 0) return -1;
     v = v * 16 + d;
   }
@@ -295,9 +295,19 @@ char escape_newline(std::string_view p, std::size_t& i) {
         }
       }
       if (lower.rfind("^", 0) == 0) return 'y';
-      static constexpr std::string_view kWithNewline[] = {
-          "c",     "cc",    "other",  "control", "cntrl", "any",     "ascii",
-          "whitespace", "wspace", "space", "zyyy", "common", "patternwhitespace"};
+      static constexpr std::string_view kWithNewline[] = {"c",
+                                                          "cc",
+                                                          "other",
+                                                          "control",
+                                                          "cntrl",
+                                                          "any",
+                                                          "ascii",
+                                                          "whitespace",
+                                                          "wspace",
+                                                          "space",
+                                                          "zyyy",
+                                                          "common",
+                                                          "patternwhitespace"};
       for (std::string_view n : kWithNewline) {
         if (lower == n || lower.find("=" + std::string(n)) != std::string::npos ||
             lower.find(":" + std::string(n)) != std::string::npos) {
@@ -331,9 +341,8 @@ char class_newline(std::string_view p, std::size_t& i) {
       std::size_t close = p.find(":]", j + 2);
       if (close == std::string_view::npos) break;
       std::string_view name = p.substr(j + 2, close - j - 2);
-      item(name == "space" || name == "cntrl" || name == "ascii" || name.substr(0, 1) == "^"
-               ? 'y'
-               : '0');
+      item(name == "space" || name == "cntrl" || name == "ascii" || name.substr(0, 1) == "^" ? 'y'
+                                                                                             : '0');
       j = close + 2;
       last_char = -1;
       continue;
@@ -440,9 +449,9 @@ struct PatternSet::Impl {
   HsScratchPtr hs_proto{nullptr, &hs_free_scratch};
   Pcre2Code line_re{nullptr, &pcre2_code_free};  // all patterns, for one line at a time
   Pcre2Code scan_re{nullptr, &pcre2_code_free};  // multiline, for whole buffers without Hyperscan
-  bool hs_utf8 = false;  // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
-  bool multiline = false;                      // -U and some pattern can match a line feed
-  Pcre2Code ml_re{nullptr, &pcre2_code_free};  // multiline mode: the whole-buffer regex
+  bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
+  bool multiline = false;  // -U and some pattern can match a line feed
+  Pcre2Code ml_re{nullptr, &pcre2_code_free};    // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
 };
 
@@ -742,7 +751,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
 }
 
 static void expand(std::string& out, std::string_view replacement, const pcre2_code* code,
-            pcre2_match_data* md, std::string_view subject);
+                   pcre2_match_data* md, std::string_view subject);
 
 // Calls on_match(match_data) for each match of `code` in `subject` that starts in [start, end),
 // left to right, as Rust regex iterates: an empty match moves on by one byte, and none is
@@ -855,7 +864,7 @@ void append_group(std::string& out, const pcre2_code* code, pcre2_match_data* md
 }  // namespace
 
 static void expand(std::string& out, std::string_view replacement, const pcre2_code* code,
-            pcre2_match_data* md, std::string_view subject) {
+                   pcre2_match_data* md, std::string_view subject) {
   for (std::size_t i = 0; i < replacement.size(); ++i) {
     char c = replacement[i];
     if (c != '$' || i + 1 >= replacement.size()) {
@@ -911,9 +920,8 @@ std::size_t grapheme_prefix(std::string_view text, std::size_t count) {
     return code;
   }();
   std::size_t at = 0;
-  pcre2_match_data* md = cluster != nullptr
-                             ? pcre2_match_data_create_from_pattern(cluster, nullptr)
-                             : nullptr;
+  pcre2_match_data* md =
+      cluster != nullptr ? pcre2_match_data_create_from_pattern(cluster, nullptr) : nullptr;
   for (std::size_t n = 0; n < count && at < text.size(); ++n) {
     int rc = md == nullptr ? -1
                            : pcre2_match(cluster, reinterpret_cast<PCRE2_SPTR>(text.data()),

@@ -149,9 +149,15 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   } else if (hay.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
     hay.remove_prefix(kUtf8Bom.size());  // offsets count from after the BOM, as ripgrep
   }
-  const void* nul =
-      options.binary == BinaryMode::kText ? nullptr : std::memchr(hay.data(), '\0', hay.size());
+  // Multiline mode (a whole file in memory), as ripgrep: binary data is looked for in the first
+  // 64 KiB only, and a walked file with some there is not searched at all.
+  const bool multiline = patterns.multiline();
+  const void* nul = options.binary == BinaryMode::kText
+                        ? nullptr
+                        : std::memchr(hay.data(), '\0',
+                                      multiline ? std::min(hay.size(), kChunkBytes) : hay.size());
   std::optional<std::uint64_t> nul_offset;
+  if (nul != nullptr && multiline && options.binary == BinaryMode::kQuit) return std::uint64_t{0};
   if (nul != nullptr) {
     nul_offset = static_cast<std::uint64_t>(static_cast<const char*>(nul) - hay.data());
     if (options.binary == BinaryMode::kQuit) {
@@ -273,7 +279,8 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         go_on = emit(done.start, block_end(done.start, done.end));
       }
     }
-    if (go_on && last && last->start != last->end) emit(last->start, block_end(last->start, last->end));
+    if (go_on && last && last->start != last->end)
+      emit(last->start, block_end(last->start, last->end));
     pos = hay.size() + 1;
   }
   while (pos <= hay.size()) {

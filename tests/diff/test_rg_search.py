@@ -16,7 +16,9 @@ files, binary files (a NUL byte early, or late: beyond the first 64 KiB), UTF-8 
 Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with a UTF-8 BOM.
 
 Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b
---count-matches --files-without-match -H -I --null --heading; patterns: literals, a literal dot,
+--count-matches --files-without-match -H -I --null --heading, -U (with patterns that span lines:
+ML_PATTERNS) --multiline-dotall, -M N --max-columns-preview, --trim, -A/-B/-C N, --json,
+--vimgrep, --stats (durations masked: --json's elapsed fields, --stats' seconds lines); patterns: literals, a literal dot,
 alternations, classes, \\w+, \\bfoo\\b, \\p{Greek}, (?i), anchors, empty-matching patterns (a*, ^,
 the empty pattern). Every command gets `--color never --sort path`; it runs from the tree root
 with no path, `.`, a directory, a single file (no file names then), a binary file, several
@@ -698,6 +700,18 @@ OPEN_BUGS = [
      "under --files-without-match",
      lambda c: any(b"\x00" in c.tree.files[p] for p in c.explicit_files()),
      lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
+    ("multiline-binary",
+     "-U on a file with a NUL byte in its first 64 KiB: ctxsearch skips a walked one entirely, "
+     "rg 14 may still print context lines of it (`-U -C1 '(?m)^$'` on `n\\n\\n\\0` prints "
+     "`x.txt-n`, exit 1)",
+     lambda c: c.has("-U") and searches_binary(c),
+     lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
+    ("stats-bytes-searched-max-count",
+     "--stats with -m: ripgrep's `bytes searched` is where its searcher stood when -m stopped "
+     "it, which ctxsearch approximates by the start of the last matching line (`--stats -m 1 "
+     "'foo\\b'` can give 0 in rg and 4 in ctxsearch)",
+     lambda c: c.has("--stats") and c.has("-m"),
+     lambda c: drop_flags(c, "--stats")),
     ("posix-class-ascii",
      "POSIX classes: rg 14 (Rust regex) reads `[[:upper:]]` as `[A-Z]` and `[[:alpha:]]` as "
      "`[A-Za-z]`, ASCII only; ctxsearch (PCRE2 with UCP) reads them as Unicode classes: "
