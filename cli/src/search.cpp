@@ -233,9 +233,10 @@ class FilePrinter final : public engine::LineSink {
           append_path();
           w_.out.append(sep);
         }
-        // In multiline mode ripgrep's -c counts matches, not lines.
-        w_.out +=
-            fmt::format("{}\n", p_.output == Args::Output::kCount && !multi() ? lines_ : matches_);
+        // In multiline mode ripgrep's -c counts matches, not lines; --count-matches -v counts
+        // lines like -c.
+        w_.out += fmt::format(
+            "{}\n", (p_.output == Args::Output::kCount || invert_) && !multi() ? lines_ : matches_);
         break;
       case Args::Output::kLines:
         break;
@@ -660,10 +661,7 @@ class FilePrinter final : public engine::LineSink {
     }
   }
   void count_matches(std::string_view line) {
-    if (invert_) {
-      if (!multi()) ++matches_;
-      return;
-    }
+    if (invert_) return;  // an inverted line has no match (--count-matches -v counts lines)
     w_.spans.clear();
     Status s;
     if (multi()) {
