@@ -21,7 +21,8 @@ std::uint64_t count_newlines(std::string_view s) {
 // Counts lines lazily: the line number of a position, advancing from the last one asked.
 class LineCounter {
  public:
-  LineCounter(std::string_view hay, bool enabled) : hay_(hay), enabled_(enabled) {}
+  LineCounter(std::string_view hay, bool enabled, std::uint64_t first)
+      : hay_(hay), enabled_(enabled), line_(first) {}
   std::uint64_t at(std::size_t pos) {
     if (!enabled_) return 0;
     line_ += count_newlines(hay_.substr(counted_, pos - counted_));
@@ -33,7 +34,7 @@ class LineCounter {
   std::string_view hay_;
   bool enabled_;
   std::size_t counted_ = 0;
-  std::uint64_t line_ = 1;
+  std::uint64_t line_;
 };
 
 void append_utf8(std::string& out, std::uint32_t cp) {
@@ -139,10 +140,12 @@ Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool
 Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scratch& scratch,
                                     const SearchOptions& options, std::string_view hay,
                                     LineSink& sink) {
-  std::size_t base_offset = 0;
+  const std::uint64_t base_offset = options.base_offset;
   std::string transcoded;
-  if (options.binary != BinaryMode::kText && hay.size() >= 2 &&
-      (hay.substr(0, 2) == "\xFF\xFE" || hay.substr(0, 2) == "\xFE\xFF")) {
+  if (base_offset > 0) {
+    // A later piece of a stream: no BOM to look for.
+  } else if (options.binary != BinaryMode::kText && hay.size() >= 2 &&
+             (hay.substr(0, 2) == "\xFF\xFE" || hay.substr(0, 2) == "\xFE\xFF")) {
     // UTF-16 with a BOM, as ripgrep: searched (and printed) as UTF-8.
     transcoded = utf16_to_utf8(hay.substr(2), hay[0] == '\xFF');
     hay = transcoded;
@@ -169,7 +172,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   }
   sink.on_haystack(hay);
   const bool report_lines = !(nul_offset && options.binary == BinaryMode::kConvert);
-  LineCounter lines(hay, options.line_numbers);
+  LineCounter lines(hay, options.line_numbers, options.first_line_number);
   std::uint64_t reported = 0;
   auto limit_reached = [&] { return options.max_count && reported >= *options.max_count; };
   auto line_end = [&](std::size_t start) {

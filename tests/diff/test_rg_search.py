@@ -707,11 +707,18 @@ OPEN_BUGS = [
      lambda c: c.has("-U") and searches_binary(c),
      lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
     ("stats-bytes-searched-max-count",
-     "--stats with -m: ripgrep's `bytes searched` is where its searcher stood when -m stopped "
-     "it, which ctxsearch approximates by the start of the last matching line (`--stats -m 1 "
-     "'foo\\b'` can give 0 in rg and 4 in ctxsearch)",
-     lambda c: c.has("--stats") and c.has("-m"),
-     lambda c: drop_flags(c, "--stats")),
+     "--stats or --json with -m: ripgrep's `bytes searched` is where its searcher stood when -m "
+     "stopped it: the end of the last matching line in its fast line searcher (as ctxsearch), "
+     "elsewhere in its other paths (`--json -m 1 '.+'` on `\\nS` gives 1 in rg, 2 in ctxsearch)",
+     lambda c: c.has("--stats", "--json") and c.has("-m"),
+     lambda c: drop_flags(c, "--stats", "--json")),
+    ("multiline-max-count-context",
+     "-U -m N with -A/-C: after the N-th block ripgrep keeps printing its after-context lines, "
+     "and those that match (under -v: do not match) print as matches; ctxsearch prints them as "
+     "context lines in multiline mode (`-U -v -A1 -m 1 'bar\\n?'` on `\\n.` prints `:.` in "
+     "rg, `-.` in ctxsearch)",
+     lambda c: c.has("-U") and c.has("-m") and any(f[:2] in ("-A", "-C") for f in c.flags),
+     lambda c: c.copy(flags=[f for f in c.flags if f[:2] not in ("-A", "-C")])),
     ("posix-class-ascii",
      "POSIX classes: rg 14 (Rust regex) reads `[[:upper:]]` as `[A-Z]` and `[[:alpha:]]` as "
      "`[A-Za-z]`, ASCII only; ctxsearch (PCRE2 with UCP) reads them as Unicode classes: "

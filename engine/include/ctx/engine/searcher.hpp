@@ -30,6 +30,11 @@ struct SearchOptions {
   std::size_t before = 0;                  // -B: context lines before each reported line
   std::size_t after = 0;                   // -A: context lines after each reported line
   BinaryMode binary = BinaryMode::kQuit;
+  // A piece of a longer stream (stdin searched as it arrives): the number of its first line and
+  // the stream offset of its first byte, for reported line numbers and offsets. A piece after the
+  // first has no BOM.
+  std::uint64_t first_line_number = 1;
+  std::uint64_t base_offset = 0;
 };
 
 class LineSink {
