@@ -152,19 +152,25 @@ constexpr Flag kFlags[] = {
   {"no-heading", 0, "", "Show the path on each matching line.",
    [](Args& a, std::string_view) -> Status { a.heading = false; return {}; }},
   {"files-with-matches", 'l', "", "Print only the paths of files with a match.",
-   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kFilesWithMatches; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     a.output = Args::Output::kFilesWithMatches; a.json = false; return {}; }},
   {"files-without-match", 0, "", "Print only the paths of files without a match.",
-   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kFilesWithoutMatch; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     a.output = Args::Output::kFilesWithoutMatch; a.json = false; return {}; }},
   {"count", 'c', "", "Print the number of matching lines per file.",
-   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kCount; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     a.output = Args::Output::kCount; a.json = false; return {}; }},
   {"count-matches", 0, "", "Print the number of matches per file.",
-   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kCountMatches; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     a.output = Args::Output::kCountMatches; a.json = false; return {}; }},
   {"only-matching", 'o', "", "Print only the matched parts, each on its own line.",
    [](Args& a, std::string_view) -> Status { a.only_matching = true; return {}; }},
   {"replace", 'r', "REPLACEMENT", "Print each match replaced by REPLACEMENT ($1, ${name}; files are not changed).",
    [](Args& a, std::string_view v) -> Status { a.replace = std::string(v); return {}; }},
   {"json", 0, "", "Print results as JSON Lines (ripgrep's begin/match/context/end/summary messages).",
-   [](Args& a, std::string_view) -> Status { a.json = true; return {}; }},
+   // As rg 14, the last of --json, -c, -l, --count-matches, --files-without-match chooses.
+   [](Args& a, std::string_view) -> Status {
+     a.json = true; a.output = Args::Output::kLines; return {}; }},
   {"no-json", 0, "", "Undo --json.",
    [](Args& a, std::string_view) -> Status { a.json = false; return {}; }},
   {"vimgrep", 0, "", "Print path:line:column:text for every match (for editors' quickfix lists).",

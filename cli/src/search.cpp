@@ -335,6 +335,7 @@ class FilePrinter final : public engine::LineSink {
       ++n;
       offset += line.size();
       write_line(u, u.bytes.substr(line.start, line.size()));
+      maybe_stream();
     }
   }
 
@@ -346,12 +347,14 @@ class FilePrinter final : public engine::LineSink {
         std::string_view buf = u.bytes.substr(m.start, m.end - m.start);
         const std::vector<engine::MatchSpan> whole{engine::MatchSpan{0, buf.size()}};
         write_colored_line(u, whole, buf);
+        maybe_stream();
       }
     } else if (p_.vimgrep) {
       for (const engine::MatchSpan& m : ms) {
         prefix(u, u.line_number, m.start + 1, u.offset + m.start);
         const std::vector<engine::MatchSpan> one{m};
         write_colored_line(u, one, u.bytes);
+        maybe_stream();
       }
     } else {
       prefix(u, u.line_number, ms.front().start + 1, u.offset);
@@ -375,6 +378,7 @@ class FilePrinter final : public engine::LineSink {
         write_colored_matches(u.bytes, line, ms, midx);
         w_.out.push_back('\n');
       }
+      maybe_stream();
     }
   }
 
@@ -407,6 +411,7 @@ class FilePrinter final : public engine::LineSink {
             append_match(u.bytes.substr(this_line.start, this_line.size()));
             w_.out.push_back('\n');
           }
+          maybe_stream();
         }
       }
       ++n;
@@ -449,6 +454,7 @@ class FilePrinter final : public engine::LineSink {
           }
         }
         w_.out.push_back('\n');
+        maybe_stream();
         break;  // vimgrep wants one line per match
       }
     }
@@ -465,6 +471,12 @@ class FilePrinter final : public engine::LineSink {
       at = end;
     }
     return out;
+  }
+
+  // Writes what is buffered once it passes the threshold, so one line with a million matches
+  // (-o, --vimgrep) never holds its whole output in memory.
+  void maybe_stream() {
+    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
   }
 
   bool exceeds(std::size_t len) const { return p_.max_columns && len > *p_.max_columns; }
@@ -1082,13 +1094,9 @@ int run_search(Args& args) {
   print.vimgrep = args.vimgrep;
   print.replace = args.replace ? &*args.replace : nullptr;
   print.json = args.json;
-  if (args.json) {
-    if (args.output != Args::Output::kLines || args.vimgrep || args.only_matching) {
-      print_error(
-          "--json cannot be combined with -l, --files-without-match, -c, "
-          "--count-matches, --vimgrep or -o: drop one of them");
-      return 2;
-    }
+  if (args.json) {  // as rg 14, --json wins over -o and --vimgrep
+    print.only_matching = false;
+    print.vimgrep = false;
     print.with_filename = true;
     print.line_numbers = true;
     print.heading = false;
@@ -1097,7 +1105,8 @@ int run_search(Args& args) {
   print.color =
       args.color == Args::Color::kAlways || (args.color == Args::Color::kAuto && tty &&
                                              term != nullptr && std::string_view(term) != "dumb");
-  if (args.vimgrep) {  // as ripgrep: path, line and column on every match, never headings
+  if (args.vimgrep &&
+      !args.json) {  // as ripgrep: path, line and column on every match, no headings
     print.with_filename = args.with_filename.value_or(true);
     print.line_numbers = true;
     print.column = true;

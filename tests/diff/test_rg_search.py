@@ -416,8 +416,8 @@ def gen_case(rng, tree):
         flags.append("--trim")
     if rng.random() < 0.12:
         flags.append("-%s%d" % (rng.choice("ABC"), rng.choice([0, 1, 2])))
-    if mode == "lines" and rng.random() < 0.08:
-        flags.append(rng.choice(["--json", "--vimgrep"]))
+    if rng.random() < 0.1:
+        flags.append(rng.choice(["--json", "--json", "--vimgrep"]))
     if rng.random() < 0.04:
         flags.append("--stats")
     if rng.random() < 0.12:
@@ -626,7 +626,13 @@ def searches_binary(case):
     return any(b"\x00" in case.tree.files[p] for p in case.searched_files())
 
 
+SUMMARY_MODES = ("-c", "-l", "--files-without-match", "--count-matches")
+
 KNOWN_RG13_BUGS = [
+    ("json-with-summary",
+     "--json with -c, -l, --count-matches or --files-without-match: rg 13 rejects the pair "
+     "(exit 2); rg 14 lets the last of them choose the output",
+     lambda c: c.has("--json") and c.has(*SUMMARY_MODES)),
     ("word-regexp",
      "-w: rg 13 wraps the pattern as `(?:^|\\W)(PAT)(?:$|\\W)` and reports the inner group, "
      "so matches that touch a non-word character are found at other offsets, cut (`-w -o -i "
