@@ -537,7 +537,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
   bool use_hs = !options.pcre2 && !any_empty && !patterns.empty();
-  if (use_hs) {
+  // Multiline mode never looks for lines (find_line): only its own prefilter is compiled below.
+  if (use_hs && !impl->multiline) {
     std::vector<const char*> exprs;
     std::vector<unsigned> flags, ids;
     std::vector<std::string> hs_patterns;
