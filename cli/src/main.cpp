@@ -118,6 +118,14 @@ int run(int argc, char** argv) {
       }
       return write_stdout(filters->table.list()) ? 0 : 2;
     }
+    case Args::Mode::kGenerate: {
+      auto text = generate(args.generate);
+      if (!text.ok()) {
+        print_error(text.error().detail);
+        return 2;
+      }
+      return write_stdout(*text) ? 0 : 2;
+    }
     case Args::Mode::kFiles:
       return run_files(args);
     case Args::Mode::kSearch:
