@@ -1,13 +1,13 @@
 // file_info: what one path is (kind, size, modification time) and, for files up to
 // kHashMaxBytes, its line count, encoding and git blob id (as `git hash-object` prints it).
 #include <fmt/format.h>
-#include <git2.h>
 
 #include <algorithm>
 #include <mutex>
 
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
+#include "ctx/base/sha1.hpp"
 #include "file_reading.hpp"
 #include "json_writer.hpp"
 #include "tool_common.hpp"
@@ -34,14 +34,8 @@ const std::vector<ParamSpec>& params_table() {
 }
 
 // The git blob id of `data` (SHA-1 of "blob <size>\0" + data), first kHashHexChars hex digits.
-std::string git_blob_id(std::string_view data) {
-  static std::once_flag init;
-  std::call_once(init, [] { git_libgit2_init(); });  // libgit2's hashing needs its globals
-  git_oid oid;
-  if (git_odb_hash(&oid, data.data(), data.size(), GIT_OBJECT_BLOB) != 0) return {};
-  char hex[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(hex, sizeof hex, &oid);
-  return std::string(hex, kHashHexChars);
+std::string short_blob_id(std::string_view data) {
+  return ctx::git_blob_id(data).substr(0, kHashHexChars);
 }
 
 // Lines as read_file numbers them: '\n'-terminated, plus a last line without one.
@@ -133,7 +127,7 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
       CTX_TRY_ASSIGN(std::size_t n,
                      pread_full(opened.fd.get(), data.data(), data.size(), 0, user_path));
       data.resize(n);  // a file that shrank meanwhile
-      hash = git_blob_id(data);
+      hash = short_blob_id(data);
       std::string_view text = data;
       switch (sniffed) {
         case TextEncoding::kUtf8:

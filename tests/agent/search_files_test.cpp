@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "../../agent/src/session.hpp"
 #include "ctx/agent/budget.hpp"
 #include "ctx/agent/policy.hpp"
 #include "ctx/agent/sandbox.hpp"
 #include "ctx/agent/tools.hpp"
-#include "../../agent/src/session.hpp"
 
 namespace fs = std::filesystem;
 using namespace ctx::agent;
@@ -83,13 +83,9 @@ struct Env {
   }
   CallContext context(SessionState* session = nullptr,
                       std::chrono::milliseconds deadline = std::chrono::seconds(60)) const {
-    return CallContext{sandbox,
-                       policy,
-                       *counter,
-                       config,
-                       std::chrono::steady_clock::now() + deadline,
-                       nullptr,
-                       session};
+    return CallContext{
+        sandbox, policy, *counter, config, std::chrono::steady_clock::now() + deadline,
+        nullptr, session};
   }
   Expected<ToolOutput> call(const std::string& args, SessionState* session = nullptr) const {
     return call_tool("search_files", args, context(session));
@@ -160,7 +156,8 @@ Parsed parse(const std::string& json) {
   simdjson::dom::object skipped = root["skipped"].get_object().value();
   for (auto [key, value] : skipped) {
     p.skipped[std::string(key)] = value["count"].get_uint64().value();
-    for (simdjson::dom::element e : value["examples"].get_array().value()) {
+    simdjson::dom::array examples = value["examples"].get_array().value();
+    for (simdjson::dom::element e : examples) {
       p.skipped_examples[std::string(key)].emplace_back(e.get_string().value());
     }
   }
@@ -200,7 +197,8 @@ bool conforms(simdjson::dom::element value, simdjson::dom::element schema,
     if (type.is_string()) {
       ok = type_ok(type.get_string().value());
     } else {
-      for (simdjson::dom::element t : type.get_array().value()) {
+      simdjson::dom::array types = type.get_array().value();
+      for (simdjson::dom::element t : types) {
         ok = ok || type_ok(t.get_string().value());
       }
     }
@@ -214,7 +212,8 @@ bool conforms(simdjson::dom::element value, simdjson::dom::element schema,
     bool ok = false;
     for (simdjson::dom::element c : choices) {
       ok = ok || (c.is_null() && value.is_null()) ||
-           (c.is_string() && value.is_string() && c.get_string().value() == value.get_string().value());
+           (c.is_string() && value.is_string() &&
+            c.get_string().value() == value.get_string().value());
     }
     if (!ok) {
       why = at + ": not in enum";
@@ -233,7 +232,8 @@ bool conforms(simdjson::dom::element value, simdjson::dom::element schema,
         }
       }
     }
-    for (auto [key, v] : value.get_object().value()) {
+    simdjson::dom::object members = value.get_object().value();
+    for (auto [key, v] : members) {
       simdjson::dom::element sub;
       if (!has_props || props[key].get(sub) != simdjson::SUCCESS) {
         why = at + ": property not in the schema: " + std::string(key);
@@ -244,7 +244,8 @@ bool conforms(simdjson::dom::element value, simdjson::dom::element schema,
   }
   simdjson::dom::element items;
   if (value.is_array() && schema["items"].get(items) == simdjson::SUCCESS) {
-    for (simdjson::dom::element v : value.get_array().value()) {
+    simdjson::dom::array elements = value.get_array().value();
+    for (simdjson::dom::element v : elements) {
       if (!conforms(v, items, root_schema, why, at + "[]")) return false;
     }
   }
@@ -337,8 +338,8 @@ TEST_CASE("search_files accepts the parameter names small models send", "[agent]
   tree.file("src/b.js", "alpha\n");
   Env env(tree);
   Parsed p = parse(env.ok(R"({"query":"alpha","include":"*.py","ignore_case":true})").structured);
-  CHECK(p.matches == std::vector<std::pair<std::string, std::uint64_t>>{{"src/a.py", 1},
-                                                                          {"src/a.py", 3}});
+  CHECK(p.matches ==
+        std::vector<std::pair<std::string, std::uint64_t>>{{"src/a.py", 1}, {"src/a.py", 3}});
   p = parse(env.ok(R"({"regex":"alpha","file_pattern":"*.js","limit":"1"})").structured);
   CHECK(p.matches == std::vector<std::pair<std::string, std::uint64_t>>{{"src/b.js", 1}});
   ToolOutput ctx = env.ok(R"({"pattern":"beta","context_lines":1,"dir":"src"})");
@@ -388,8 +389,8 @@ TEST_CASE("a path narrows the search to a directory or one file", "[agent][searc
   tree.file("lib/c.c", "hit\n");
   Env env(tree);
   Parsed p = parse(env.ok(R"({"pattern":"hit","path":"src"})").structured);
-  CHECK(p.matches == std::vector<std::pair<std::string, std::uint64_t>>{{"src/a.c", 1},
-                                                                          {"src/sub/b.c", 1}});
+  CHECK(p.matches ==
+        std::vector<std::pair<std::string, std::uint64_t>>{{"src/a.c", 1}, {"src/sub/b.c", 1}});
   p = parse(env.ok(R"({"pattern":"hit","path":"./lib/c.c"})").structured);
   CHECK(p.matches == std::vector<std::pair<std::string, std::uint64_t>>{{"lib/c.c", 1}});
   p = parse(env.ok(with(R"({"pattern":"hit"})",
@@ -413,8 +414,7 @@ TEST_CASE("globs select files as rg -g does, several at once with commas",
   for (const auto& m : p.matches) CHECK(m.first != "a_test.cpp");
 }
 
-TEST_CASE("files_with_matches and count modes list files in path order",
-          "[agent][search_files]") {
+TEST_CASE("files_with_matches and count modes list files in path order", "[agent][search_files]") {
   TempTree tree;
   tree.file("b.txt", "x\nx\nx\n");
   tree.file("a.txt", "x\n");
@@ -442,8 +442,7 @@ TEST_CASE("context lines are shown with '-' and blocks apart with '--'", "[agent
   require_schema(out.structured);
 }
 
-TEST_CASE("very long lines are clipped around the match with markers",
-          "[agent][search_files]") {
+TEST_CASE("very long lines are clipped around the match with markers", "[agent][search_files]") {
   TempTree tree;
   std::string line = std::string(5000, 'a') + "NEEDLE" + std::string(3000, 'b');
   tree.file("min.js", line + "\n");
@@ -459,8 +458,8 @@ TEST_CASE("very long lines are clipped around the match with markers",
   CHECK(out.text.find("NEEDLE") != std::string::npos);
   // The submatch points at NEEDLE in the clipped text.
   std::size_t at = text.find("NEEDLE");
-  CHECK(out.structured.find("{\"start\":" + std::to_string(at) + ",\"end\":" +
-                            std::to_string(at + 6) + "}") != std::string::npos);
+  CHECK(out.structured.find("{\"start\":" + std::to_string(at) +
+                            ",\"end\":" + std::to_string(at + 6) + "}") != std::string::npos);
 }
 
 TEST_CASE("a hot file does not eat the first page: every matching file shows up",
@@ -504,8 +503,8 @@ TEST_CASE("paging with the cursor shows every match exactly once, with and witho
     std::set<std::pair<std::string, std::uint64_t>> expected;
     const int files = std::uniform_int_distribution<int>(1, 25)(rng);
     for (int f = 0; f < files; ++f) {
-      std::string path = (f % 3 == 0 ? "d" + std::to_string(f % 4) + "/" : std::string()) +
-                         "file" + std::to_string(f) + ".txt";
+      std::string path = (f % 3 == 0 ? "d" + std::to_string(f % 4) + "/" : std::string()) + "file" +
+                         std::to_string(f) + ".txt";
       std::string text;
       const int lines = std::uniform_int_distribution<int>(1, 120)(rng);
       for (int l = 1; l <= lines; ++l) {
@@ -586,7 +585,8 @@ TEST_CASE("paging stays exact when the counter is not additive",
   TempTree tree;
   for (int f = 0; f < 8; ++f) {
     std::string text;
-    for (int l = 0; l < 30; ++l) text += "hit " + std::string(static_cast<std::size_t>(l), 'z') + "\n";
+    for (int l = 0; l < 30; ++l)
+      text += "hit " + std::string(static_cast<std::size_t>(l), 'z') + "\n";
     tree.file("f" + std::to_string(f) + ".txt", text);
   }
   NonAdditiveCounter counter;
@@ -601,10 +601,10 @@ TEST_CASE("denied and protected files appear nowhere: not in text, structure, co
           "[agent][search_files][policy]") {
   TempTree tree;
   tree.file("visible.txt", "MARKER\n");
-  tree.file("deploy/tls.key", "MARKER\n");              // default protected
-  tree.file("config/secrets.yaml", "MARKER\n");         // default protected
-  tree.file("private/notes.txt", "MARKER\n");           // denied
-  tree.file("private/blob.bin", std::string("MARKER\0", 7));  // denied, binary
+  tree.file("deploy/tls.key", "MARKER\n");                            // default protected
+  tree.file("config/secrets.yaml", "MARKER\n");                       // default protected
+  tree.file("private/notes.txt", "MARKER\n");                         // denied
+  tree.file("private/blob.bin", std::string("MARKER\0", 7));          // denied, binary
   tree.file("private/big.txt", std::string(5000, 'x') + "MARKER\n");  // denied, too large
   tree.file("deploy/huge.pem", std::string(5000, 'x') + "MARKER\n");  // protected, too large
   PolicyConfig policy;

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>  // renameat2
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -494,6 +495,28 @@ TEST_CASE("a directory swapped for a symlink mid-walk is never entered",
   INFO("walks " << walks << ", listed " << listed << ", refused " << refused);
   CHECK(leaked == 0);
   CHECK(walks >= 1500);
-  CHECK(listed > 0);
-  CHECK(refused > 0);  // the swap was seen: the race was real
+  // How often each state was seen depends on scheduling (a loaded machine may starve either
+  // thread), so it is reported, not asserted; both states are checked deterministically below.
+  WARN("swap race: " << walks << " walks, " << listed << " files listed, " << refused
+                     << " refusals, 0 leaks");
+  struct stat st {};
+  REQUIRE(::lstat(d.c_str(), &st) == 0);
+  if (S_ISLNK(st.st_mode)) {  // put the real directory back at d
+    REQUIRE(::renameat2(AT_FDCWD, d.c_str(), AT_FDCWD, swap.c_str(), RENAME_EXCHANGE) == 0);
+  }
+  for (const char* path : {"d", "swap"}) {
+    WalkOptions options;
+    options.beneath_fd = fd.get();
+    options.paths = {path};
+    Collect sink;
+    REQUIRE(ctx::walker::walk(options, sink).ok());
+    INFO(path);
+    if (std::string_view(path) == "d") {
+      CHECK(sink.files.size() == 20);
+      CHECK(sink.errors.empty());
+    } else {
+      CHECK(sink.files.empty());  // the symlink to the outside is refused
+      CHECK(sink.errors.size() == 1);
+    }
+  }
 }
