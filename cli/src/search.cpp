@@ -136,7 +136,7 @@ class FilePrinter final : public engine::LineSink {
       if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
       return counting || p_.stats ? engine::Flow::kContinue : engine::Flow::kStop;
     }
-    if (p_.json) return json_line("match", line_number, offset, line, true);
+    if (p_.json) return json_line("match", line_number, offset, line, !invert_);
     heading_once();
     w_.spans.clear();
     w_.expansions.clear();
@@ -154,7 +154,8 @@ class FilePrinter final : public engine::LineSink {
   engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
                           std::string_view line) override {
     if (p_.output != Args::Output::kLines || p_.quiet) return engine::Flow::kContinue;
-    if (p_.json) return json_line("context", line_number, offset, line, false);
+    // Under -v the context lines are the ones that match: rg 14 reports their submatches.
+    if (p_.json) return json_line("context", line_number, offset, line, invert_);
     heading_once();
     w_.spans.clear();
     w_.expansions.clear();
@@ -274,6 +275,16 @@ class FilePrinter final : public engine::LineSink {
     return line;
   }
 
+  // ripgrep searches a line together with its terminator and reports no match at the very end of
+  // that: on the last line of a file without a newline, an empty match after the text is dropped.
+  void drop_match_at_end(std::string_view line) {
+    if (w_.spans.empty() || line.empty() || with_terminator(line).size() != line.size()) return;
+    const engine::MatchSpan& last = w_.spans.back();
+    if (last.start != line.size() || last.end != line.size()) return;
+    w_.spans.pop_back();
+    if (w_.expansions.size() > w_.spans.size()) w_.expansions.pop_back();
+  }
+
   // Finds the matches of a unit into w_.spans (and -r's expansions), then builds the replaced
   // bytes and their match spans into w_.replaced / w_.replaced_spans.
   void record_matches(std::string_view line, std::string_view bytes) {
@@ -284,8 +295,10 @@ class FilePrinter final : public engine::LineSink {
                                   p_.replace, &w_.expansions);
     } else if (p_.replace != nullptr) {
       s = patterns_.expand_matches(line, *p_.replace, w_.scratch, w_.spans, w_.expansions);
+      drop_match_at_end(line);
     } else {
       s = patterns_.find_spans(line, w_.scratch, w_.spans);
+      drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
     if (p_.replace == nullptr) return;
@@ -603,16 +616,17 @@ class FilePrinter final : public engine::LineSink {
     // ripgrep's "lines" keep the line terminator when the file has one there.
     const std::string_view with_end = with_terminator(line);
     w_.spans.clear();
-    if (spans && !invert_) {
+    if (spans) {
       Status st;
       if (multi()) {
         const auto start = static_cast<std::size_t>(line.data() - hay_.data());
         st = patterns_.find_spans_in(hay_, start, start + with_end.size(), w_.scratch, w_.spans);
       } else {
         st = patterns_.find_spans(line, w_.scratch, w_.spans);
+        drop_match_at_end(line);
       }
       if (!st.ok()) error_ = st.error();
-      matches_ += w_.spans.size();
+      if (!invert_) matches_ += w_.spans.size();  // -v: context lines' matches are not counted
     }
     o += fmt::format("{{\"type\":\"{}\",\"data\":{{\"path\":", type);
     append_json_data(o, path_);
@@ -684,6 +698,7 @@ class FilePrinter final : public engine::LineSink {
                                   w_.spans);
     } else {
       s = patterns_.find_spans(line, w_.scratch, w_.spans);
+      drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
     matches_ += w_.spans.size();
