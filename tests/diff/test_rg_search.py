@@ -762,15 +762,6 @@ OPEN_BUGS = [
 # ripgrep behaviours ctxsearch deliberately does not follow (bugs in rg 13 and rg 14 alike);
 # handled like OPEN_BUGS, but nothing to fix.
 RG_QUIRKS = [
-    ("rg-empty-match-at-eof",
-     "rg 13 and 14 never find an empty match at the very end of a last line that has no line "
-     "terminator: with `x?$` on `ab` (no newline) --column prints no column (`1:ab`), -o prints "
-     "the whole line, --count-matches prints 0; ctxsearch finds the match at offset 2",
-     lambda c: c.has("--column", "-o", "--count-matches")
-     and any(can_match_empty(p) for p in c.patterns)
-     and any(c.tree.files[p] and not c.tree.files[p].endswith(b"\n")
-             for p in c.searched_files()),
-     lambda c: map_files(c, lambda d: d + b"\n" if d and not d.endswith(b"\n") else d)),
     ("rg-pcre2-empty-line-match",
      "rg 13 and 14 with -P find no match in an empty line (other than one at the very start of "
      "the file) for --column, -o and --count-matches, though the line is reported: "
