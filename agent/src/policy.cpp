@@ -128,4 +128,17 @@ Visibility Policy::check(std::string_view path, bool is_dir) const {
   return Visibility::kVisible;
 }
 
+Visibility Policy::check_in_visible_dir(std::string_view path, bool is_dir) const {
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  if (path.empty() || path == ".") return Visibility::kVisible;
+  if (impl_->protect.match(path, is_dir) == MatchKind::kIgnore) return Visibility::kProtected;
+  if (!impl_->deny.empty() && impl_->deny.match(path, is_dir) == MatchKind::kIgnore) {
+    return Visibility::kDenied;
+  }
+  if (!impl_->allow.empty() && !is_dir && !allowed(impl_->allow, path)) {
+    return Visibility::kDenied;
+  }
+  return Visibility::kVisible;
+}
+
 }  // namespace ctx::agent

@@ -750,3 +750,36 @@ TEST_CASE("no matches says so, with how many files were searched", "[agent][sear
   CHECK_FALSE(out.truncated);
   require_schema(out.structured);
 }
+
+TEST_CASE("Policy::check_in_visible_dir agrees with check beneath visible directories",
+          "[agent][search_files][policy]") {
+  PolicyConfig config;
+  config.deny = {"build/", "*.log", "docs/private/**", "/top.txt"};
+  config.protect = {"**/creds*", "vault/"};
+  PolicyConfig allow_config = config;
+  allow_config.allow = {"src/", "!src/gen/", "*.md"};
+  const std::vector<std::string> names = {"a",       "src",      "gen",     "build",  "x.log",
+                                          "creds.txt", ".env",   "top.txt", "README.md", "key.pem",
+                                          "docs",    "private",  "vault",   "b.c"};
+  std::mt19937 rng(5);
+  for (const PolicyConfig* c : {&config, &allow_config}) {
+    auto policy = Policy::build(*c);
+    REQUIRE(policy.ok());
+    int compared = 0;
+    for (int i = 0; i < 20000; ++i) {
+      std::string path;
+      const int depth = 1 + static_cast<int>(rng() % 4);
+      for (int d = 0; d < depth; ++d) {
+        path += (d > 0 ? "/" : "") + names[rng() % names.size()];
+      }
+      const bool is_dir = rng() % 4 == 0;
+      const std::size_t slash = path.rfind('/');
+      const std::string parent = slash == std::string::npos ? "" : path.substr(0, slash);
+      if (!policy->visible(parent, true)) continue;
+      ++compared;
+      INFO(path << (is_dir ? " (dir)" : ""));
+      REQUIRE(policy->check_in_visible_dir(path, is_dir) == policy->check(path, is_dir));
+    }
+    CHECK(compared > 5000);
+  }
+}

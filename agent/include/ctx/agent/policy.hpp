@@ -39,6 +39,10 @@ class Policy {
   bool visible(std::string_view path, bool is_dir) const {
     return check(path, is_dir) == Visibility::kVisible;
   }
+  // The same as check(path, is_dir) for a path whose parent directory is known to be visible
+  // (check(parent, true) == kVisible): only the path's own level is matched, so a walk that
+  // checks each directory once pays one level per entry instead of its depth.
+  Visibility check_in_visible_dir(std::string_view path, bool is_dir) const;
 
  private:
   struct Impl;
