@@ -179,8 +179,8 @@ class FileSink final : public engine::LineSink {
     w_.spans.clear();
     if (Status s = patterns_.find_spans(line, w_.scratch, w_.spans); !s.ok()) w_.spans.clear();
     hits_.matches.push_back(static_cast<std::uint32_t>(hits_.lines.size()));
-    push(store_line(number, line, w_.spans, true, context_.config.limits.max_line_bytes,
-                    patterns_, w_.scratch));
+    push(store_line(number, line, w_.spans, true, context_.config.limits.max_line_bytes, patterns_,
+                    w_.scratch));
     // A huge file is checked against the deadline as it goes, not only between files.
     if ((hits_.count & 1023) == 0 && context_.expired()) {
       expired_ = true;
@@ -300,7 +300,8 @@ class Search final : public walker::WalkSink {
         context_(context),
         collector_(std::max<std::uint64_t>(context.config.limits.max_collected_matches, 1)),
         workers_([this] {
-          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, false};
+          return Worker{
+              patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, false};
         }) {}
 
   walker::Flow on_file(const walker::WalkEntry& entry) override {
@@ -320,8 +321,7 @@ class Search final : public walker::WalkSink {
       return walker::Flow::kStop;
     }
     search_file(entry.path, w);
-    return expired_.load(std::memory_order_relaxed) ? walker::Flow::kStop
-                                                    : walker::Flow::kContinue;
+    return expired_.load(std::memory_order_relaxed) ? walker::Flow::kStop : walker::Flow::kContinue;
   }
 
   void on_error(const Error& error) override {
@@ -360,7 +360,8 @@ class Search final : public walker::WalkSink {
     }
     out.memory_bytes += out.files.size() * sizeof(SearchFileHits);
     for (const SearchFileHits& f : out.files) out.memory_bytes += f.path.size();
-    out.timed_out = expired_.load() && !(context_.cancelled != nullptr && context_.cancelled->load());
+    out.timed_out =
+        expired_.load() && !(context_.cancelled != nullptr && context_.cancelled->load());
     out.cancelled = expired_.load() && !out.timed_out;
     out.visit_capped = visit_capped_.load();
     out.policy_hidden = policy_hidden_.load();
@@ -371,8 +372,8 @@ class Search final : public walker::WalkSink {
   // Policy::check(path, false), with the directory's verdict taken from the thread's memo.
   Visibility visibility(std::string_view path, Worker& w) const {
     const std::size_t slash = path.rfind('/');
-    const std::string_view dir = slash == std::string_view::npos ? std::string_view()
-                                                                 : path.substr(0, slash);
+    const std::string_view dir =
+        slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
     if (!w.dir_known || dir != w.dir) {
       w.dir.assign(dir);
       w.dir_visibility = context_.policy.check(dir, true);

@@ -15,11 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "../../agent/src/sandbox_detail.hpp"
+#include "../../agent/src/session.hpp"
 #include "ctx/agent/budget.hpp"
 #include "ctx/agent/policy.hpp"
 #include "ctx/agent/sandbox.hpp"
 #include "ctx/agent/tools.hpp"
-#include "../../agent/src/session.hpp"
 
 namespace fs = std::filesystem;
 using namespace ctx::agent;
@@ -83,13 +84,9 @@ struct Env {
   }
   CallContext context(SessionState* session = nullptr,
                       std::chrono::milliseconds deadline = std::chrono::seconds(60)) const {
-    return CallContext{sandbox,
-                       policy,
-                       *counter,
-                       config,
-                       std::chrono::steady_clock::now() + deadline,
-                       nullptr,
-                       session};
+    return CallContext{
+        sandbox, policy, *counter, config, std::chrono::steady_clock::now() + deadline,
+        nullptr, session};
   }
   Expected<ToolOutput> call(const std::string& args, SessionState* session = nullptr) const {
     return call_tool("search_files", args, context(session));
@@ -214,7 +211,8 @@ bool conforms(simdjson::dom::element value, simdjson::dom::element schema,
     bool ok = false;
     for (simdjson::dom::element c : choices) {
       ok = ok || (c.is_null() && value.is_null()) ||
-           (c.is_string() && value.is_string() && c.get_string().value() == value.get_string().value());
+           (c.is_string() && value.is_string() &&
+            c.get_string().value() == value.get_string().value());
     }
     if (!ok) {
       why = at + ": not in enum";
@@ -337,8 +335,8 @@ TEST_CASE("search_files accepts the parameter names small models send", "[agent]
   tree.file("src/b.js", "alpha\n");
   Env env(tree);
   Parsed p = parse(env.ok(R"({"query":"alpha","include":"*.py","ignore_case":true})").structured);
-  CHECK(p.matches == std::vector<std::pair<std::string, std::uint64_t>>{{"src/a.py", 1},
-                                                                          {"src/a.py", 3}});
+  CHECK(p.matches ==
+        std::vector<std::pair<std::string, std::uint64_t>>{{"src/a.py", 1}, {"src/a.py", 3}});
   p = parse(env.ok(R"({"regex":"alpha","file_pattern":"*.js","limit":"1"})").structured);
   CHECK(p.matches == std::vector<std::pair<std::string, std::uint64_t>>{{"src/b.js", 1}});
   ToolOutput ctx = env.ok(R"({"pattern":"beta","context_lines":1,"dir":"src"})");
@@ -388,8 +386,8 @@ TEST_CASE("a path narrows the search to a directory or one file", "[agent][searc
   tree.file("lib/c.c", "hit\n");
   Env env(tree);
   Parsed p = parse(env.ok(R"({"pattern":"hit","path":"src"})").structured);
-  CHECK(p.matches == std::vector<std::pair<std::string, std::uint64_t>>{{"src/a.c", 1},
-                                                                          {"src/sub/b.c", 1}});
+  CHECK(p.matches ==
+        std::vector<std::pair<std::string, std::uint64_t>>{{"src/a.c", 1}, {"src/sub/b.c", 1}});
   p = parse(env.ok(R"({"pattern":"hit","path":"./lib/c.c"})").structured);
   CHECK(p.matches == std::vector<std::pair<std::string, std::uint64_t>>{{"lib/c.c", 1}});
   p = parse(env.ok(with(R"({"pattern":"hit"})",
@@ -413,8 +411,7 @@ TEST_CASE("globs select files as rg -g does, several at once with commas",
   for (const auto& m : p.matches) CHECK(m.first != "a_test.cpp");
 }
 
-TEST_CASE("files_with_matches and count modes list files in path order",
-          "[agent][search_files]") {
+TEST_CASE("files_with_matches and count modes list files in path order", "[agent][search_files]") {
   TempTree tree;
   tree.file("b.txt", "x\nx\nx\n");
   tree.file("a.txt", "x\n");
@@ -436,14 +433,13 @@ TEST_CASE("context lines are shown with '-' and blocks apart with '--'", "[agent
   tree.file("a.txt", "1\n2\nhit\n4\n5\n6\n7\nhit\n9\n");
   Env env(tree);
   ToolOutput out = env.ok(R"({"pattern":"hit","context":1})");
-  CHECK(out.text == "a.txt\n2-2\n3:hit\n4-4\n--\n7-7\n8:hit\n9-9\n\n[2 matches in 1 files]");
+  CHECK(out.text == "a.txt\n2-2\n3:hit\n4-4\n--\n7-7\n8:hit\n9-9\n\n[2 matches in 1 file]");
   CHECK(out.structured.find(R"("context_before":["2"],"context_after":["4"])") !=
         std::string::npos);
   require_schema(out.structured);
 }
 
-TEST_CASE("very long lines are clipped around the match with markers",
-          "[agent][search_files]") {
+TEST_CASE("very long lines are clipped around the match with markers", "[agent][search_files]") {
   TempTree tree;
   std::string line = std::string(5000, 'a') + "NEEDLE" + std::string(3000, 'b');
   tree.file("min.js", line + "\n");
@@ -459,8 +455,8 @@ TEST_CASE("very long lines are clipped around the match with markers",
   CHECK(out.text.find("NEEDLE") != std::string::npos);
   // The submatch points at NEEDLE in the clipped text.
   std::size_t at = text.find("NEEDLE");
-  CHECK(out.structured.find("{\"start\":" + std::to_string(at) + ",\"end\":" +
-                            std::to_string(at + 6) + "}") != std::string::npos);
+  CHECK(out.structured.find("{\"start\":" + std::to_string(at) +
+                            ",\"end\":" + std::to_string(at + 6) + "}") != std::string::npos);
 }
 
 TEST_CASE("a hot file does not eat the first page: every matching file shows up",
@@ -504,8 +500,8 @@ TEST_CASE("paging with the cursor shows every match exactly once, with and witho
     std::set<std::pair<std::string, std::uint64_t>> expected;
     const int files = std::uniform_int_distribution<int>(1, 25)(rng);
     for (int f = 0; f < files; ++f) {
-      std::string path = (f % 3 == 0 ? "d" + std::to_string(f % 4) + "/" : std::string()) +
-                         "file" + std::to_string(f) + ".txt";
+      std::string path = (f % 3 == 0 ? "d" + std::to_string(f % 4) + "/" : std::string()) + "file" +
+                         std::to_string(f) + ".txt";
       std::string text;
       const int lines = std::uniform_int_distribution<int>(1, 120)(rng);
       for (int l = 1; l <= lines; ++l) {
@@ -586,7 +582,8 @@ TEST_CASE("paging stays exact when the counter is not additive",
   TempTree tree;
   for (int f = 0; f < 8; ++f) {
     std::string text;
-    for (int l = 0; l < 30; ++l) text += "hit " + std::string(static_cast<std::size_t>(l), 'z') + "\n";
+    for (int l = 0; l < 30; ++l)
+      text += "hit " + std::string(static_cast<std::size_t>(l), 'z') + "\n";
     tree.file("f" + std::to_string(f) + ".txt", text);
   }
   NonAdditiveCounter counter;
@@ -601,10 +598,10 @@ TEST_CASE("denied and protected files appear nowhere: not in text, structure, co
           "[agent][search_files][policy]") {
   TempTree tree;
   tree.file("visible.txt", "MARKER\n");
-  tree.file("deploy/tls.key", "MARKER\n");              // default protected
-  tree.file("config/secrets.yaml", "MARKER\n");         // default protected
-  tree.file("private/notes.txt", "MARKER\n");           // denied
-  tree.file("private/blob.bin", std::string("MARKER\0", 7));  // denied, binary
+  tree.file("deploy/tls.key", "MARKER\n");                            // default protected
+  tree.file("config/secrets.yaml", "MARKER\n");                       // default protected
+  tree.file("private/notes.txt", "MARKER\n");                         // denied
+  tree.file("private/blob.bin", std::string("MARKER\0", 7));          // denied, binary
   tree.file("private/big.txt", std::string(5000, 'x') + "MARKER\n");  // denied, too large
   tree.file("deploy/huge.pem", std::string(5000, 'x') + "MARKER\n");  // protected, too large
   PolicyConfig policy;
@@ -649,7 +646,7 @@ TEST_CASE("skipped files are reported by reason with example paths", "[agent][se
   CHECK(p.skipped_examples["binary"] == std::vector<std::string>{"image.png"});
   CHECK(p.skipped["too_large"] == 1);
   CHECK(p.skipped_examples["too_large"] == std::vector<std::string>{"big.log"});
-  CHECK(out.text.find("[skipped: 1 binary files that match, not shown (image.png); 1 files over "
+  CHECK(out.text.find("[skipped: 1 binary file that matches, not shown (image.png); 1 file over "
                       "2,000 bytes, not searched (big.log)]") != std::string::npos);
 }
 
@@ -746,7 +743,7 @@ TEST_CASE("no matches says so, with how many files were searched", "[agent][sear
   tree.file("a.txt", "nothing\n");
   Env env(tree);
   ToolOutput out = env.ok(R"({"pattern":"absent"})");
-  CHECK(out.text == "[no matches for 'absent' (1 files searched)]");
+  CHECK(out.text == "[no matches for 'absent' (1 file searched)]");
   CHECK_FALSE(out.truncated);
   require_schema(out.structured);
 }
@@ -758,9 +755,9 @@ TEST_CASE("Policy::check_in_visible_dir agrees with check beneath visible direct
   config.protect = {"**/creds*", "vault/"};
   PolicyConfig allow_config = config;
   allow_config.allow = {"src/", "!src/gen/", "*.md"};
-  const std::vector<std::string> names = {"a",       "src",      "gen",     "build",  "x.log",
-                                          "creds.txt", ".env",   "top.txt", "README.md", "key.pem",
-                                          "docs",    "private",  "vault",   "b.c"};
+  const std::vector<std::string> names = {"a",         "src",     "gen",     "build",     "x.log",
+                                          "creds.txt", ".env",    "top.txt", "README.md", "key.pem",
+                                          "docs",      "private", "vault",   "b.c"};
   std::mt19937 rng(5);
   for (const PolicyConfig* c : {&config, &allow_config}) {
     auto policy = Policy::build(*c);
@@ -782,4 +779,67 @@ TEST_CASE("Policy::check_in_visible_dir agrees with check beneath visible direct
     }
     CHECK(compared > 5000);
   }
+}
+
+TEST_CASE("a budget too small for the next match names a max_tokens that fits it",
+          "[agent][search_files][budget]") {
+  TempTree tree;
+  tree.file("a.txt", "needle " + std::string(450, 'q') + "\nneedle\n");
+  Env env(tree);
+  ToolOutput out = env.ok(R"({"pattern":"needle","max_tokens":120})");
+  Parsed p = parse(out.structured);
+  REQUIRE(p.shown == 0);
+  REQUIRE_FALSE(p.next_cursor.empty());
+  INFO(out.text);
+  const std::string marker = "call again with max_tokens=";
+  const std::size_t at = out.text.find(marker);
+  REQUIRE(at != std::string::npos);
+  const std::size_t needed = std::stoul(out.text.substr(at + marker.size()));
+  CHECK(needed > 120);
+  p = parse(env.ok(R"({"pattern":"needle","max_tokens":)" + std::to_string(needed) +
+                   R"(,"cursor":)" + json_string(p.next_cursor) + "}")
+                .structured);
+  CHECK(p.shown >= 1);
+}
+
+TEST_CASE("without openat2 the search opens files the portable way, with the same results",
+          "[agent][search_files][sandbox]") {
+  TempTree tree;
+  tree.file("src/a.c", "hit\nmiss\nhit\n");
+  tree.file("src/deep/b.c", "hit\n");
+  tree.file("deploy/tls.key", "hit\n");
+  Env env(tree);
+  const std::string args = R"({"pattern":"hit","context":1})";
+  ToolOutput fast = env.ok(args);
+  detail::set_force_openat2_fallback(true);
+  auto portable = env.call(args);
+  detail::set_force_openat2_fallback(false);
+  REQUIRE(portable.ok());
+  CHECK(portable->text == fast.text);
+  CHECK(portable->structured == fast.structured);
+  CHECK(portable->policy_hidden == fast.policy_hidden);
+  CHECK(parse(fast.structured).total == 3);
+}
+
+TEST_CASE("symlinks are not followed into hidden files or out of the root",
+          "[agent][search_files][sandbox]") {
+  TempTree tree;
+  tree.file("deploy/tls.key", "SECRET\n");
+  tree.file("plain.txt", "nothing\n");
+  TempTree outside;
+  outside.file("far.txt", "SECRET\n");
+  fs::create_symlink("deploy/tls.key", tree.root() / "link.txt");
+  fs::create_symlink(outside.root() / "far.txt", tree.root() / "out.txt");
+  fs::create_directory_symlink(outside.root(), tree.root() / "outdir");
+  Env env(tree);
+  ToolOutput out = env.ok(R"({"pattern":"SECRET"})");
+  CHECK(parse(out.structured).total == 0);
+  CHECK(out.text.find("link") == std::string::npos);
+  CHECK(out.text.find("out") == std::string::npos);
+  auto via_link = env.call(R"({"pattern":"SECRET","path":"link.txt"})");
+  REQUIRE_FALSE(via_link.ok());
+  CHECK(via_link.error().code == ToolErrorCode::kNotFound);
+  auto via_out = env.call(R"({"pattern":"SECRET","path":"outdir"})");
+  REQUIRE_FALSE(via_out.ok());
+  CHECK(via_out.error().code == ToolErrorCode::kOutsideRoot);
 }
