@@ -104,7 +104,13 @@ std::string read_file_output_schema() {
          R"("required":["path","shown","total","truncated","next_cursor","lines"]})";
 }
 
-Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& context) {
+namespace {
+
+// One rendering of the window. `budget_cap` (a renderer's retry, see run_read_file) limits the
+// lines shown as the budget would have; `trimmed` says the budget's finish dropped body text.
+Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& context,
+                                      std::optional<std::uint64_t> budget_cap, bool& trimmed,
+                                      std::uint64_t& shown_count) {
   const std::string user_path = args.string("path").value_or("");
   CTX_TRY_ASSIGN(OpenedPath file, open_visible(context, user_path));
   const std::string& path = file.canonical;
@@ -114,27 +120,27 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
                      fmt::format("call list_directory with path={}", quoted(shown_path))};
   }
   if (file.kind != EntryKind::kFile) {
-    return ToolError{ToolErrorCode::kSpecialFile,
-                     fmt::format("'{}' is not a regular file (a FIFO, socket or device)",
-                                 user_path),
-                     "read regular files only; call list_directory to see the files here"};
+    return ToolError{
+        ToolErrorCode::kSpecialFile,
+        fmt::format("'{}' is not a regular file (a FIFO, socket or device)", user_path),
+        "read regular files only; call list_directory to see the files here"};
   }
   CTX_TRY_ASSIGN(TextEncoding encoding, sniff_encoding(file.fd.get(), user_path));
   if (encoding == TextEncoding::kBinary) {
-    return ToolError{ToolErrorCode::kBinary,
-                     fmt::format("'{}' is a binary file (a NUL byte in its first 8 KiB)",
-                                 user_path),
-                     fmt::format("call file_info with path={} for its size and type",
-                                 quoted(shown_path))};
+    return ToolError{
+        ToolErrorCode::kBinary,
+        fmt::format("'{}' is a binary file (a NUL byte in its first 8 KiB)", user_path),
+        fmt::format("call file_info with path={} for its size and type", quoted(shown_path))};
   }
 
   const std::uint64_t offset = static_cast<std::uint64_t>(args.integer("offset").value_or(1));
   const std::optional<std::uint64_t> limit =
-      args.integer("limit") ? std::optional<std::uint64_t>(
-                                  static_cast<std::uint64_t>(*args.integer("limit")))
-                            : std::nullopt;
+      args.integer("limit")
+          ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*args.integer("limit")))
+          : std::nullopt;
   const std::size_t max_tokens = budget_tokens(args, context);
-  const std::size_t max_line_bytes = std::max<std::size_t>(context.config.limits.max_line_bytes, 16);
+  const std::size_t max_line_bytes =
+      std::max<std::size_t>(context.config.limits.max_line_bytes, 16);
   const auto file_size = static_cast<std::uint64_t>(file.st.st_size);
   const bool count_all = file_size <= kExactCountBytes;
 
@@ -152,9 +158,13 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
   std::uint64_t newlines = 0;  // '\n' bytes consumed so far
   char last_byte = '\n';       // of the text consumed so far ('\n' before any)
   std::uint64_t line_no = 1;   // the line the next byte belongs to
-  enum class Phase : std::uint8_t { kSkip, kWindow, kCount, kDone } phase =
-      offset == 1 ? Phase::kWindow : Phase::kSkip;
-  std::string current;             // kept prefix of the current window line
+  enum class Phase : std::uint8_t {
+    kSkip,
+    kWindow,
+    kCount,
+    kDone
+  } phase = offset == 1 ? Phase::kWindow : Phase::kSkip;
+  std::string current;              // kept prefix of the current window line
   std::uint64_t current_bytes = 0;  // its whole length
   char current_last = 0;
   bool in_line = false;
@@ -187,7 +197,7 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
     current_bytes = 0;
     current_last = 0;
     in_line = false;
-    if (!budget.append(rendered)) {
+    if ((budget_cap && shown.size() >= *budget_cap) || !budget.append(rendered)) {
       stop_reason = kReasonBudget;
       nothing_fit = shown.empty();
       return false;
@@ -270,8 +280,8 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
   const bool total_exact = reached_eof;
   if (reached_eof && shown.empty() && stop_reason.empty() && offset > 1) {
     return ToolError{ToolErrorCode::kInvalidArgument,
-                     fmt::format("offset {} is past the end of '{}' ({} lines)", offset,
-                                 user_path, grouped(total_lines)),
+                     fmt::format("offset {} is past the end of '{}' ({} lines)", offset, user_path,
+                                 grouped(total_lines)),
                      total_lines == 0 ? std::string("the file is empty")
                                       : fmt::format("call read_file with path={} and an offset "
                                                     "from 1 to {}",
@@ -282,41 +292,41 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
   const std::uint64_t next_offset = shown.empty() ? offset : last + 1;
   const bool truncated = total_exact ? next_offset <= total_lines : true;
   const bool stopped_by_clock = stop_reason == kReasonDeadline || stop_reason == kReasonCancelled;
-  const std::uint64_t at_least = total_exact         ? total_lines
+  const std::uint64_t at_least = total_exact        ? total_lines
                                  : stopped_by_clock ? std::max<std::uint64_t>(last, offset - 1)
                                                     : next_offset;
   std::string_view reason = truncated ? stop_reason : std::string_view();
   if (truncated && reason.empty()) reason = kReasonBudget;
 
   std::string footer;
-  std::string total_text =
-      total_exact ? fmt::format("of {}", grouped(total_lines))
-                  : fmt::format("of at least {}, not counted: the file has {} bytes",
-                                grouped(at_least), grouped(file_size));
+  std::string total_text = total_exact
+                               ? fmt::format("of {}", grouped(total_lines))
+                               : fmt::format("of at least {}, not counted: the file has {} bytes",
+                                             grouped(at_least), grouped(file_size));
   if (file_size == 0 || (total_exact && total_lines == 0)) {
     footer = "(empty file: 0 lines)";
   } else if (nothing_fit) {
     footer = fmt::format(
         "(line {} does not fit in max_tokens={}; call read_file with path={} offset={} "
         "max_tokens={})",
-        offset, max_tokens, quoted(shown_path), offset,
-        std::max<std::size_t>(max_tokens * 2, 400));
+        offset, max_tokens, quoted(shown_path), offset, std::max<std::size_t>(max_tokens * 2, 400));
   } else if (!truncated) {
     footer = fmt::format("(lines {}–{} {}, end of file)", first, last, total_text);
   } else {
     std::string why = reason == kReasonBudget  ? fmt::format("; cut at max_tokens={}", max_tokens)
                       : reason == kReasonLimit ? std::string()
-                      : reason == kReasonOutputCap
-                          ? std::string("; cut at the output size cap")
-                          : fmt::format("; stopped: {}", reason);
+                      : reason == kReasonOutputCap ? std::string("; cut at the output size cap")
+                                                   : fmt::format("; stopped: {}", reason);
     footer = shown.empty() ? fmt::format("(no lines shown {}{}; {} to continue)", total_text, why,
                                          next_call(next_offset))
-                           : fmt::format("(lines {}–{} {}{}; {} for more)", first, last,
-                                         total_text, why, next_call(next_offset));
+                           : fmt::format("(lines {}–{} {}{}; {} for more)", first, last, total_text,
+                                         why, next_call(next_offset));
   }
 
   ToolOutput out;
   out.text = budget.finish(footer);
+  trimmed = budget.trimmed();
+  shown_count = shown.size();
   out.tokens = context.counter.count(out.text);
   out.truncated = truncated;
 
@@ -346,6 +356,21 @@ Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& cont
   w.end_array().end_object();
   out.structured = w.take();
   return out;
+}
+
+}  // namespace
+
+Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& context) {
+  // When the whole text had to be trimmed (a counter whose counts are not additive), render
+  // again with fewer lines, so the structured result lists exactly the lines the text shows.
+  std::optional<std::uint64_t> cap;
+  for (;;) {
+    bool trimmed = false;
+    std::uint64_t shown = 0;
+    CTX_TRY_ASSIGN(ToolOutput out, render_read_file(args, context, cap, trimmed, shown));
+    if (!trimmed || shown == 0) return out;
+    cap = shown - std::max<std::uint64_t>(1, shown / 4);
+  }
 }
 
 }  // namespace ctx::agent

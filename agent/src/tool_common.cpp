@@ -54,9 +54,19 @@ std::size_t max_results(const ToolArgs& args, const CallContext& context,
 }
 
 ToolError not_found(std::string_view user_path) {
+  std::string_view base = user_path;
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  if (std::size_t slash = base.rfind('/'); slash != std::string_view::npos) {
+    base.remove_prefix(slash + 1);
+  }
+  std::string hint = base.empty() || base == "." || base == ".."
+                         ? std::string("call list_directory with path='.' to see what exists")
+                         : fmt::format(
+                               "call find_files with pattern={}, or list_directory to "
+                               "see what exists",
+                               quoted(fmt::format("**/{}", base)));
   return ToolError{ToolErrorCode::kNotFound, fmt::format("'{}' does not exist", user_path),
-                   "call find_files with a pattern such as '**/name*' or list_directory to see "
-                   "what exists"};
+                   std::move(hint)};
 }
 
 Expected<OpenedPath> open_visible(const CallContext& context, std::string_view user_path) {
@@ -86,13 +96,20 @@ TextBudget::TextBudget(const CallContext& context, std::size_t max_tokens,
       max_bytes_(context.config.limits.max_output_bytes) {}
 
 bool TextBudget::append(std::string_view piece) {
-  if (bytes_ + piece.size() > max_bytes_) {
+  if (body_.size() + piece.size() > max_bytes_) {
     writer_.mark_cut();
+    byte_capped_ = true;
     return false;
   }
   if (!writer_.append(piece)) return false;
-  bytes_ += piece.size();
+  body_.append(piece);
   return true;
+}
+
+std::string TextBudget::finish(std::string_view footer) {
+  std::string text = writer_.finish(footer);
+  trimmed_ = text.compare(0, body_.size(), body_) != 0;
+  return text;
 }
 
 std::size_t footer_reserve(const CallContext& context, std::string_view longest_footer) {

@@ -50,12 +50,19 @@ class TextBudget {
   bool cut() const { return writer_.cut(); }
   void mark_cut() { writer_.mark_cut(); }
   // The text with `footer` as its last line (always within the budget).
-  std::string finish(std::string_view footer) { return writer_.finish(footer); }
+  std::string finish(std::string_view footer);
+  // True when `finish` had to drop body text `append` accepted (a counter whose counts are not
+  // additive): a renderer that recorded what it showed must render again with fewer items.
+  bool trimmed() const { return trimmed_; }
+  // True when a piece was refused for Limits::max_output_bytes (not the token budget).
+  bool byte_capped() const { return byte_capped_; }
 
  private:
   BudgetWriter writer_;
-  std::size_t bytes_ = 0;
+  std::string body_;  // what append accepted, to tell whether finish kept it whole
   std::size_t max_bytes_;
+  bool trimmed_ = false;
+  bool byte_capped_ = false;
 };
 
 // Tokens held back for a footer shaped like `longest_footer` (give it the longest numbers and

@@ -32,13 +32,20 @@ struct SearchOptions {
   std::size_t before = 0;                  // -B: context lines before each reported line
   std::size_t after = 0;                   // -A: context lines after each reported line
   BinaryMode binary = BinaryMode::kQuit;
+  // A piece of a longer stream (stdin searched as it arrives): the number of its first line and
+  // the stream offset of its first byte, for reported line numbers and offsets. A piece after the
+  // first has no BOM.
+  std::uint64_t first_line_number = 1;
+  std::uint64_t base_offset = 0;
 };
 
 class LineSink {
  public:
   virtual ~LineSink() = default;
   // A reported line without its terminator; `line_number` is 0 unless asked for. The line dies
-  // with the call.
+  // with the call. In multiline mode (PatternSet::multiline()) a reported "line" is a block of
+  // whole lines holding one or more matches (inner line feeds included, the last one's not);
+  // `line_number` is its first line's.
   virtual Flow on_line(std::uint64_t line_number, std::uint64_t byte_offset,
                        std::string_view line) = 0;
   // A context line (-A/-B) near a reported line; never a reported line itself.
@@ -48,6 +55,10 @@ class LineSink {
   virtual void on_context_break() = 0;
   // A NUL byte was found at `offset`; under kConvert matching lines are not reported, this is.
   virtual void on_binary(std::uint64_t offset, bool matched) = 0;
+  // Called once before any other call with the bytes actually searched (after a BOM is dropped
+  // or UTF-16 transcoded); the lines given later point into it. It lives until search_buffer
+  // returns.
+  virtual void on_haystack(std::string_view /*haystack*/) {}
 };
 
 // Reusable per-thread file buffer: read(2) into memory that grows to the largest file seen

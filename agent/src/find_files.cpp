@@ -1,0 +1,235 @@
+// find_files: files whose path matches a gitignore-style glob (a pattern without '/' matches the
+// file name at any depth, '**' spans directories), ignore-aware, sorted, paged with a cursor, and
+// filtered by the policy.
+#include <fmt/format.h>
+
+#include "ctx/walker/glob.hpp"
+#include "cursor.hpp"
+#include "json_writer.hpp"
+#include "tool_common.hpp"
+#include "tool_impls.hpp"
+#include "tool_walk.hpp"
+
+namespace ctx::agent {
+
+namespace {
+
+constexpr std::size_t kDefaultMaxResults = 100;
+
+const std::vector<ParamSpec>& params_table() {
+  static const std::vector<ParamSpec> params = {
+      {"pattern",
+       ParamType::kString,
+       "glob over root-relative paths: '*.py' matches the file name at any depth, "
+       "'src/**/test_*.c' a path; '**' spans directories",
+       true,
+       {"query", "glob", "name", "file_pattern", "filename"}},
+      {"path",
+       ParamType::kString,
+       "directory to search in, relative to the project root (default: the root)",
+       false,
+       {"dir", "directory", "dir_path", "folder", "root"}},
+      {"include_ignored",
+       ParamType::kBoolean,
+       "also find files that .gitignore/.ignore rules exclude (default false)",
+       false,
+       {"show_ignored", "no_ignore"}},
+      max_results_param(true),
+      cursor_param(),
+      max_tokens_param(),
+  };
+  return params;
+}
+
+// The path relative to `dir` ("" is the root), or nullopt when it is not beneath it.
+std::optional<std::string_view> relative_to(std::string_view path, std::string_view dir) {
+  if (dir.empty()) return path;
+  if (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/') {
+    return path.substr(dir.size() + 1);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::span<const ParamSpec> find_files_params() { return params_table(); }
+
+std::string find_files_output_schema() {
+  return R"({"type":"object","properties":{)"
+         R"("pattern":{"type":"string"},)"
+         R"("path":{"type":"string","description":"root-relative directory searched"},)"
+         R"("include_ignored":{"type":"boolean"},)"
+         R"("total":{"type":"integer","description":"matching files, over all pages"},)"
+         R"("total_exact":{"type":"boolean","description":"false when the walk stopped early"},)"
+         R"("offset":{"type":"integer","description":"index of the first file shown"},)"
+         R"("shown":{"type":"integer"},)"
+         R"("ignored":{"type":"integer","description":"matching files and directories ignore rules left out"},)"
+         R"("truncated":{"type":"boolean","description":"more files match than are shown"},)"
+         R"("truncated_reason":{"type":["string","null"]},)"
+         R"("next_cursor":{"type":["string","null"],"description":"cursor for the next page"},)"
+         R"("files":{"type":"array","items":{"type":"string"}}},)"
+         R"("required":["pattern","total","shown","truncated","next_cursor","files"]})";
+}
+
+Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& context) {
+  const std::string pattern_arg = args.string("pattern").value_or("");
+  std::string_view pattern = pattern_arg;
+  while (pattern.substr(0, 2) == "./") pattern.remove_prefix(2);
+  if (!pattern.empty() && pattern.front() == '/') pattern.remove_prefix(1);  // anchored: same
+  if (pattern.empty()) {
+    return ToolError{ToolErrorCode::kInvalidPattern,
+                     fmt::format("pattern '{}' matches no file path", pattern_arg),
+                     "use a glob such as '**/*.py' or 'README*'"};
+  }
+  const bool basename_only = pattern.find('/') == std::string_view::npos;
+  const walker::Glob glob = walker::Glob::compile(pattern, walker::GlobOptions{});
+  if (glob.shape() == walker::Glob::Shape::kNever) {
+    return ToolError{ToolErrorCode::kInvalidPattern,
+                     fmt::format("pattern '{}' is malformed and can match nothing", pattern_arg),
+                     "check [...] classes and backslashes, e.g. '**/*.[ch]'"};
+  }
+
+  std::string dir;  // root-relative directory searched
+  const std::string user_dir = args.string("path").value_or(".");
+  if (args.has("path")) {
+    CTX_TRY_ASSIGN(OpenedPath opened, open_visible(context, user_dir));
+    if (opened.kind != EntryKind::kDirectory) {
+      return ToolError{ToolErrorCode::kNotADirectory,
+                       fmt::format("'{}' is not a directory", user_dir),
+                       "give a directory as path, or leave path out to search the whole root"};
+    }
+    dir = opened.canonical;
+  }
+  const std::string shown_dir = dir.empty() ? "." : dir;
+  const bool include_ignored = args.boolean("include_ignored").value_or(false);
+  const std::size_t page = max_results(args, context, kDefaultMaxResults);
+  const std::size_t max_tokens = budget_tokens(args, context);
+
+  CursorKey key("find_files");
+  key.add("pattern", pattern).add("path", dir).add("include_ignored", include_ignored);
+  std::uint64_t offset = 0;
+  if (auto cursor = args.string("cursor")) {
+    CTX_TRY_ASSIGN(offset, decode_cursor(*cursor, key, "find_files"));
+  }
+
+  auto matches = [&](std::string_view path) {
+    if (basename_only) {
+      std::size_t slash = path.rfind('/');
+      return glob.matches(slash == std::string_view::npos ? path : path.substr(slash + 1));
+    }
+    if (glob.matches(path)) return true;
+    auto rel = relative_to(path, dir);  // also relative to the searched directory
+    return rel && !dir.empty() && glob.matches(*rel);
+  };
+  auto keep = [&](std::string_view path, walker::EntryType type) {
+    return type == walker::EntryType::kFile && matches(path);
+  };
+  CTX_TRY_ASSIGN(VisibleWalk walk, walk_visible(context, dir, std::nullopt, include_ignored, keep));
+  const std::size_t total = walk.entries.size();
+  const bool total_exact = walk.stopped.empty();
+  if (offset > total) {
+    return ToolError{ToolErrorCode::kInvalidArgument,
+                     fmt::format("the cursor points past the end of the results ({} files); the "
+                                 "tree changed since",
+                                 total),
+                     "call find_files again without cursor"};
+  }
+
+  auto next_call = [&](std::string_view cursor) {
+    std::string call = fmt::format("call find_files with pattern={}", quoted(pattern_arg));
+    if (!dir.empty()) call += fmt::format(" path={}", quoted(dir));
+    if (include_ignored) call += " include_ignored=true";
+    call += fmt::format(" cursor={}", quoted(cursor));
+    return call;
+  };
+  const std::string longest_footer = fmt::format(
+      "(files 18,446,744,073,709,551,615–18,446,744,073,709,551,615 of at least "
+      "18,446,744,073,709,551,615; cut at max_tokens=1000000; the walk stopped early "
+      "(visit_cap): narrow path or pattern; 18,446,744,073,709,551,615 ignored paths not "
+      "searched (include_ignored=true searches them); {} for more)",
+      next_call(encode_cursor(key, UINT64_MAX)));
+  const std::size_t reserve = footer_reserve(context, longest_footer);
+
+  // Render; when the whole text had to be trimmed (a counter whose counts are not additive),
+  // render again with fewer files, so the structured result lists exactly what the text shows.
+  const std::size_t end = std::min<std::size_t>(total, offset + page);
+  std::size_t cap = end - offset;
+  bool shrunk = false;
+  std::size_t shown_count = 0;
+  std::string_view reason;
+  bool more = false;
+  bool truncated = false;
+  std::string next_cursor;
+  std::string text;
+  for (;;) {
+    TextBudget budget(context, max_tokens, reserve);
+    shown_count = 0;
+    reason = shrunk ? kReasonBudget : std::string_view();
+    for (std::size_t i = 0; i < cap; ++i) {
+      if (!budget.append(lossy_utf8(walk.entries[offset + i].path) + "\n")) {
+        reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
+        break;
+      }
+      ++shown_count;
+    }
+    const std::uint64_t next = offset + shown_count;
+    more = next < total;
+    if (more && reason.empty()) reason = kReasonMaxResults;
+    if (!more && !total_exact) reason = walk.stopped;
+    truncated = more || !total_exact;
+    next_cursor = more ? encode_cursor(key, next) : std::string();
+
+    std::string footer = "(";
+    if (total == 0) {
+      footer += fmt::format("no files match {}{}", quoted(pattern_arg),
+                            dir.empty() ? std::string() : fmt::format(" under {}", quoted(dir)));
+      if (basename_only && pattern.find_first_of("*?[") == std::string_view::npos) {
+        footer += fmt::format("; for names containing it use pattern={}",
+                              quoted(fmt::format("*{}*", pattern)));
+      }
+    } else if (shown_count == 0) {
+      footer += fmt::format("no files shown of {}", grouped(total));
+    } else {
+      footer += fmt::format("files {}–{} of {}{}", grouped(offset + 1), grouped(next),
+                            total_exact ? "" : "at least ", grouped(total));
+    }
+    if (reason == kReasonBudget) footer += fmt::format("; cut at max_tokens={}", max_tokens);
+    if (!total_exact) {
+      footer += fmt::format("; the walk stopped early ({}): narrow path or pattern", walk.stopped);
+    }
+    if (walk.ignored > 0) {
+      footer += fmt::format("; {} ignored path{} not searched (include_ignored=true searches them)",
+                            grouped(walk.ignored), walk.ignored == 1 ? "" : "s");
+    }
+    if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
+    footer += ")";
+    text = budget.finish(footer);
+    if (!budget.trimmed() || shown_count == 0) break;
+    cap = shown_count - std::max<std::size_t>(1, shown_count / 4);
+    shrunk = true;
+  }
+
+  ToolOutput out;
+  out.text = std::move(text);
+  out.tokens = context.counter.count(out.text);
+  out.truncated = truncated;
+  out.policy_hidden = walk.policy_hidden;
+
+  JsonWriter w;
+  w.begin_object().field("pattern", pattern_arg).field("path", shown_dir);
+  w.field("include_ignored", include_ignored);
+  w.field("total", static_cast<std::uint64_t>(total)).field("total_exact", total_exact);
+  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(shown_count));
+  w.field("ignored", static_cast<std::uint64_t>(walk.ignored));
+  w.field("truncated", truncated).key("truncated_reason");
+  truncated ? w.string(reason) : w.null();
+  w.key("next_cursor");
+  more ? w.string(next_cursor) : w.null();
+  w.key("files").begin_array();
+  for (std::size_t i = 0; i < shown_count; ++i) w.string(walk.entries[offset + i].path);
+  w.end_array().end_object();
+  out.structured = w.take();
+  return out;
+}
+
+}  // namespace ctx::agent

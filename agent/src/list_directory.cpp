@@ -1,0 +1,262 @@
+// list_directory: a directory's entries (and with depth > 1 its subdirectories'), sorted so each
+// directory's entries follow it, with kind and size, paged with a cursor, ignore-aware, and
+// filtered by the policy (hidden entries are neither listed nor counted).
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include "cursor.hpp"
+#include "json_writer.hpp"
+#include "tool_common.hpp"
+#include "tool_impls.hpp"
+#include "tool_walk.hpp"
+
+namespace ctx::agent {
+
+namespace {
+
+constexpr std::int64_t kMaxDepth = 5;
+constexpr std::size_t kDefaultMaxResults = 200;
+
+const std::vector<ParamSpec>& params_table() {
+  static const std::vector<ParamSpec> params = {
+      {"path",
+       ParamType::kString,
+       "directory to list, relative to the project root (default: the root)",
+       false,
+       {"dir", "directory", "dir_path", "folder", "file_path"}},
+      {"depth",
+       ParamType::kInteger,
+       "levels to list: 1 (default) lists the directory's own entries, 2 adds its "
+       "subdirectories' entries, up to 5",
+       false,
+       {"max_depth", "levels"},
+       {},
+       1,
+       kMaxDepth},
+      {"include_ignored",
+       ParamType::kBoolean,
+       "also list entries that .gitignore/.ignore rules exclude (default false)",
+       false,
+       {"show_ignored", "no_ignore", "all"}},
+      max_results_param(true),
+      cursor_param(),
+      max_tokens_param(),
+  };
+  return params;
+}
+
+std::string_view kind_name(walker::EntryType type) {
+  switch (type) {
+    case walker::EntryType::kFile:
+      return "file";
+    case walker::EntryType::kDirectory:
+      return "dir";
+    case walker::EntryType::kSymlink:
+      return "symlink";
+    case walker::EntryType::kOther:
+      return "special";
+  }
+  return "special";
+}
+
+}  // namespace
+
+std::span<const ParamSpec> list_directory_params() { return params_table(); }
+
+std::string list_directory_output_schema() {
+  return R"({"type":"object","properties":{)"
+         R"("path":{"type":"string","description":"root-relative directory listed"},)"
+         R"("depth":{"type":"integer"},)"
+         R"("include_ignored":{"type":"boolean"},)"
+         R"("total":{"type":"integer","description":"entries in the listing, over all pages"},)"
+         R"("total_exact":{"type":"boolean","description":"false when the walk stopped early"},)"
+         R"("offset":{"type":"integer","description":"index of the first entry shown"},)"
+         R"("shown":{"type":"integer"},)"
+         R"("ignored":{"type":"integer","description":"entries ignore rules left out"},)"
+         R"("unreadable":{"type":"integer","description":"directories that could not be read"},)"
+         R"("truncated":{"type":"boolean","description":"more entries exist than are shown"},)"
+         R"("truncated_reason":{"type":["string","null"]},)"
+         R"("next_cursor":{"type":["string","null"],"description":"cursor for the next page"},)"
+         R"("entries":{"type":"array","items":{"type":"object","properties":{)"
+         R"("path":{"type":"string"},"kind":{"type":"string","enum":["file","dir","symlink","special"]},)"
+         R"("size":{"type":"integer"}},"required":["path","kind"]}}},)"
+         R"("required":["path","total","shown","truncated","next_cursor","entries"]})";
+}
+
+Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext& context) {
+  const std::string user_path = args.string("path").value_or(".");
+  CTX_TRY_ASSIGN(OpenedPath dir, open_visible(context, user_path));
+  const std::string shown_dir = dir.canonical.empty() ? "." : dir.canonical;
+  if (dir.kind != EntryKind::kDirectory) {
+    return ToolError{
+        ToolErrorCode::kNotADirectory, fmt::format("'{}' is not a directory", user_path),
+        dir.kind == EntryKind::kFile ? fmt::format("call read_file with path={}", quoted(shown_dir))
+                                     : std::string("call list_directory on its parent directory")};
+  }
+  const auto depth = static_cast<std::size_t>(args.integer("depth").value_or(1));
+  const bool include_ignored = args.boolean("include_ignored").value_or(false);
+  const std::size_t page = max_results(args, context, kDefaultMaxResults);
+  const std::size_t max_tokens = budget_tokens(args, context);
+
+  CursorKey key("list_directory");
+  key.add("path", dir.canonical)
+      .add("depth", static_cast<std::int64_t>(depth))
+      .add("include_ignored", include_ignored);
+  std::uint64_t offset = 0;
+  if (auto cursor = args.string("cursor")) {
+    CTX_TRY_ASSIGN(offset, decode_cursor(*cursor, key, "list_directory"));
+  }
+
+  auto keep = [](std::string_view, walker::EntryType) { return true; };
+  CTX_TRY_ASSIGN(VisibleWalk walk,
+                 walk_visible(context, dir.canonical, depth, include_ignored, keep));
+  const std::size_t total = walk.entries.size();
+  const bool total_exact = walk.stopped.empty();
+  if (offset > total) {
+    return ToolError{ToolErrorCode::kInvalidArgument,
+                     fmt::format("the cursor points past the end of the listing ({} entries); "
+                                 "the directory changed since",
+                                 total),
+                     "call list_directory again without cursor"};
+  }
+
+  auto next_call = [&](std::string_view cursor) {
+    std::string call = fmt::format("call list_directory with path={}", quoted(shown_dir));
+    if (depth != 1) call += fmt::format(" depth={}", depth);
+    if (include_ignored) call += " include_ignored=true";
+    call += fmt::format(" cursor={}", quoted(cursor));
+    return call;
+  };
+  const std::string longest_cursor = encode_cursor(key, UINT64_MAX);
+  const std::string longest_footer = fmt::format(
+      "(entries 18,446,744,073,709,551,615–18,446,744,073,709,551,615 of at least "
+      "18,446,744,073,709,551,615; cut at max_tokens=1000000; the walk stopped early "
+      "(visit_cap): narrow path or depth; 18,446,744,073,709,551,615 ignored entries not listed "
+      "(include_ignored=true lists them); 18,446,744,073,709,551,615 directories could not be "
+      "read; {} for more)",
+      next_call(longest_cursor));
+  const std::size_t reserve = footer_reserve(context, longest_footer);
+
+  const std::string header =
+      fmt::format("{}/ ({} entr{}{}{})\n", shown_dir == "." ? "." : shown_dir, grouped(total),
+                  total == 1 ? "y" : "ies", total_exact ? "" : " so far",
+                  depth > 1 ? fmt::format(", depth {}", depth) : std::string());
+
+  // The page's lines (sizes read once, for the entries the page can show).
+  struct PageEntry {
+    const WalkedEntry* entry;
+    std::optional<std::uint64_t> size;
+    std::string line;
+  };
+  std::vector<PageEntry> page_entries;
+  const std::size_t end = std::min<std::size_t>(total, offset + page);
+  for (std::size_t i = offset; i < end; ++i) {
+    const WalkedEntry& e = walk.entries[i];
+    PageEntry p{&e, std::nullopt, e.path};
+    switch (e.type) {
+      case walker::EntryType::kDirectory:
+        p.line += "/";
+        break;
+      case walker::EntryType::kFile:
+        if (auto st = stat_beneath(context, e.path); st && S_ISREG(st->st_mode)) {
+          p.size = static_cast<std::uint64_t>(st->st_size);
+          p.line += fmt::format("  ({} bytes)", grouped(*p.size));
+        }
+        break;
+      case walker::EntryType::kSymlink:
+        p.line += "  (symlink)";
+        break;
+      case walker::EntryType::kOther:
+        p.line += "  (special)";
+        break;
+    }
+    p.line = lossy_utf8(p.line) + "\n";
+    page_entries.push_back(std::move(p));
+  }
+
+  // Render; when the whole text had to be trimmed (a counter whose counts are not additive),
+  // render again with fewer entries, so the structured result lists exactly what the text shows.
+  std::size_t cap = page_entries.size();
+  bool shrunk = false;
+  std::size_t shown_count = 0;
+  std::string_view reason;
+  bool more = false;
+  bool truncated = false;
+  std::string next_cursor;
+  std::string text;
+  for (;;) {
+    TextBudget budget(context, max_tokens, reserve);
+    budget.append(header);
+    shown_count = 0;
+    reason = shrunk ? kReasonBudget : std::string_view();
+    for (std::size_t i = 0; i < cap; ++i) {
+      if (!budget.append(page_entries[i].line)) {
+        reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
+        break;
+      }
+      ++shown_count;
+    }
+    const std::uint64_t next = offset + shown_count;
+    more = next < total;
+    if (more && reason.empty()) reason = kReasonMaxResults;
+    if (!more && !total_exact) reason = walk.stopped;
+    truncated = more || !total_exact;
+    next_cursor = more ? encode_cursor(key, next) : std::string();
+
+    std::string footer = "(";
+    if (shown_count == 0) {
+      footer += total == 0 ? "no entries" : fmt::format("no entries shown of {}", grouped(total));
+    } else {
+      footer += fmt::format("entries {}–{} of {}{}", grouped(offset + 1), grouped(next),
+                            total_exact ? "" : "at least ", grouped(total));
+    }
+    if (reason == kReasonBudget) footer += fmt::format("; cut at max_tokens={}", max_tokens);
+    if (!total_exact) {
+      footer += fmt::format("; the walk stopped early ({}): narrow path or depth", walk.stopped);
+    }
+    if (walk.ignored > 0) {
+      footer += fmt::format("; {} ignored entr{} not listed (include_ignored=true lists them)",
+                            grouped(walk.ignored), walk.ignored == 1 ? "y" : "ies");
+    }
+    if (walk.unreadable > 0) {
+      footer += fmt::format("; {} director{} could not be read", grouped(walk.unreadable),
+                            walk.unreadable == 1 ? "y" : "ies");
+    }
+    if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
+    footer += ")";
+    text = budget.finish(footer);
+    if (!budget.trimmed() || shown_count == 0) break;
+    cap = shown_count - std::max<std::size_t>(1, shown_count / 4);
+    shrunk = true;
+  }
+
+  ToolOutput out;
+  out.text = std::move(text);
+  out.tokens = context.counter.count(out.text);
+  out.truncated = truncated;
+  out.policy_hidden = walk.policy_hidden;
+
+  JsonWriter w;
+  w.begin_object().field("path", shown_dir).field("depth", static_cast<std::uint64_t>(depth));
+  w.field("include_ignored", include_ignored);
+  w.field("total", static_cast<std::uint64_t>(total)).field("total_exact", total_exact);
+  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(shown_count));
+  w.field("ignored", static_cast<std::uint64_t>(walk.ignored));
+  w.field("unreadable", static_cast<std::uint64_t>(walk.unreadable));
+  w.field("truncated", truncated).key("truncated_reason");
+  truncated ? w.string(reason) : w.null();
+  w.key("next_cursor");
+  more ? w.string(next_cursor) : w.null();
+  w.key("entries").begin_array();
+  for (std::size_t i = 0; i < shown_count; ++i) {
+    const PageEntry& p = page_entries[i];
+    w.begin_object().field("path", p.entry->path).field("kind", kind_name(p.entry->type));
+    if (p.size) w.field("size", *p.size);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  out.structured = w.take();
+  return out;
+}
+
+}  // namespace ctx::agent

@@ -1,0 +1,150 @@
+#include "tool_walk.hpp"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+
+#include "tool_common.hpp"
+
+namespace ctx::agent {
+
+namespace {
+
+class VisibleSink final : public walker::WalkSink {
+ public:
+  VisibleSink(const CallContext& context,
+              const std::function<bool(std::string_view, walker::EntryType)>& keep)
+      : context_(context), keep_(keep) {}
+
+  walker::Flow on_file(const walker::WalkEntry& entry) override {
+    if (stopped_.load(std::memory_order_relaxed) != nullptr) return walker::Flow::kStop;
+    if (context_.expired()) {
+      return stop(expiry_reason(context_) == kReasonCancelled ? &kReasonCancelled
+                                                              : &kReasonDeadline);
+    }
+    if (visited_.fetch_add(1, std::memory_order_relaxed) >= context_.config.limits.max_visited) {
+      return stop(&kReasonVisitCap);
+    }
+    const bool is_dir = entry.type == walker::EntryType::kDirectory;
+    if (!context_.policy.visible(entry.path, is_dir)) {
+      hidden_.fetch_add(1, std::memory_order_relaxed);
+      return walker::Flow::kSkip;  // a hidden directory is never entered
+    }
+    if (keep_(entry.path, entry.type)) {
+      std::lock_guard lock(mutex_);
+      entries_.push_back(WalkedEntry{std::string(entry.path), entry.type});
+    }
+    return walker::Flow::kContinue;
+  }
+
+  void on_ignored(const walker::WalkEntry& entry) override {
+    const bool is_dir = entry.type == walker::EntryType::kDirectory;
+    if (!context_.policy.visible(entry.path, is_dir)) return;  // hidden: not even counted
+    if (is_dir || keep_(entry.path, entry.type)) ignored_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  void on_error(const Error& /*error*/) override {
+    // The walk enters only visible directories, so an error names nothing hidden; its text is
+    // still not passed on (it may hold absolute paths of the machine).
+    unreadable_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  VisibleWalk take() {
+    VisibleWalk out;
+    out.entries = std::move(entries_);
+    out.ignored = ignored_.load();
+    out.policy_hidden = hidden_.load();
+    out.unreadable = unreadable_.load();
+    if (const std::string_view* why = stopped_.load()) out.stopped = *why;
+    return out;
+  }
+
+ private:
+  walker::Flow stop(const std::string_view* why) {
+    const std::string_view* expected = nullptr;
+    stopped_.compare_exchange_strong(expected, why);
+    return walker::Flow::kStop;
+  }
+
+  const CallContext& context_;
+  const std::function<bool(std::string_view, walker::EntryType)>& keep_;
+  std::mutex mutex_;
+  std::vector<WalkedEntry> entries_;
+  std::atomic<std::size_t> visited_{0};
+  std::atomic<std::size_t> ignored_{0};
+  std::atomic<std::size_t> hidden_{0};
+  std::atomic<std::size_t> unreadable_{0};
+  std::atomic<const std::string_view*> stopped_{nullptr};
+};
+
+}  // namespace
+
+bool compare_paths(std::string_view a, std::string_view b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] == b[i]) continue;
+    if (a[i] == '/') return true;
+    if (b[i] == '/') return false;
+    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+  }
+  return a.size() < b.size();
+}
+
+Expected<VisibleWalk> walk_visible(
+    const CallContext& context, const std::string& start, std::optional<std::size_t> max_depth,
+    bool include_ignored,
+    const std::function<bool(std::string_view path, walker::EntryType type)>& keep) {
+  walker::WalkOptions options;
+  options.paths = {start};
+  options.beneath_fd = context.sandbox.root_fd();
+  options.hidden = true;  // dotfiles are listed; the policy hides secrets, the walker .git
+  options.follow_links = false;
+  options.report_all = true;
+  options.max_depth = max_depth;
+  if (include_ignored) {
+    options.git_ignore = false;
+    options.git_exclude = false;
+    options.git_global = false;
+    options.dot_ignore = false;
+  }
+  VisibleSink sink(context, keep);
+  Status status = walker::walk(options, sink);
+  if (!status.ok()) {
+    return ToolError{ToolErrorCode::kIoError,
+                     "the directory walk could not start: " + status.error().detail,
+                     "retry; if it persists, list a subdirectory"};
+  }
+  VisibleWalk out = sink.take();
+  std::sort(out.entries.begin(), out.entries.end(), [](const WalkedEntry& a, const WalkedEntry& b) {
+    return compare_paths(a.path, b.path);
+  });
+  return out;
+}
+
+std::optional<struct stat> stat_beneath(const CallContext& context, const std::string& path) {
+  struct open_how how {};
+  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  long fd = ::syscall(SYS_openat2, context.sandbox.root_fd(), path.c_str(), &how, sizeof how);
+  if (fd < 0 && errno == ENOSYS) {
+    // No openat2: the sandbox's own walk (it follows in-root symlinks; callers stat files only).
+    auto opened = context.sandbox.open_beneath(path);
+    if (!opened.ok()) return std::nullopt;
+    return opened->st;
+  }
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  const int rc = ::fstat(static_cast<int>(fd), &st);
+  ::close(static_cast<int>(fd));
+  if (rc != 0) return std::nullopt;
+  return st;
+}
+
+}  // namespace ctx::agent

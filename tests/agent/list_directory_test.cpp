@@ -1,0 +1,290 @@
+// list_directory: sorted entries with kind and size, depth, ignore rules and their count, paging
+// with cursors (every entry exactly once), the budget, and the policy (hidden entries appear
+// nowhere, not even in counts; a hidden directory asked for is not_found like a missing one).
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tool_test_env.hpp"
+
+using ctx::agent::ToolErrorCode;
+using ctx::agent::testing::parse;
+using ctx::agent::testing::ToolEnv;
+
+namespace {
+
+std::vector<std::string> entry_paths(const std::string& structured) {
+  simdjson::dom::parser parser;
+  auto json = parse(parser, structured);
+  std::vector<std::string> out;
+  for (auto e : json["entries"].get_array()) out.emplace_back(std::string_view(e["path"]));
+  return out;
+}
+
+std::string field(const std::string& structured, const char* name) {
+  simdjson::dom::parser parser;
+  auto json = parse(parser, structured);
+  auto v = json[name];
+  if (v.is_null()) return "null";
+  if (v.is_string()) return std::string(std::string_view(v));
+  if (v.is_bool()) return bool(v) ? "true" : "false";
+  return std::to_string(int64_t(v));
+}
+
+}  // namespace
+
+TEST_CASE("list_directory lists one level sorted with kind and size", "[agent][list_directory]") {
+  ToolEnv env;
+  env.file("src/main.c", "int main;\n");  // 10 bytes
+  env.file("src/util/str.c", "x");
+  env.file("README.md", "# hi\n");
+  env.file(".editorconfig", "root = true\n");
+  env.symlink("src/main.c", "main_link.c");
+  REQUIRE(::mkfifo((env.root() / "pipe").c_str(), 0600) == 0);
+  auto out = env.ok("list_directory", R"({})");
+  CHECK(out.text.find("./ (5 entries)\n") == 0);
+  CHECK(out.text.find(".editorconfig  (12 bytes)\nREADME.md  (5 bytes)\nmain_link.c  (symlink)\n"
+                      "pipe  (special)\nsrc/\n") != std::string::npos);
+  CHECK(out.text.find("src/main.c") == std::string::npos);  // depth 1 only
+  CHECK(out.text.find("(entries 1–5 of 5)") != std::string::npos);
+  CHECK_FALSE(out.truncated);
+  simdjson::dom::parser parser;
+  auto json = parse(parser, out.structured);
+  CHECK(int64_t(json["total"]) == 5);
+  CHECK(std::string_view(json["entries"].at(1)["kind"]) == "file");
+  CHECK(int64_t(json["entries"].at(1)["size"]) == 5);
+  CHECK(std::string_view(json["entries"].at(4)["kind"]) == "dir");
+  CHECK(json["next_cursor"].is_null());
+}
+
+TEST_CASE("list_directory with depth lists subdirectories after their directory",
+          "[agent][list_directory]") {
+  ToolEnv env;
+  env.file("a/b/c/d.txt", "d");
+  env.file("a/b.txt", "b");
+  env.file("a.txt", "a");
+  auto two = env.ok("list_directory", R"({"path":"a","depth":2})");
+  CHECK(entry_paths(two.structured) == std::vector<std::string>{"a/b", "a/b/c", "a/b.txt"});
+  auto all = env.ok("list_directory", R"({"dir":".","max_depth":5})");
+  CHECK(entry_paths(all.structured) ==
+        std::vector<std::string>{"a", "a/b", "a/b/c", "a/b/c/d.txt", "a/b.txt", "a.txt"});
+  auto error = env.error("list_directory", R"({"depth":6})");
+  CHECK(error.code == ToolErrorCode::kInvalidArgument);
+}
+
+TEST_CASE("list_directory honours ignore rules and counts what they left out",
+          "[agent][list_directory]") {
+  ToolEnv env;
+  env.dir(".git");  // a repository: .gitignore counts
+  env.file(".gitignore", "*.log\nbuild/\n");
+  env.file("app.log", "x");
+  env.file("build/out.o", "x");
+  env.file("src/keep.c", "x");
+  env.file("src/debug.log", "x");
+  auto out = env.ok("list_directory", R"({})");
+  CHECK(entry_paths(out.structured) == std::vector<std::string>{".gitignore", "src"});
+  CHECK(field(out.structured, "ignored") == "2");  // app.log and build/
+  CHECK(out.text.find("2 ignored entries not listed (include_ignored=true lists them)") !=
+        std::string::npos);
+  // A subdirectory listed on its own still obeys the root's .gitignore.
+  auto sub = env.ok("list_directory", R"({"path":"src"})");
+  CHECK(entry_paths(sub.structured) == std::vector<std::string>{"src/keep.c"});
+  CHECK(field(sub.structured, "ignored") == "1");
+  auto all = env.ok("list_directory", R"({"include_ignored":true,"depth":2})");
+  CHECK(entry_paths(all.structured) == std::vector<std::string>{".gitignore", "app.log", "build",
+                                                                "build/out.o", "src",
+                                                                "src/debug.log", "src/keep.c"});
+  CHECK(field(all.structured, "ignored") == "0");
+}
+
+TEST_CASE("list_directory hides policy-hidden entries from text, structure and counts",
+          "[agent][list_directory][policy]") {
+  ctx::agent::PolicyConfig policy;
+  policy.deny = {"internal/"};
+  ToolEnv env(policy);
+  env.dir(".git/objects");
+  env.file(".gitignore", "*.tmp\n");
+  env.file(".env", "SECRET=1\n");
+  env.file("config/.env.production", "SECRET=2\n");
+  env.file("keys/server.key", "KEY\n");
+  env.file("internal/plan.md", "plan\n");
+  env.file("internal/x.tmp", "ignored and hidden\n");
+  env.file("secrets.yaml", "a: b\n");
+  env.file("visible.txt", "ok\n");
+  env.file("config/app.yaml", "ok\n");
+  env.file("ignored.tmp", "x");
+  auto out = env.ok("list_directory", R"({"depth":3,"include_ignored":false})");
+  for (const char* hidden : {".env", "server.key", "internal", "plan.md", "secrets", ".git/"}) {
+    INFO(hidden);
+    CHECK(out.text.find(hidden) == std::string::npos);
+    CHECK(out.structured.find(hidden) == std::string::npos);
+  }
+  CHECK(entry_paths(out.structured) ==
+        std::vector<std::string>{".gitignore", "config", "config/app.yaml", "keys", "visible.txt"});
+  CHECK(field(out.structured, "total") == "5");
+  CHECK(field(out.structured, "ignored") == "1");  // ignored.tmp; not internal/x.tmp
+  CHECK(out.policy_hidden > 0);                    // for the audit log only
+  // Asking for a hidden directory or file directly looks exactly like asking for a missing one.
+  for (std::string path : {"internal", ".git", "keys/server.key", "config/.env.production"}) {
+    INFO(path);
+    std::string args = R"({"path":")" + path + "\"}";
+    auto hidden = env.error("list_directory", args);
+    CHECK(hidden.code == ToolErrorCode::kNotFound);
+    std::filesystem::remove_all(env.root() / path);
+    CHECK(to_json(hidden) == to_json(env.error("list_directory", args)));
+  }
+}
+
+TEST_CASE("list_directory pages with cursors and returns every entry exactly once",
+          "[agent][list_directory]") {
+  ToolEnv env;
+  std::set<std::string> expected;
+  for (int d = 0; d < 7; ++d) {
+    std::string dir = "d" + std::to_string(d);
+    expected.insert(dir);
+    for (int f = 0; f < 1 + d * 5; ++f) {
+      std::string path = dir + "/f" + std::to_string(f) + ".txt";
+      env.file(path, "x");
+      expected.insert(path);
+    }
+  }
+  std::vector<std::string> seen;
+  std::string cursor;
+  int calls = 0;
+  for (;;) {
+    std::string args = R"({"depth":2,"max_results":13)";
+    if (!cursor.empty()) args += R"(,"cursor":")" + cursor + "\"";
+    args += "}";
+    auto out = env.ok("list_directory", args);
+    for (auto& p : entry_paths(out.structured)) seen.push_back(p);
+    cursor = field(out.structured, "next_cursor");
+    ++calls;
+    if (cursor == "null") {
+      CHECK_FALSE(out.truncated);
+      break;
+    }
+    CHECK(out.truncated);
+    CHECK(out.text.find("cursor='" + cursor + "'") != std::string::npos);
+    REQUIRE(calls < 100);
+  }
+  CHECK(seen.size() == expected.size());
+  CHECK(std::set<std::string>(seen.begin(), seen.end()) == expected);
+  CHECK(calls == static_cast<int>((expected.size() + 12) / 13));
+}
+
+TEST_CASE("list_directory refuses a cursor made for other arguments", "[agent][list_directory]") {
+  ToolEnv env;
+  for (int i = 0; i < 10; ++i) env.file("f" + std::to_string(i), "x");
+  env.dir("sub");
+  auto first = env.ok("list_directory", R"({"max_results":3})");
+  std::string cursor = field(first.structured, "next_cursor");
+  REQUIRE(cursor != "null");
+  auto ok = env.ok("list_directory", R"({"max_results":5,"cursor":")" + cursor + "\"}");
+  CHECK(entry_paths(ok.structured).front() == "f3");
+  auto other = env.error("list_directory", R"({"depth":2,"cursor":")" + cursor + "\"}");
+  CHECK(other.code == ToolErrorCode::kInvalidArgument);
+  CHECK(other.message.find("other arguments") != std::string::npos);
+  auto junk = env.error("list_directory", R"({"cursor":"page2"})");
+  CHECK(junk.code == ToolErrorCode::kInvalidArgument);
+}
+
+TEST_CASE("list_directory never exceeds the budget and pages what it cut",
+          "[agent][list_directory][property]") {
+  ToolEnv env;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 300; ++i) {
+    std::string name = "dir" + std::to_string(i % 9) + "/";
+    int len = std::uniform_int_distribution<int>(1, 60)(rng);
+    for (int j = 0; j < len; ++j) name.push_back(static_cast<char>('a' + rng() % 26));
+    env.file(name, std::string(rng() % 5000, 'x'));
+  }
+  for (int round = 0; round < 40; ++round) {
+    const int budget = std::uniform_int_distribution<int>(16, 2500)(rng);
+    std::set<std::string> seen;
+    std::string cursor;
+    std::size_t total = 0;
+    for (int calls = 0; calls < 2000; ++calls) {
+      std::string args = R"({"depth":2,"max_tokens":)" + std::to_string(budget);
+      if (!cursor.empty()) args += R"(,"cursor":")" + cursor + "\"";
+      args += "}";
+      INFO(args);
+      auto out = env.ok("list_directory", args);
+      REQUIRE(env.counter.count(out.text) <= static_cast<std::size_t>(budget));
+      auto page = entry_paths(out.structured);
+      for (auto& p : page) {
+        CHECK(seen.insert(p).second);  // never twice
+        CHECK(out.text.find(p) != std::string::npos);
+      }
+      total = std::stoul(field(out.structured, "total"));
+      cursor = field(out.structured, "next_cursor");
+      if (cursor == "null") break;
+      if (page.empty()) break;  // the budget holds no entry at all: the footer says so
+    }
+    if (cursor == "null") CHECK(seen.size() == total);
+  }
+}
+
+TEST_CASE("list_directory of a file or a missing path says what to call instead",
+          "[agent][list_directory]") {
+  ToolEnv env;
+  env.file("src/a.c", "x");
+  auto file = env.error("list_directory", R"({"path":"src/a.c"})");
+  CHECK(file.code == ToolErrorCode::kNotADirectory);
+  CHECK(file.hint == "call read_file with path='src/a.c'");
+  auto missing = env.error("list_directory", R"({"directory":"nope"})");
+  CHECK(missing.code == ToolErrorCode::kNotFound);
+  CHECK(missing.hint.find("find_files") != std::string::npos);
+  auto outside = env.error("list_directory", R"({"path":"../.."})");
+  CHECK(outside.code == ToolErrorCode::kOutsideRoot);
+  auto unknown = env.error("list_directory", R"({"path":"src","recursive":true})");
+  CHECK(unknown.message.find("path, depth, include_ignored, max_results, cursor, max_tokens") !=
+        std::string::npos);
+}
+
+TEST_CASE("list_directory stops at the deadline and flags the partial listing",
+          "[agent][list_directory]") {
+  ToolEnv env;
+  env.file("a/b.txt", "x");
+  auto out = env.call("list_directory", R"({"depth":3})", std::chrono::milliseconds(0));
+  REQUIRE(out.ok());
+  CHECK(out->truncated);
+  CHECK(field(out->structured, "total_exact") == "false");
+  CHECK(field(out->structured, "truncated_reason") == "deadline");
+  CHECK(out->text.find("the walk stopped early (deadline)") != std::string::npos);
+}
+
+TEST_CASE("list_directory's structured results match its published output schema",
+          "[agent][list_directory][schema]") {
+  ToolEnv env;
+  env.file("a/b.txt", "x");
+  env.symlink("a/b.txt", "link");
+  for (const char* args : {R"({})", R"({"depth":3,"max_results":1})", R"({"path":"a"})"}) {
+    INFO(args);
+    ctx::agent::testing::check_output_schema("list_directory",
+                                             env.ok("list_directory", args).structured);
+  }
+}
+
+TEST_CASE("list_directory lists exactly the entries its text shows under a non-additive counter",
+          "[agent][list_directory][budget]") {
+  ToolEnv env;
+  ctx::agent::testing::LumpyCounter lumpy;
+  env.counter_override = &lumpy;
+  for (int i = 0; i < 150; ++i) env.file("e" + std::to_string(1000 + i), "x");
+  for (int budget : {16, 60, 300, 900, 2000}) {
+    INFO(budget);
+    auto out = env.ok("list_directory",
+                      R"({"max_results":1000,"max_tokens":)" + std::to_string(budget) + "}");
+    CHECK(lumpy.count(out.text) <= static_cast<std::size_t>(budget));
+    auto paths = entry_paths(out.structured);
+    for (auto& p : paths) CHECK(out.text.find(p + "  (1 bytes)\n") != std::string::npos);
+    if (paths.size() < 150) {
+      CHECK(field(out.structured, "next_cursor") != "null");
+      CHECK(field(out.structured, "truncated_reason") == "max_tokens");
+    }
+  }
+}

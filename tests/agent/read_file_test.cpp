@@ -1,0 +1,392 @@
+// read_file: numbered windows of text files within the token budget, without reading past the
+// window (a sparse multi-GB file), encodings (UTF-16, BOM, invalid UTF-8, CRLF), refusals
+// (binary, directories, FIFOs), and policy-hidden files indistinguishable from missing ones.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tool_test_env.hpp"
+
+using ctx::agent::ToolErrorCode;
+using ctx::agent::testing::parse;
+using ctx::agent::testing::ToolEnv;
+
+namespace {
+
+std::string numbered(int from, int to) {
+  std::string s;
+  for (int i = from; i <= to; ++i) s += "line " + std::to_string(i) + "\n";
+  return s;
+}
+
+// Bytes this process has read so far (/proc/self/io rchar), or -1 where it cannot be known.
+long long bytes_read_so_far() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  long long value = -1;
+  while (io >> key >> value) {
+    if (key == "rchar:") return value;
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("read_file shows numbered lines and says it reached the end", "[agent][read_file]") {
+  ToolEnv env;
+  env.file("src/a.txt", "alpha\nbeta\ngamma\n");
+  auto out = env.ok("read_file", R"({"path":"src/a.txt"})");
+  CHECK(out.text == "     1\talpha\n     2\tbeta\n     3\tgamma\n(lines 1–3 of 3, end of file)");
+  CHECK_FALSE(out.truncated);
+  CHECK(out.tokens == env.counter.count(out.text));
+  simdjson::dom::parser parser;
+  auto json = parse(parser, out.structured);
+  CHECK(int64_t(json["total"]) == 3);
+  CHECK(int64_t(json["shown"]) == 3);
+  CHECK(bool(json["truncated"]) == false);
+  CHECK(json["next_cursor"].is_null());
+  CHECK(json["next_offset"].is_null());
+  CHECK(std::string_view(json["lines"].at(1)["text"]) == "beta");
+  CHECK(int64_t(json["lines"].at(1)["line"]) == 2);
+}
+
+TEST_CASE("read_file windows by offset and limit and names the next call", "[agent][read_file]") {
+  ToolEnv env;
+  env.file("log.txt", numbered(1, 100));
+  auto out = env.ok("read_file", R"({"path":"log.txt","offset":10,"limit":5})");
+  CHECK(out.text.find("    10\tline 10\n") == 0);
+  CHECK(out.text.find("    14\tline 14\n") != std::string::npos);
+  CHECK(out.text.find("line 15") == std::string::npos);
+  CHECK(out.text.find("lines 10–14 of 100") != std::string::npos);
+  CHECK(out.text.find("call read_file with path='log.txt' offset=15") != std::string::npos);
+  CHECK(out.truncated);
+  simdjson::dom::parser parser;
+  auto json = parse(parser, out.structured);
+  CHECK(int64_t(json["next_offset"]) == 15);
+  CHECK(std::string_view(json["truncated_reason"]) == "limit");
+  CHECK(int64_t(json["first_line"]) == 10);
+  CHECK(int64_t(json["last_line"]) == 14);
+  CHECK(json["lines"].get_array().size() == 5);
+}
+
+TEST_CASE("read_file accepts the aliases small models send", "[agent][read_file]") {
+  ToolEnv env;
+  env.file("a.txt", numbered(1, 20));
+  auto a = env.ok("read_file", R"({"file_path":"a.txt","start_line":"3","max_lines":2})");
+  auto b = env.ok("read_file", R"({"path":"a.txt","offset":3,"limit":2})");
+  CHECK(a.text == b.text);
+  auto c = env.ok("read_file", R"({"filepath":"./a.txt","line":3,"count":2,"budget":null})");
+  CHECK(c.text == b.text);
+  auto d = env.ok("read_file", R"({"file":"a.txt","lines":2,"start_line":3})");
+  CHECK(d.text == b.text);
+}
+
+TEST_CASE("read_file rejects an unknown parameter and lists the valid ones", "[agent][read_file]") {
+  ToolEnv env;
+  env.file("a.txt", "x\n");
+  auto error = env.error("read_file", R"({"path":"a.txt","encoding":"latin1"})");
+  CHECK(error.code == ToolErrorCode::kInvalidArgument);
+  CHECK(error.message.find("'encoding'") != std::string::npos);
+  CHECK(error.message.find("path, offset, limit, max_tokens") != std::string::npos);
+}
+
+TEST_CASE("read_file drops CR of CRLF lines and strips a UTF-8 BOM", "[agent][read_file]") {
+  ToolEnv env;
+  env.file("crlf.txt", "\xEF\xBB\xBFone\r\ntwo\r\nthree");
+  auto out = env.ok("read_file", R"({"path":"crlf.txt"})");
+  CHECK(out.text == "     1\tone\n     2\ttwo\n     3\tthree\n(lines 1–3 of 3, end of file)");
+  CHECK(out.structured.find("\"encoding\":\"utf-8-bom\"") != std::string::npos);
+}
+
+TEST_CASE("read_file clips long lines with a marker naming the clipped bytes",
+          "[agent][read_file]") {
+  ToolEnv env;
+  env.config.limits.max_line_bytes = 100;
+  env.file("long.txt", "short\n" + std::string(12'445, 'x') + "\nafter\n");
+  auto out = env.ok("read_file", R"({"path":"long.txt"})");
+  CHECK(out.text.find("     2\t" + std::string(100, 'x') + " … [clipped 12,345 bytes]\n") !=
+        std::string::npos);
+  CHECK(out.text.find("     3\tafter\n") != std::string::npos);
+  simdjson::dom::parser parser;
+  auto json = parse(parser, out.structured);
+  CHECK(int64_t(json["clipped_lines"]) == 1);
+  CHECK(int64_t(json["lines"].at(1)["clipped_bytes"]) == 12'345);
+}
+
+TEST_CASE("read_file clips at a UTF-8 boundary and shows invalid UTF-8 lossily",
+          "[agent][read_file]") {
+  ToolEnv env;
+  env.config.limits.max_line_bytes = 20;
+  std::string euro_line;
+  for (int i = 0; i < 10; ++i) euro_line += "\xE2\x82\xAC";  // 30 bytes, 3 per character
+  env.file("u.txt", euro_line + "\nbad \xFF\xFE byte\n");
+  auto out = env.ok("read_file", R"({"path":"u.txt"})");
+  // 20 bytes cut back to 18 (six whole characters); 12 bytes clipped.
+  CHECK(out.text.find("\t" + euro_line.substr(0, 18) + " … [clipped 12 bytes]") !=
+        std::string::npos);
+  CHECK(out.text.find("bad \xEF\xBF\xBD\xEF\xBF\xBD byte") != std::string::npos);
+  CHECK(out.structured.find("\"lossy\":true") != std::string::npos);
+}
+
+TEST_CASE("read_file transcodes UTF-16 files with a BOM", "[agent][read_file]") {
+  ToolEnv env;
+  auto utf16le = [](std::string_view ascii) {
+    std::string s = "\xFF\xFE";
+    for (char c : ascii) {
+      s.push_back(c);
+      s.push_back('\0');
+    }
+    return s;
+  };
+  env.file("w.txt", utf16le("hello\r\nworld\r\n"));
+  std::string be = "\xFE\xFF";
+  be += std::string("\0h\0i\0\n", 6);
+  be += std::string("\xD8\x3D\xDE\x00", 4);  // U+1F600 as a surrogate pair
+  env.file("be.txt", be);
+  auto out = env.ok("read_file", R"({"path":"w.txt"})");
+  CHECK(out.text == "     1\thello\n     2\tworld\n(lines 1–2 of 2, end of file)");
+  CHECK(out.structured.find("\"encoding\":\"utf-16le\"") != std::string::npos);
+  auto out_be = env.ok("read_file", R"({"path":"be.txt"})");
+  CHECK(out_be.text == "     1\thi\n     2\t\xF0\x9F\x98\x80\n(lines 1–2 of 2, end of file)");
+}
+
+TEST_CASE("read_file transcodes a UTF-16 file across chunk boundaries", "[agent][read_file]") {
+  ToolEnv env;
+  // 40,000 lines of an emoji (a surrogate pair) plus a digit: chunks of 64 KiB split pairs.
+  std::string s = "\xFF\xFE";
+  std::string expect_line =
+      "\xF0\x9F\x98\x80"
+      "7";
+  for (int i = 0; i < 40'000; ++i)
+    s += std::string(
+        "\x3D\xD8\x00\xDE"
+        "7\0\n\0",
+        8);
+  env.file("big16.txt", s);
+  auto out = env.ok("read_file", R"({"path":"big16.txt","offset":39990,"max_tokens":100000})");
+  CHECK(out.text.find(" 39990\t" + expect_line + "\n") != std::string::npos);
+  CHECK(out.text.find(" 40000\t" + expect_line + "\n") != std::string::npos);
+  CHECK(out.text.find("\xEF\xBF\xBD") == std::string::npos);  // no pair was broken
+  CHECK(out.text.find("of 40,000, end of file") != std::string::npos);
+}
+
+TEST_CASE("read_file refuses binary files, directories and FIFOs with the next call",
+          "[agent][read_file]") {
+  ToolEnv env;
+  env.file("bin.dat", std::string("\x7F"
+                                  "ELF\0\0\x01",
+                                  7));
+  env.dir("src/sub");
+  REQUIRE(::mkfifo((env.root() / "pipe").c_str(), 0600) == 0);
+  auto binary = env.error("read_file", R"({"path":"bin.dat"})");
+  CHECK(binary.code == ToolErrorCode::kBinary);
+  CHECK(binary.hint.find("file_info") != std::string::npos);
+  auto dir = env.error("read_file", R"({"path":"src/sub"})");
+  CHECK(dir.code == ToolErrorCode::kNotAFile);
+  CHECK(dir.hint == "call list_directory with path='src/sub'");
+  auto fifo = env.error("read_file", R"({"path":"pipe"})");  // must not hang
+  CHECK(fifo.code == ToolErrorCode::kSpecialFile);
+}
+
+TEST_CASE("read_file of an empty file and past the end", "[agent][read_file]") {
+  ToolEnv env;
+  env.file("empty.txt", "");
+  env.file("three.txt", "a\nb\nc\n");
+  auto empty = env.ok("read_file", R"({"path":"empty.txt"})");
+  CHECK(empty.text == "(empty file: 0 lines)");
+  CHECK_FALSE(empty.truncated);
+  auto past = env.error("read_file", R"({"path":"three.txt","offset":4})");
+  CHECK(past.code == ToolErrorCode::kInvalidArgument);
+  CHECK(past.message == "offset 4 is past the end of 'three.txt' (3 lines)");
+  CHECK(past.hint.find("from 1 to 3") != std::string::npos);
+  auto last = env.ok("read_file", R"({"path":"three.txt","offset":3})");
+  CHECK(last.text == "     3\tc\n(lines 3–3 of 3, end of file)");
+}
+
+TEST_CASE("read_file says when not even one line fits the budget", "[agent][read_file]") {
+  ToolEnv env;
+  env.file("wide.txt", std::string(400, 'w') + "\n");
+  auto out = env.ok("read_file", R"({"path":"wide.txt","max_tokens":40})");
+  CHECK(out.tokens <= 40);
+  CHECK(out.truncated);
+  CHECK(out.text.find("does not fit") != std::string::npos);
+  CHECK(out.structured.find("\"next_offset\":1") != std::string::npos);
+}
+
+TEST_CASE("read_file never exceeds the budget and shows a gapless prefix of the window",
+          "[agent][read_file][property]") {
+  ToolEnv env;
+  std::mt19937 rng(20261122);
+  env.config.limits.max_line_bytes = 300;
+  for (int round = 0; round < 60; ++round) {
+    // A random file: lines of random length (some past the clip limit), some non-ASCII.
+    std::vector<std::string> lines;
+    std::string content;
+    const int n = std::uniform_int_distribution<int>(1, 400)(rng);
+    for (int i = 0; i < n; ++i) {
+      int len = std::uniform_int_distribution<int>(0, 20)(rng) == 0
+                    ? std::uniform_int_distribution<int>(300, 2000)(rng)
+                    : std::uniform_int_distribution<int>(0, 120)(rng);
+      std::string line;
+      for (int j = 0; j < len; ++j) {
+        line += std::uniform_int_distribution<int>(0, 30)(rng) == 0
+                    ? "\xC3\xA9"
+                    : std::string(1, static_cast<char>('a' + j % 26));
+      }
+      lines.push_back(line);
+      content += line + (i + 1 < n || line.empty() || rng() % 2 ? "\n" : "");
+    }
+    env.file("r.txt", content);
+    const int offset = std::uniform_int_distribution<int>(1, n)(rng);
+    const int budget = std::uniform_int_distribution<int>(16, 3000)(rng);
+    std::string args = R"({"path":"r.txt","offset":)" + std::to_string(offset) +
+                       R"(,"max_tokens":)" + std::to_string(budget) + "}";
+    INFO(args);
+    auto out = env.ok("read_file", args);
+    CHECK(env.counter.count(out.text) <= static_cast<std::size_t>(budget));
+    CHECK(out.tokens <= static_cast<std::size_t>(budget));
+    simdjson::dom::parser parser;
+    auto json = parse(parser, out.structured);
+    int expect = offset;
+    for (auto line : json["lines"].get_array()) {
+      REQUIRE(int64_t(line["line"]) == expect);
+      std::string_view text = line["text"];
+      const std::string& want = lines[static_cast<std::size_t>(expect - 1)];
+      if (line["clipped_bytes"].error() == simdjson::SUCCESS) {
+        CHECK(want.substr(0, text.size()) == text);
+        CHECK(text.size() + static_cast<std::size_t>(int64_t(line["clipped_bytes"])) ==
+              want.size());
+      } else {
+        CHECK(text == want);
+      }
+      // The text shows the line the structured result lists.
+      CHECK(out.text.find(std::to_string(expect) + "\t" + std::string(text)) != std::string::npos);
+      ++expect;
+    }
+    CHECK(int64_t(json["total"]) == n);
+    if (expect <= n) {
+      CHECK(bool(json["truncated"]));
+      CHECK(int64_t(json["next_offset"]) == expect);
+      CHECK(out.text.find("offset=" + std::to_string(expect)) != std::string::npos);
+    } else {
+      CHECK_FALSE(bool(json["truncated"]));
+    }
+  }
+}
+
+TEST_CASE("read_file windows a sparse multi-gigabyte file without reading it",
+          "[agent][read_file]") {
+  ToolEnv env;
+  const std::string head = numbered(1, 3000);  // ~30 KB of text before the hole
+  env.file("huge.log", head);
+  {
+    int fd = ::open((env.root() / "huge.log").c_str(), O_WRONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::ftruncate(fd, off_t{3} << 30) == 0);  // 3 GiB, sparse
+    ::close(fd);
+  }
+  const long long before = bytes_read_so_far();
+  auto out = env.ok("read_file", R"({"path":"huge.log","offset":1,"limit":20})");
+  const long long after = bytes_read_so_far();
+  if (before >= 0 && after >= 0) {
+    CHECK(after - before < (1 << 20));  // a few 64 KiB chunks, not 3 GiB
+  }
+  CHECK(out.text.find("     1\tline 1\n") == 0);
+  CHECK(out.text.find("    20\tline 20\n") != std::string::npos);
+  CHECK(out.text.find("not counted: the file has 3,221,225,472 bytes") != std::string::npos);
+  CHECK(out.text.find("offset=21") != std::string::npos);
+  simdjson::dom::parser parser;
+  auto json = parse(parser, out.structured);
+  CHECK(json["total"].is_null());
+  CHECK(bool(json["total_exact"]) == false);
+  CHECK(int64_t(json["total_at_least"]) == 21);
+  // A window deeper in the text: still no reading of the 3 GiB hole.
+  auto deep = env.ok("read_file", R"({"path":"huge.log","offset":2990,"limit":5})");
+  CHECK(deep.text.find("  2990\tline 2990\n") == 0);
+  CHECK(deep.structured.find("\"total\":null") != std::string::npos);
+}
+
+TEST_CASE("read_file of a policy-hidden file fails exactly as for a missing file",
+          "[agent][read_file][policy]") {
+  ctx::agent::PolicyConfig policy;
+  policy.deny = {"private/"};
+  ToolEnv env(policy);
+  env.file(".env", "TOKEN=hunter2\n");
+  env.file("private/notes.txt", "secret\n");
+  env.file("src/id_rsa", "KEY\n");
+  env.symlink("../.env", "src/env_link");
+  for (std::string path : {".env", "private/notes.txt", "src/id_rsa", "./.env", "private"}) {
+    std::string args = R"({"path":")" + path + "\"}";
+    INFO(path);
+    auto hidden = env.error("read_file", args);
+    CHECK(hidden.code == ToolErrorCode::kNotFound);
+    std::filesystem::remove_all(env.root() / path);
+    auto missing = env.error("read_file", args);
+    CHECK(to_json(hidden) == to_json(missing));
+  }
+  // A symlink that leads to a hidden file hides it too.
+  env.file(".env", "TOKEN=hunter2\n");
+  auto via_link = env.error("read_file", R"({"path":"src/env_link"})");
+  CHECK(via_link.code == ToolErrorCode::kNotFound);
+  CHECK(via_link.message.find("hunter2") == std::string::npos);
+}
+
+TEST_CASE("read_file stops at the deadline or on cancellation and says so", "[agent][read_file]") {
+  ToolEnv env;
+  env.file("a.txt", numbered(1, 50));
+  std::atomic<bool> cancelled{true};
+  auto out = env.call("read_file", R"({"path":"a.txt"})", std::chrono::seconds(30), &cancelled);
+  REQUIRE(out.ok());
+  CHECK(out->truncated);
+  CHECK(out->structured.find("\"truncated_reason\":\"cancelled\"") != std::string::npos);
+  CHECK(out->text.find("offset=1") != std::string::npos);
+  auto deep = env.call("read_file", R"({"path":"a.txt","offset":20})", std::chrono::seconds(0));
+  REQUIRE_FALSE(deep.ok());
+  CHECK(deep.error().code == ToolErrorCode::kTimeout);
+}
+
+TEST_CASE("read_file's structured results match its published output schema",
+          "[agent][read_file][schema]") {
+  ToolEnv env;
+  env.config.limits.max_line_bytes = 50;
+  env.file("a.txt", numbered(1, 30) + std::string(200, 'z') + "\n");
+  env.file("empty.txt", "");
+  for (const char* args : {R"({"path":"a.txt"})", R"({"path":"a.txt","offset":5,"limit":3})",
+                           R"({"path":"a.txt","max_tokens":30})", R"({"path":"empty.txt"})"}) {
+    INFO(args);
+    ctx::agent::testing::check_output_schema("read_file", env.ok("read_file", args).structured);
+  }
+}
+
+TEST_CASE("read_file lists exactly the lines its text shows under a non-additive counter",
+          "[agent][read_file][budget]") {
+  ToolEnv env;
+  ctx::agent::testing::LumpyCounter lumpy;
+  env.counter_override = &lumpy;
+  env.file("a.txt", numbered(1, 500));
+  for (int budget : {16, 50, 200, 400, 1000, 3000}) {
+    INFO(budget);
+    auto out =
+        env.ok("read_file", R"({"path":"a.txt","max_tokens":)" + std::to_string(budget) + "}");
+    CHECK(lumpy.count(out.text) <= static_cast<std::size_t>(budget));
+    simdjson::dom::parser parser;
+    auto json = parse(parser, out.structured);
+    int64_t last = 0;
+    for (auto line : json["lines"].get_array()) {
+      last = int64_t(line["line"]);
+      CHECK(out.text.find(std::to_string(last) + "\tline " + std::to_string(last) + "\n") !=
+            std::string::npos);
+    }
+    CHECK(int64_t(json["next_offset"]) == last + 1);
+    // (16 tokens cannot hold a footer naming the next call; the structured result still does.)
+    if (budget > 16) {
+      CHECK(out.text.find("offset=" + std::to_string(last + 1)) != std::string::npos);
+    }
+  }
+}
