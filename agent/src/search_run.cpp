@@ -380,7 +380,7 @@ class Search final : public walker::WalkSink {
       w.dir_known = true;
     }
     if (w.dir_visibility != Visibility::kVisible) return w.dir_visibility;
-    return context_.policy.check_in_visible_dir(path, false);
+    return context_.policy.check_entry(path, false);
   }
 
   void search_file(std::string_view walk_path, Worker& w) {

@@ -748,7 +748,7 @@ TEST_CASE("no matches says so, with how many files were searched", "[agent][sear
   require_schema(out.structured);
 }
 
-TEST_CASE("Policy::check_in_visible_dir agrees with check beneath visible directories",
+TEST_CASE("Policy::check_entry agrees with check beneath visible directories",
           "[agent][search_files][policy]") {
   PolicyConfig config;
   config.deny = {"build/", "*.log", "docs/private/**", "/top.txt"};
@@ -775,7 +775,7 @@ TEST_CASE("Policy::check_in_visible_dir agrees with check beneath visible direct
       if (!policy->visible(parent, true)) continue;
       ++compared;
       INFO(path << (is_dir ? " (dir)" : ""));
-      REQUIRE(policy->check_in_visible_dir(path, is_dir) == policy->check(path, is_dir));
+      REQUIRE(policy->check_entry(path, is_dir) == policy->check(path, is_dir));
     }
     CHECK(compared > 5000);
   }

@@ -39,10 +39,13 @@ class Policy {
   bool visible(std::string_view path, bool is_dir) const {
     return check(path, is_dir) == Visibility::kVisible;
   }
-  // The same as check(path, is_dir) for a path whose parent directory is known to be visible
-  // (check(parent, true) == kVisible): only the path's own level is matched, so a walk that
-  // checks each directory once pays one level per entry instead of its depth.
-  Visibility check_in_visible_dir(std::string_view path, bool is_dir) const;
+  // The same verdict as `check` for an entry whose parent directory is known to be visible (a
+  // walk that never enters hidden directories): only the entry's own level is matched against
+  // protect and deny, so a deep walk costs one match per entry instead of one per level.
+  Visibility check_entry(std::string_view path, bool is_dir) const;
+  bool visible_entry(std::string_view path, bool is_dir) const {
+    return check_entry(path, is_dir) == Visibility::kVisible;
+  }
 
  private:
   struct Impl;
