@@ -128,4 +128,20 @@ Visibility Policy::check(std::string_view path, bool is_dir) const {
   return Visibility::kVisible;
 }
 
+Visibility Policy::check_entry(std::string_view path, bool is_dir) const {
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  if (path.empty() || path == ".") return Visibility::kVisible;
+  // The parents are visible, so ignored_at_any_level reduces to the entry's own level.
+  if (!impl_->protect.empty() && impl_->protect.match(path, is_dir) == MatchKind::kIgnore) {
+    return Visibility::kProtected;
+  }
+  if (!impl_->deny.empty() && impl_->deny.match(path, is_dir) == MatchKind::kIgnore) {
+    return Visibility::kDenied;
+  }
+  if (!impl_->allow.empty() && !is_dir && !allowed(impl_->allow, path)) {
+    return Visibility::kDenied;
+  }
+  return Visibility::kVisible;
+}
+
 }  // namespace ctx::agent

@@ -198,7 +198,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     current_last = 0;
     in_line = false;
     if ((budget_cap && shown.size() >= *budget_cap) || !budget.append(rendered)) {
-      stop_reason = kReasonBudget;
+      stop_reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
       nothing_fit = shown.empty();
       return false;
     }

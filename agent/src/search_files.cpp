@@ -195,8 +195,8 @@ Expected<ToolOutput> run_search_files(const ToolArgs& args, const CallContext& c
       .add("case_insensitive", query.pattern_options.case_insensitive)
       .add("context", static_cast<std::int64_t>(query.context))
       .add("output_mode", args.string("output_mode").value_or("content"));
-  const std::string cache_key = fmt::format("{:016x}", request.key.fingerprint()) + '\0' +
-                                pattern + '\0' + query.path + '\0' + glob_text + '\0' +
+  const std::string cache_key = fmt::format("{:016x}", request.key.fingerprint()) + '\0' + pattern +
+                                '\0' + query.path + '\0' + glob_text + '\0' +
                                 fmt::format("{}{}{}{}", query.pattern_options.fixed_strings,
                                             query.pattern_options.case_insensitive, query.context,
                                             static_cast<int>(query.mode));

@@ -98,11 +98,12 @@ void context_indices(const SearchFileHits& f, std::size_t mi, std::size_t contex
 }
 
 struct Page {
-  std::vector<Item> items;             // in canonical order
-  std::vector<bool> with_context;      // per item
-  std::size_t context_omitted = 0;     // items whose context did not fit
-  bool cut_by_budget = false;          // the next item did not fit the tokens (or bytes)
+  std::vector<Item> items;          // in canonical order
+  std::vector<bool> with_context;   // per item
+  std::size_t context_omitted = 0;  // items whose context did not fit
+  bool cut_by_budget = false;       // the next item did not fit the tokens (or bytes)
   bool cut_by_max_results = false;
+  std::size_t refused_tokens = 0;  // what the first item that did not fit costs
 };
 
 class Planner {
@@ -143,6 +144,7 @@ class Planner {
       }
       if (!take(t, b)) {
         page.cut_by_budget = true;
+        page.refused_tokens = t;
         break;
       }
       files_on_page.insert(item.file);
@@ -285,6 +287,11 @@ void render_body(const SearchResults& results, const PageRequest& request, const
   w.end_array();
 }
 
+// "1 file", "2,000 files".
+std::string count_of(std::uint64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", grouped(n), n == 1 ? one : many);
+}
+
 std::string_view partial_reason(const SearchResults& r) {
   if (r.cancelled) return kReasonCancelled;
   if (r.timed_out) return kReasonDeadline;
@@ -293,9 +300,10 @@ std::string_view partial_reason(const SearchResults& r) {
   return {};
 }
 
-std::string skip_text(std::string_view what, const SkipCount& s, bool examples) {
+std::string skip_text(std::string_view one, std::string_view many, const SkipCount& s,
+                      bool examples) {
   if (s.count == 0) return {};
-  std::string out = fmt::format("{} {}", grouped(s.count), what);
+  std::string out = count_of(s.count, one, many);
   if (examples && !s.examples.empty()) {
     out += " (";
     for (std::size_t i = 0; i < s.examples.size(); ++i) {
@@ -312,12 +320,15 @@ std::string skipped_line(const SearchResults& r, const CallContext& context, boo
   auto add = [&](std::string s) {
     if (!s.empty()) parts.push_back(std::move(s));
   };
-  add(skip_text("binary files that match, not shown", r.binary, examples));
-  add(skip_text(fmt::format("files over {} bytes, not searched",
-                            grouped(context.config.limits.max_search_file_bytes)),
-                r.too_large, examples));
-  add(skip_text("files not searched before the deadline", r.timeout, examples));
-  add(skip_text("unreadable files or directories", r.unreadable, examples));
+  const std::string limit = grouped(context.config.limits.max_search_file_bytes);
+  add(skip_text("binary file that matches, not shown", "binary files that match, not shown",
+                r.binary, examples));
+  add(skip_text(fmt::format("file over {} bytes, not searched", limit),
+                fmt::format("files over {} bytes, not searched", limit), r.too_large, examples));
+  add(skip_text("file not searched before the deadline", "files not searched before the deadline",
+                r.timeout, examples));
+  add(skip_text("unreadable file or directory", "unreadable files or directories", r.unreadable,
+                examples));
   if (parts.empty()) return {};
   std::string out = "[skipped: ";
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? "; " : "") + parts[i];
@@ -332,13 +343,14 @@ struct FooterState {
   bool cut_by_budget = false;
   bool cut_by_max_results = false;
   std::size_t context_omitted = 0;
+  std::size_t tokens_for_next = 0;  // a max_tokens that fits the next item (when none fit)
 };
 
 std::string footer_text(const SearchResults& r, const PageRequest& request,
                         const CallContext& context, const FooterState& s, bool compact) {
   const std::string cursor = encode_cursor(request.key, s.next);
-  const std::string more = fmt::format(
-      "more: call search_files with the same arguments and cursor=\"{}\"", cursor);
+  const std::string more =
+      fmt::format("more: call search_files with the same arguments and cursor=\"{}\"", cursor);
   const bool lower_bound = r.partial();
   std::string partial;
   if (r.timed_out) {
@@ -361,20 +373,23 @@ std::string footer_text(const SearchResults& r, const PageRequest& request,
                   : fmt::format("[shown {} of {}]", s.shown, grouped(r.item_count()));
   }
   if (r.item_count() == 0) {
-    return fmt::format("[no matches for {} ({} files searched){}]", quoted(request.pattern),
-                       grouped(r.files_searched), partial);
+    return fmt::format("[no matches for {} ({} searched){}]", quoted(request.pattern),
+                       count_of(r.files_searched, "file", "files"), partial);
   }
   std::string noun;
-  std::string of_total = fmt::format("{}{}", lower_bound ? "at least " : "", grouped(r.item_count()));
+  std::string of_total =
+      fmt::format("{}{}", lower_bound ? "at least " : "", grouped(r.item_count()));
   switch (r.mode) {
     case SearchMode::kContent:
-      noun = fmt::format("{} matches in {} files", of_total, grouped(r.files.size()));
+      noun = fmt::format("{} {} in {}", of_total, r.item_count() == 1 ? "match" : "matches",
+                         count_of(r.files.size(), "file", "files"));
       break;
     case SearchMode::kFilesWithMatches:
-      noun = fmt::format("{} files with matches", of_total);
+      noun = fmt::format("{} {} with matches", of_total, r.item_count() == 1 ? "file" : "files");
       break;
     case SearchMode::kCount:
-      noun = fmt::format("{} files ({} matching lines)", of_total, grouped(r.total_matches));
+      noun = fmt::format("{} {} ({})", of_total, r.item_count() == 1 ? "file" : "files",
+                         count_of(r.total_matches, "matching line", "matching lines"));
       break;
   }
   if (s.offset == 0 && !s.more && s.context_omitted == 0) {
@@ -387,7 +402,10 @@ std::string footer_text(const SearchResults& r, const PageRequest& request,
                                         grouped(s.offset + s.shown));
   std::string why;
   if (s.more && s.shown == 0) {
-    why = fmt::format("; max_tokens={} is too small for the next item", request.max_tokens);
+    why = fmt::format(
+        "; max_tokens={} is too small for the next item (call again with "
+        "max_tokens={})",
+        request.max_tokens, s.tokens_for_next);
   } else if (s.more && s.cut_by_budget) {
     why = fmt::format("; cut at max_tokens={}", request.max_tokens);
   } else if (s.more && s.cut_by_max_results) {
@@ -418,6 +436,7 @@ ToolOutput render_search_page(const SearchResults& results, const PageRequest& r
   worst.next = total;
   worst.cut_by_budget = true;
   worst.context_omitted = worst.shown;
+  worst.tokens_for_next = 1'000'000;
   std::string skipped = skipped_line(results, context, true);
   const std::string worst_footer = footer_text(results, request, context, worst, false);
   std::size_t reserve_tokens =
@@ -444,6 +463,8 @@ ToolOutput render_search_page(const SearchResults& results, const PageRequest& r
     s.cut_by_budget = page.cut_by_budget;
     s.cut_by_max_results = page.cut_by_max_results;
     s.context_omitted = page.context_omitted;
+    // The refused item, the footer block and a quarter more for a counter that is not additive.
+    s.tokens_for_next = (page.refused_tokens + reserve_tokens) * 5 / 4 + 1;
 
     std::string text;
     JsonWriter w;

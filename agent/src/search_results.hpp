@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "ctx/agent/tools.hpp"
-#include "cursor.hpp"
 #include "ctx/engine/pattern_set.hpp"
+#include "cursor.hpp"
 
 namespace ctx::agent {
 
@@ -29,8 +29,8 @@ struct SearchLine {
 };
 
 struct SearchFileHits {
-  std::string path;            // root-relative, canonical
-  std::uint64_t count = 0;     // matching lines (content: those stored in `lines`)
+  std::string path;                    // root-relative, canonical
+  std::uint64_t count = 0;             // matching lines (content: those stored in `lines`)
   std::vector<SearchLine> lines;       // content mode: matches and context, in line order
   std::vector<std::uint32_t> matches;  // content mode: indices of the matching lines in `lines`
 };
@@ -55,10 +55,10 @@ struct SearchResults {
   bool timed_out = false;
   bool cancelled = false;
   bool visit_capped = false;
-  SkipCount binary;      // binary files that match (their text is not shown)
-  SkipCount too_large;   // over Limits::max_search_file_bytes, not searched
-  SkipCount timeout;     // reached after the deadline, not searched
-  SkipCount unreadable;  // could not be opened or read
+  SkipCount binary;               // binary files that match (their text is not shown)
+  SkipCount too_large;            // over Limits::max_search_file_bytes, not searched
+  SkipCount timeout;              // reached after the deadline, not searched
+  SkipCount unreadable;           // could not be opened or read
   std::size_t policy_hidden = 0;  // never shown: for ToolOutput::policy_hidden only
   std::size_t memory_bytes = 0;   // roughly what this holds, for the session cache's bound
 
@@ -88,7 +88,7 @@ struct PageRequest {
   std::uint64_t offset = 0;  // into the canonical order (see render_search_page)
   std::size_t max_results = 50;
   std::size_t max_tokens = 0;
-  std::string pattern;  // for texts ("no matches for ...")
+  std::string pattern;            // for texts ("no matches for ...")
   CursorKey key{"search_files"};  // next_cursor is encode_cursor(key, next offset)
   std::size_t context = 0;
 };

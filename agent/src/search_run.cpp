@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <mutex>
 #include <queue>
 
@@ -160,6 +159,11 @@ struct Worker {
   SkipCount binary, too_large, timeout, unreadable;
   std::uint64_t searched = 0;
   std::size_t memory = 0;
+  // The policy's verdict on the directory of the last file this thread saw: the walk hands a
+  // thread a directory's files one after another, so each directory is checked about once.
+  std::string dir;
+  Visibility dir_visibility = Visibility::kVisible;
+  bool dir_known = false;
 };
 
 // Gathers one file's lines as the searcher reports them.
@@ -175,8 +179,8 @@ class FileSink final : public engine::LineSink {
     w_.spans.clear();
     if (Status s = patterns_.find_spans(line, w_.scratch, w_.spans); !s.ok()) w_.spans.clear();
     hits_.matches.push_back(static_cast<std::uint32_t>(hits_.lines.size()));
-    push(store_line(number, line, w_.spans, true, context_.config.limits.max_line_bytes,
-                    patterns_, w_.scratch));
+    push(store_line(number, line, w_.spans, true, context_.config.limits.max_line_bytes, patterns_,
+                    w_.scratch));
     // A huge file is checked against the deadline as it goes, not only between files.
     if ((hits_.count & 1023) == 0 && context_.expired()) {
       expired_ = true;
@@ -295,8 +299,10 @@ class Search final : public walker::WalkSink {
         patterns_(patterns),
         context_(context),
         collector_(std::max<std::uint64_t>(context.config.limits.max_collected_matches, 1)),
-        workers_([this] { return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}}; }) {
-  }
+        workers_([this] {
+          return Worker{
+              patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, false};
+        }) {}
 
   walker::Flow on_file(const walker::WalkEntry& entry) override {
     if (entry.type != walker::EntryType::kFile) return walker::Flow::kContinue;
@@ -305,7 +311,7 @@ class Search final : public walker::WalkSink {
       visit_capped_.store(true, std::memory_order_relaxed);
       return walker::Flow::kStop;
     }
-    if (!context_.policy.visible(entry.path, false)) {
+    if (visibility(entry.path, w) != Visibility::kVisible) {
       policy_hidden_.fetch_add(1, std::memory_order_relaxed);
       return walker::Flow::kContinue;
     }
@@ -315,8 +321,7 @@ class Search final : public walker::WalkSink {
       return walker::Flow::kStop;
     }
     search_file(entry.path, w);
-    return expired_.load(std::memory_order_relaxed) ? walker::Flow::kStop
-                                                    : walker::Flow::kContinue;
+    return expired_.load(std::memory_order_relaxed) ? walker::Flow::kStop : walker::Flow::kContinue;
   }
 
   void on_error(const Error& error) override {
@@ -355,7 +360,8 @@ class Search final : public walker::WalkSink {
     }
     out.memory_bytes += out.files.size() * sizeof(SearchFileHits);
     for (const SearchFileHits& f : out.files) out.memory_bytes += f.path.size();
-    out.timed_out = expired_.load() && !(context_.cancelled != nullptr && context_.cancelled->load());
+    out.timed_out =
+        expired_.load() && !(context_.cancelled != nullptr && context_.cancelled->load());
     out.cancelled = expired_.load() && !out.timed_out;
     out.visit_capped = visit_capped_.load();
     out.policy_hidden = policy_hidden_.load();
@@ -363,6 +369,20 @@ class Search final : public walker::WalkSink {
   }
 
  private:
+  // Policy::check(path, false), with the directory's verdict taken from the thread's memo.
+  Visibility visibility(std::string_view path, Worker& w) const {
+    const std::size_t slash = path.rfind('/');
+    const std::string_view dir =
+        slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+    if (!w.dir_known || dir != w.dir) {
+      w.dir.assign(dir);
+      w.dir_visibility = context_.policy.check(dir, true);
+      w.dir_known = true;
+    }
+    if (w.dir_visibility != Visibility::kVisible) return w.dir_visibility;
+    return context_.policy.check_entry(path, false);
+  }
+
   void search_file(std::string_view walk_path, Worker& w) {
     if (query_.mode == SearchMode::kContent && !collector_.wanted(walk_path)) {
       collector_.note_skipped();
@@ -395,27 +415,21 @@ class Search final : public walker::WalkSink {
     }
     ++w.searched;
     std::string_view hay = *bytes;
-    const bool utf16 = hay.size() >= 2 && (hay.substr(0, 2) == "\xFF\xFE" ||
-                                           hay.substr(0, 2) == "\xFE\xFF");
-    const bool binary = !utf16 && std::memchr(hay.data(), '\0', hay.size()) != nullptr;
 
     SearchFileHits hits;
     hits.path = path;
     engine::SearchOptions options;
     options.line_numbers = query_.mode == SearchMode::kContent;
-    if (binary) {
-      // Binary files are never shown; one that matches is reported as skipped.
-      options.binary = engine::BinaryMode::kConvert;
+    // kConvert: a file with a NUL byte (read up to its first NUL chunk) reports no lines, only
+    // on_binary when it matches: binary files are never shown, and one that matches is reported
+    // as skipped. Text files are searched as under kQuit.
+    options.binary = engine::BinaryMode::kConvert;
+    if (query_.mode == SearchMode::kContent) {
+      options.before = query_.context;
+      options.after = query_.context;
+      options.max_count = context_.config.limits.max_collected_matches;
+    } else if (query_.mode == SearchMode::kFilesWithMatches) {
       options.max_count = 1;
-    } else {
-      options.binary = engine::BinaryMode::kQuit;
-      if (query_.mode == SearchMode::kContent) {
-        options.before = query_.context;
-        options.after = query_.context;
-        options.max_count = context_.config.limits.max_collected_matches;
-      } else if (query_.mode == SearchMode::kFilesWithMatches) {
-        options.max_count = 1;
-      }
     }
     FileSink sink(query_, patterns_, w, context_, hits);
     auto searched = engine::search_buffer(patterns_, w.scratch, options, hay, sink);
@@ -424,7 +438,7 @@ class Search final : public walker::WalkSink {
       return;
     }
     if (sink.expired()) expired_.store(true, std::memory_order_relaxed);
-    if (binary) {
+    if (sink.binary()) {
       if (sink.binary_matched() || *searched > 0) w.binary.add(path);
       return;
     }

@@ -25,8 +25,7 @@ class ResultCache {
 
   std::shared_ptr<const SearchResults> find(const std::string& key);
   // Adds (or replaces) the entry for `key`; `bytes` is the results' memory.
-  void put(const std::string& key, std::shared_ptr<const SearchResults> results,
-           std::size_t bytes);
+  void put(const std::string& key, std::shared_ptr<const SearchResults> results, std::size_t bytes);
 
   std::size_t size() const;
   std::size_t bytes() const;

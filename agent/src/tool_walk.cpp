@@ -33,7 +33,8 @@ class VisibleSink final : public walker::WalkSink {
       return stop(&kReasonVisitCap);
     }
     const bool is_dir = entry.type == walker::EntryType::kDirectory;
-    if (!context_.policy.visible(entry.path, is_dir)) {
+    // Hidden directories are never entered, so every entry's parent is visible.
+    if (!context_.policy.visible_entry(entry.path, is_dir)) {
       hidden_.fetch_add(1, std::memory_order_relaxed);
       return walker::Flow::kSkip;  // a hidden directory is never entered
     }
@@ -46,7 +47,7 @@ class VisibleSink final : public walker::WalkSink {
 
   void on_ignored(const walker::WalkEntry& entry) override {
     const bool is_dir = entry.type == walker::EntryType::kDirectory;
-    if (!context_.policy.visible(entry.path, is_dir)) return;  // hidden: not even counted
+    if (!context_.policy.visible_entry(entry.path, is_dir)) return;  // hidden: not counted
     if (is_dir || keep_(entry.path, entry.type)) ignored_.fetch_add(1, std::memory_order_relaxed);
   }
 

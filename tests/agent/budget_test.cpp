@@ -32,9 +32,17 @@ class NonAdditiveCounter final : public TokenCounter {
 };
 
 std::string random_text(std::mt19937& rng, std::size_t max_len) {
-  static const std::vector<std::string> alphabet = {
-      "a", "Z", "0", " ", "_", "(", "{", "\t", "\xC3\xA9" /* é */, "\xE4\xB8\xAD" /* 中 */,
-      "\xF0\x9F\x98\x80" /* 😀 */};
+  static const std::vector<std::string> alphabet = {"a",
+                                                    "Z",
+                                                    "0",
+                                                    " ",
+                                                    "_",
+                                                    "(",
+                                                    "{",
+                                                    "\t",
+                                                    "\xC3\xA9" /* é */,
+                                                    "\xE4\xB8\xAD" /* 中 */,
+                                                    "\xF0\x9F\x98\x80" /* 😀 */};
   std::uniform_int_distribution<std::size_t> len(0, max_len);
   std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
   std::string out;
@@ -60,18 +68,18 @@ TEST_CASE("the estimator charges ASCII at 3.5 bytes a token, rounded up", "[agen
   EstimatingCounter c;
   CHECK(c.count("") == 0);
   CHECK(c.count("a") == 1);
-  CHECK(c.count("abcdefg") == 2);    // 7 / 3.5
-  CHECK(c.count("abcdefgh") == 3);   // 8 / 3.5 = 2.29, rounded up
+  CHECK(c.count("abcdefg") == 2);   // 7 / 3.5
+  CHECK(c.count("abcdefgh") == 3);  // 8 / 3.5 = 2.29, rounded up
   CHECK(c.count(std::string(350, 'x')) == 100);
 }
 
 TEST_CASE("the estimator charges non-ASCII bytes half a token each", "[agent][budget]") {
   EstimatingCounter c;
-  CHECK(c.count("\xE4\xB8\xAD") == 2);                            // one CJK character: 1.5
-  CHECK(c.count("\xE4\xB8\xAD\xE6\x96\x87") == 3);                // two: 3
-  CHECK(c.count("\xF0\x9F\x98\x80") == 2);                        // an emoji: 2
-  CHECK(c.count(std::string(100, '\xFF')) == 50);                 // invalid bytes
-  CHECK(c.count("abcdefg\xE4\xB8\xAD") == 4);                     // 2 + 1.5, rounded up
+  CHECK(c.count("\xE4\xB8\xAD") == 2);              // one CJK character: 1.5
+  CHECK(c.count("\xE4\xB8\xAD\xE6\x96\x87") == 3);  // two: 3
+  CHECK(c.count("\xF0\x9F\x98\x80") == 2);          // an emoji: 2
+  CHECK(c.count(std::string(100, '\xFF')) == 50);   // invalid bytes
+  CHECK(c.count("abcdefg\xE4\xB8\xAD") == 4);       // 2 + 1.5, rounded up
   // Never below one token per character for CJK text, which tokenizers split about that finely.
   std::string cjk;
   for (int i = 0; i < 100; ++i) cjk += "\xE4\xB8\xAD";
@@ -110,8 +118,8 @@ TEST_CASE("finish drops the body's last lines, not the footer, when the footer h
   EstimatingCounter c;
   // No reserve: the body fills the budget and leaves the footer nothing.
   BudgetWriter w(c, 8, 0);
-  REQUIRE(w.append("line one\n"));  // 9 bytes: 3 tokens
-  REQUIRE(w.append("line two\n"));  // 6
+  REQUIRE(w.append("line one\n"));               // 9 bytes: 3 tokens
+  REQUIRE(w.append("line two\n"));               // 6
   std::string text = w.finish("[footer here]");  // 13 bytes: 4 tokens
   CHECK(text == "line one\n[footer here]");
   CHECK(c.count(text) <= 8);
@@ -157,8 +165,8 @@ TEST_CASE("random pieces and budgets never overrun and keep the footer whole whe
       }
       const std::string footer = "[" + random_text(rng, 20) + "]";
       std::string text = w.finish(footer);
-      INFO(counter->name() << " max_tokens=" << max_tokens << " reserve=" << reserve
-                           << " footer='" << footer << "' text='" << text << "'");
+      INFO(counter->name() << " max_tokens=" << max_tokens << " reserve=" << reserve << " footer='"
+                           << footer << "' text='" << text << "'");
       REQUIRE(counter->count(text) <= max_tokens);
       REQUIRE(valid_utf8_prefix_cut(text));
       if (counter->count(footer) <= max_tokens) {

@@ -291,3 +291,15 @@ TEST_CASE("find_files lists exactly the files its text shows under a non-additiv
     if (files.size() < 150) CHECK(field(out.structured, "next_cursor") != "null");
   }
 }
+
+TEST_CASE("find_files stops at the output size cap whatever the budget", "[agent][find_files]") {
+  ToolEnv env;
+  env.config.limits.max_output_bytes = 200;
+  for (int i = 0; i < 100; ++i) env.file("dir/file" + std::to_string(100 + i) + ".txt", "x");
+  auto out = env.ok("find_files", R"({"pattern":"*.txt","max_results":1000,"max_tokens":100000})");
+  CHECK(field(out.structured, "truncated_reason") == "output_cap");
+  const auto files = files_of(out.structured);
+  CHECK(files.size() < 20);
+  CHECK(files.size() > 3);
+  CHECK(field(out.structured, "next_cursor") != "null");
+}

@@ -288,3 +288,41 @@ TEST_CASE("list_directory lists exactly the entries its text shows under a non-a
     }
   }
 }
+
+TEST_CASE("Policy::check_entry agrees with check for entries of visible directories",
+          "[agent][list_directory][policy][property]") {
+  using ctx::agent::Policy;
+  using ctx::agent::PolicyConfig;
+  const std::vector<std::string> names = {
+      "a",          "src",   ".env",  ".env.local", "secrets",   "SECRETS.txt",
+      "id_rsa.pub", "b.pem", "x.KEY", ".git",       "build",     "docs",
+      "top",        "gen",   "c.md",  "keep.c",     "config.yml"};
+  std::vector<PolicyConfig> configs(3);
+  configs[1].deny = {"build/", "docs/*.md", "/top", "**/gen/**"};
+  configs[2].allow = {"src/", "!src/gen/", "*.md"};
+  configs[2].deny = {"a/b"};
+  std::mt19937 rng(4242);
+  for (const PolicyConfig& config : configs) {
+    auto policy = Policy::build(config);
+    REQUIRE(policy.ok());
+    int compared = 0;
+    for (int i = 0; i < 20000; ++i) {
+      std::string path;
+      const int depth = std::uniform_int_distribution<int>(1, 4)(rng);
+      bool parents_visible = true;
+      for (int d = 0; d < depth; ++d) {
+        if (d > 0) {
+          parents_visible = parents_visible && policy->visible(path, true);
+          path += "/";
+        }
+        path += names[rng() % names.size()];
+      }
+      if (!parents_visible) continue;
+      const bool is_dir = rng() % 2 == 0;
+      INFO(path << (is_dir ? " (dir)" : ""));
+      CHECK(policy->check_entry(path, is_dir) == policy->check(path, is_dir));
+      ++compared;
+    }
+    CHECK(compared > 1000);
+  }
+}

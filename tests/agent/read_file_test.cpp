@@ -390,3 +390,18 @@ TEST_CASE("read_file lists exactly the lines its text shows under a non-additive
     }
   }
 }
+
+TEST_CASE("read_file stops at the output size cap whatever the budget", "[agent][read_file]") {
+  ToolEnv env;
+  env.config.limits.max_output_bytes = 300;
+  env.file("a.txt", numbered(1, 200));
+  auto out = env.ok("read_file", R"({"path":"a.txt","max_tokens":100000})");
+  simdjson::dom::parser parser;
+  auto json = parse(parser, out.structured);
+  CHECK(std::string_view(json["truncated_reason"]) == "output_cap");
+  CHECK(out.text.find("cut at the output size cap") != std::string::npos);
+  const auto shown = static_cast<std::size_t>(int64_t(json["shown"]));
+  CHECK(shown > 5);
+  CHECK(shown < 30);
+  CHECK(int64_t(json["next_offset"]) == static_cast<int64_t>(shown) + 1);
+}

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../../agent/src/sandbox_detail.hpp"
 #include "../../agent/src/session.hpp"
 #include "ctx/agent/budget.hpp"
 #include "ctx/agent/policy.hpp"
@@ -436,7 +437,7 @@ TEST_CASE("context lines are shown with '-' and blocks apart with '--'", "[agent
   tree.file("a.txt", "1\n2\nhit\n4\n5\n6\n7\nhit\n9\n");
   Env env(tree);
   ToolOutput out = env.ok(R"({"pattern":"hit","context":1})");
-  CHECK(out.text == "a.txt\n2-2\n3:hit\n4-4\n--\n7-7\n8:hit\n9-9\n\n[2 matches in 1 files]");
+  CHECK(out.text == "a.txt\n2-2\n3:hit\n4-4\n--\n7-7\n8:hit\n9-9\n\n[2 matches in 1 file]");
   CHECK(out.structured.find(R"("context_before":["2"],"context_after":["4"])") !=
         std::string::npos);
   require_schema(out.structured);
@@ -649,7 +650,7 @@ TEST_CASE("skipped files are reported by reason with example paths", "[agent][se
   CHECK(p.skipped_examples["binary"] == std::vector<std::string>{"image.png"});
   CHECK(p.skipped["too_large"] == 1);
   CHECK(p.skipped_examples["too_large"] == std::vector<std::string>{"big.log"});
-  CHECK(out.text.find("[skipped: 1 binary files that match, not shown (image.png); 1 files over "
+  CHECK(out.text.find("[skipped: 1 binary file that matches, not shown (image.png); 1 file over "
                       "2,000 bytes, not searched (big.log)]") != std::string::npos);
 }
 
@@ -746,7 +747,103 @@ TEST_CASE("no matches says so, with how many files were searched", "[agent][sear
   tree.file("a.txt", "nothing\n");
   Env env(tree);
   ToolOutput out = env.ok(R"({"pattern":"absent"})");
-  CHECK(out.text == "[no matches for 'absent' (1 files searched)]");
+  CHECK(out.text == "[no matches for 'absent' (1 file searched)]");
   CHECK_FALSE(out.truncated);
   require_schema(out.structured);
+}
+
+TEST_CASE("Policy::check_entry agrees with check beneath visible directories",
+          "[agent][search_files][policy]") {
+  PolicyConfig config;
+  config.deny = {"build/", "*.log", "docs/private/**", "/top.txt"};
+  config.protect = {"**/creds*", "vault/"};
+  PolicyConfig allow_config = config;
+  allow_config.allow = {"src/", "!src/gen/", "*.md"};
+  const std::vector<std::string> names = {"a",         "src",     "gen",     "build",     "x.log",
+                                          "creds.txt", ".env",    "top.txt", "README.md", "key.pem",
+                                          "docs",      "private", "vault",   "b.c"};
+  std::mt19937 rng(5);
+  for (const PolicyConfig* c : {&config, &allow_config}) {
+    auto policy = Policy::build(*c);
+    REQUIRE(policy.ok());
+    int compared = 0;
+    for (int i = 0; i < 20000; ++i) {
+      std::string path;
+      const int depth = 1 + static_cast<int>(rng() % 4);
+      for (int d = 0; d < depth; ++d) {
+        path += (d > 0 ? "/" : "") + names[rng() % names.size()];
+      }
+      const bool is_dir = rng() % 4 == 0;
+      const std::size_t slash = path.rfind('/');
+      const std::string parent = slash == std::string::npos ? "" : path.substr(0, slash);
+      if (!policy->visible(parent, true)) continue;
+      ++compared;
+      INFO(path << (is_dir ? " (dir)" : ""));
+      REQUIRE(policy->check_entry(path, is_dir) == policy->check(path, is_dir));
+    }
+    CHECK(compared > 5000);
+  }
+}
+
+TEST_CASE("a budget too small for the next match names a max_tokens that fits it",
+          "[agent][search_files][budget]") {
+  TempTree tree;
+  tree.file("a.txt", "needle " + std::string(450, 'q') + "\nneedle\n");
+  Env env(tree);
+  ToolOutput out = env.ok(R"({"pattern":"needle","max_tokens":120})");
+  Parsed p = parse(out.structured);
+  REQUIRE(p.shown == 0);
+  REQUIRE_FALSE(p.next_cursor.empty());
+  INFO(out.text);
+  const std::string marker = "call again with max_tokens=";
+  const std::size_t at = out.text.find(marker);
+  REQUIRE(at != std::string::npos);
+  const std::size_t needed = std::stoul(out.text.substr(at + marker.size()));
+  CHECK(needed > 120);
+  p = parse(env.ok(R"({"pattern":"needle","max_tokens":)" + std::to_string(needed) +
+                   R"(,"cursor":)" + json_string(p.next_cursor) + "}")
+                .structured);
+  CHECK(p.shown >= 1);
+}
+
+TEST_CASE("without openat2 the search opens files the portable way, with the same results",
+          "[agent][search_files][sandbox]") {
+  TempTree tree;
+  tree.file("src/a.c", "hit\nmiss\nhit\n");
+  tree.file("src/deep/b.c", "hit\n");
+  tree.file("deploy/tls.key", "hit\n");
+  Env env(tree);
+  const std::string args = R"({"pattern":"hit","context":1})";
+  ToolOutput fast = env.ok(args);
+  detail::set_force_openat2_fallback(true);
+  auto portable = env.call(args);
+  detail::set_force_openat2_fallback(false);
+  REQUIRE(portable.ok());
+  CHECK(portable->text == fast.text);
+  CHECK(portable->structured == fast.structured);
+  CHECK(portable->policy_hidden == fast.policy_hidden);
+  CHECK(parse(fast.structured).total == 3);
+}
+
+TEST_CASE("symlinks are not followed into hidden files or out of the root",
+          "[agent][search_files][sandbox]") {
+  TempTree tree;
+  tree.file("deploy/tls.key", "SECRET\n");
+  tree.file("plain.txt", "nothing\n");
+  TempTree outside;
+  outside.file("far.txt", "SECRET\n");
+  fs::create_symlink("deploy/tls.key", tree.root() / "link.txt");
+  fs::create_symlink(outside.root() / "far.txt", tree.root() / "out.txt");
+  fs::create_directory_symlink(outside.root(), tree.root() / "outdir");
+  Env env(tree);
+  ToolOutput out = env.ok(R"({"pattern":"SECRET"})");
+  CHECK(parse(out.structured).total == 0);
+  CHECK(out.text.find("link") == std::string::npos);
+  CHECK(out.text.find("out") == std::string::npos);
+  auto via_link = env.call(R"({"pattern":"SECRET","path":"link.txt"})");
+  REQUIRE_FALSE(via_link.ok());
+  CHECK(via_link.error().code == ToolErrorCode::kNotFound);
+  auto via_out = env.call(R"({"pattern":"SECRET","path":"outdir"})");
+  REQUIRE_FALSE(via_out.ok());
+  CHECK(via_out.error().code == ToolErrorCode::kOutsideRoot);
 }
