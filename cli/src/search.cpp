@@ -154,7 +154,7 @@ class FilePrinter final : public engine::LineSink {
   engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
                           std::string_view line) override {
     if (p_.output != Args::Output::kLines || p_.quiet) return engine::Flow::kContinue;
-    // Under -v the context lines are the ones that match: rg 14 reports their submatches.
+    // As ripgrep, under -v the context lines are the matching ones and show their submatches.
     if (p_.json) return json_line("context", line_number, offset, line, invert_);
     heading_once();
     w_.spans.clear();
@@ -164,7 +164,7 @@ class FilePrinter final : public engine::LineSink {
     // when the output needs them.
     if (invert_ && (p_.only_matching || p_.column || p_.vimgrep || p_.color ||
                     p_.replace != nullptr || p_.stats)) {
-      record_matches(line, bytes);
+      record_matches(line, bytes, true);
     }
     sink(bytes, offset, line_number, true);
     if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
@@ -287,9 +287,13 @@ class FilePrinter final : public engine::LineSink {
 
   // Finds the matches of a unit into w_.spans (and -r's expansions), then builds the replaced
   // bytes and their match spans into w_.replaced / w_.replaced_spans.
-  void record_matches(std::string_view line, std::string_view bytes) {
+  // In multiline mode a context line is searched alone (as ripgrep: its bytes are the haystack).
+  void record_matches(std::string_view line, std::string_view bytes, bool context = false) {
     Status s;
-    if (multi()) {
+    if (multi() && context) {
+      s = patterns_.find_spans_in(bytes, 0, bytes.size(), w_.scratch, w_.spans, p_.replace,
+                                  &w_.expansions);
+    } else if (multi()) {
       const auto start = static_cast<std::size_t>(bytes.data() - hay_.data());
       s = patterns_.find_spans_in(hay_, start, start + bytes.size(), w_.scratch, w_.spans,
                                   p_.replace, &w_.expansions);
@@ -602,7 +606,8 @@ class FilePrinter final : public engine::LineSink {
     in_color_ = false;
   }
 
-  // One --json match or context message (a begin message first, once).
+  // One --json match or context message (a begin message first, once), with the submatches
+  // when `spans`.
   engine::Flow json_line(std::string_view type, std::uint64_t line_number, std::uint64_t offset,
                          std::string_view line, bool spans) {
     std::string& o = w_.out;
@@ -618,7 +623,9 @@ class FilePrinter final : public engine::LineSink {
     w_.spans.clear();
     if (spans) {
       Status st;
-      if (multi()) {
+      if (multi() && type == "context") {  // searched alone, as in ripgrep
+        st = patterns_.find_spans_in(with_end, 0, with_end.size(), w_.scratch, w_.spans);
+      } else if (multi()) {
         const auto start = static_cast<std::size_t>(line.data() - hay_.data());
         st = patterns_.find_spans_in(hay_, start, start + with_end.size(), w_.scratch, w_.spans);
       } else {
@@ -626,7 +633,7 @@ class FilePrinter final : public engine::LineSink {
         drop_match_at_end(line);
       }
       if (!st.ok()) error_ = st.error();
-      if (!invert_) matches_ += w_.spans.size();  // -v: context lines' matches are not counted
+      if (type == "match") matches_ += w_.spans.size();
     }
     o += fmt::format("{{\"type\":\"{}\",\"data\":{{\"path\":", type);
     append_json_data(o, path_);

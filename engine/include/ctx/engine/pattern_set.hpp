@@ -2,7 +2,8 @@
 // buffers for candidate lines (all patterns at once, linear time); PCRE2 (JIT) confirms candidates
 // whose pattern Hyperscan cannot decide alone (-w, regexes that could span a line end) and finds
 // exact match spans. Patterns Hyperscan rejects (look-around, backreferences, -P) run on PCRE2
-// only.
+// only. In multiline mode (-U) PCRE2 searches whole buffers, behind a Hyperscan prefilter that only
+// says whether a buffer can hold a match.
 #pragma once
 
 #include <cstddef>
@@ -113,8 +114,8 @@ class PatternSet {
   std::unique_ptr<Impl> impl_;
 };
 
-// The byte length of the first `count` extended grapheme clusters of `text` (an invalid UTF-8
-// byte counts as one), for --max-columns-preview.
+// The byte length of the first `count` extended grapheme clusters of `text` (a maximal invalid
+// UTF-8 subpart, which prints as one U+FFFD, counts as one), for --max-columns-preview.
 std::size_t grapheme_prefix(std::string_view text, std::size_t count);
 
 }  // namespace ctx::engine

@@ -19,6 +19,8 @@ namespace ctx::engine {
 
 enum class Flow : std::uint8_t { kContinue, kStop };
 
+// In multiline mode, as ripgrep, only the first 64 KiB are looked at for a NUL byte, and under
+// kQuit a file with one there is not searched at all.
 enum class BinaryMode : std::uint8_t {
   kQuit,     // files found by the walk: stop at the first NUL byte (search what precedes it)
   kConvert,  // files named on the command line: search all, report "binary file matches"
