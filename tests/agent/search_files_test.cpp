@@ -157,7 +157,8 @@ Parsed parse(const std::string& json) {
   simdjson::dom::object skipped = root["skipped"].get_object().value();
   for (auto [key, value] : skipped) {
     p.skipped[std::string(key)] = value["count"].get_uint64().value();
-    for (simdjson::dom::element e : value["examples"].get_array().value()) {
+    const simdjson::dom::array examples = value["examples"].get_array().value();
+    for (simdjson::dom::element e : examples) {
       p.skipped_examples[std::string(key)].emplace_back(e.get_string().value());
     }
   }
@@ -197,7 +198,8 @@ bool conforms(simdjson::dom::element value, simdjson::dom::element schema,
     if (type.is_string()) {
       ok = type_ok(type.get_string().value());
     } else {
-      for (simdjson::dom::element t : type.get_array().value()) {
+      const simdjson::dom::array types = type.get_array().value();
+      for (simdjson::dom::element t : types) {
         ok = ok || type_ok(t.get_string().value());
       }
     }
@@ -231,7 +233,8 @@ bool conforms(simdjson::dom::element value, simdjson::dom::element schema,
         }
       }
     }
-    for (auto [key, v] : value.get_object().value()) {
+    const simdjson::dom::object object = value.get_object().value();
+    for (auto [key, v] : object) {
       simdjson::dom::element sub;
       if (!has_props || props[key].get(sub) != simdjson::SUCCESS) {
         why = at + ": property not in the schema: " + std::string(key);
@@ -242,7 +245,8 @@ bool conforms(simdjson::dom::element value, simdjson::dom::element schema,
   }
   simdjson::dom::element items;
   if (value.is_array() && schema["items"].get(items) == simdjson::SUCCESS) {
-    for (simdjson::dom::element v : value.get_array().value()) {
+    const simdjson::dom::array elements = value.get_array().value();
+    for (simdjson::dom::element v : elements) {
       if (!conforms(v, items, root_schema, why, at + "[]")) return false;
     }
   }
