@@ -1,15 +1,58 @@
 #include "ctx/agent/budget.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace ctx::agent {
 
+namespace {
+
+enum class ByteClass : std::uint8_t { kLetter, kDigit, kSpace, kBreak, kNonAscii, kPunct };
+
+ByteClass class_of(unsigned char c) {
+  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return ByteClass::kLetter;
+  if (c >= '0' && c <= '9') return ByteClass::kDigit;
+  if (c == ' ' || c == '\t') return ByteClass::kSpace;
+  if (c == '\n' || c == '\r') return ByteClass::kBreak;
+  if (c >= 0x80) return ByteClass::kNonAscii;
+  return ByteClass::kPunct;
+}
+
+}  // namespace
+
 std::size_t EstimatingCounter::count(std::string_view text) const {
-  std::size_t ascii = 0;
-  for (char c : text) ascii += static_cast<unsigned char>(c) < 0x80 ? 1 : 0;
-  const std::size_t other = text.size() - ascii;
-  // ceil(ascii / 3.5 + other / 2) == ceil((4 * ascii + 7 * other) / 14)
-  return (4 * ascii + 7 * other + 13) / 14;
+  std::size_t halves = 0;  // half tokens
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const ByteClass cls = class_of(static_cast<unsigned char>(text[i]));
+    std::size_t j = i + 1;
+    while (j < text.size() && class_of(static_cast<unsigned char>(text[j])) == cls) ++j;
+    const std::size_t run = j - i;
+    switch (cls) {
+      case ByteClass::kLetter:
+        halves += 2 * ((run + 4) / 5);
+        break;
+      case ByteClass::kDigit:
+        halves += 2 * ((run + 2) / 3);
+        break;
+      case ByteClass::kSpace:
+        halves += run == 1 ? 1 : 2;
+        break;
+      case ByteClass::kBreak:
+      case ByteClass::kPunct:
+        halves += 2 * run;
+        break;
+      case ByteClass::kNonAscii:
+        halves += run;
+        for (std::size_t k = i; k < j; ++k) {
+          const auto c = static_cast<unsigned char>(text[k]);
+          if (c >= 0xF0 && c <= 0xF4) halves += 2;  // a 4-byte character's lead byte
+        }
+        break;
+    }
+    i = j;
+  }
+  return (halves + 1) / 2;
 }
 
 BudgetWriter::BudgetWriter(const TokenCounter& counter, std::size_t max_tokens, std::size_t reserve)

@@ -174,7 +174,6 @@ Expected<ToolOutput> run_search_files(const ToolArgs& args, const CallContext& c
                      "search a directory or a regular file"};
   }
   query.path = start.canonical;
-  query.path_is_file = start.kind == EntryKind::kFile;
   start.fd = UniqueFd();
 
   auto compiled = engine::PatternSet::compile(query.patterns, query.pattern_options);

@@ -48,6 +48,8 @@ struct SearchResults {
   SearchMode mode = SearchMode::kContent;
   std::vector<SearchFileHits> files;  // files with at least one match, sorted by path
   std::uint64_t total_matches = 0;    // matching lines stored (count mode: all counted)
+  // Text files searched; once the collected-match cap is reached, files it rules out count too
+  // (read or not, which depends on thread timing).
   std::uint64_t files_searched = 0;
   // Why the search did not see everything: the collected-match cap (the totals are then lower
   // bounds), the deadline, cancellation, or the visit cap (then results are partial).
@@ -71,7 +73,6 @@ struct SearchQuery {
   std::vector<std::string> patterns;  // one pattern
   engine::PatternOptions pattern_options;
   std::string path;                // root-relative canonical start ("" is the root)
-  bool path_is_file = false;       // search just this file
   std::vector<std::string> globs;  // rg -g globs
   std::size_t context = 0;         // lines before and after each match (content mode)
   SearchMode mode = SearchMode::kContent;

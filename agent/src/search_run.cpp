@@ -385,6 +385,9 @@ class Search final : public walker::WalkSink {
 
   void search_file(std::string_view walk_path, Worker& w) {
     if (query_.mode == SearchMode::kContent && !collector_.wanted(walk_path)) {
+      // Counted as searched: whether a file is read before the cap rules it out depends on
+      // thread timing, and files_searched must not.
+      ++w.searched;
       collector_.note_skipped();
       return;
     }

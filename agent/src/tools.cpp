@@ -14,8 +14,9 @@ namespace {
 const std::array<ToolImpl, 5>& tool_table() {
   static const std::array<ToolImpl, 5> table = {{
       {"search_files",
-       "Search file contents for a regex (or literal) under the root. Returns path:line: text "
-       "for each match; use output_mode=files_with_matches or count for an overview.",
+       "Search file contents for a regex (or literal) under the root. Returns matching lines "
+       "grouped by file (the path, then line:text); use output_mode=files_with_matches or count "
+       "for an overview, and cursor for more.",
        search_files_params, search_files_output_schema, run_search_files},
       {"read_file",
        "Read a text file with line numbers. Use offset (1-based line) and limit to read a window "

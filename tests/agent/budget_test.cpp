@@ -31,6 +31,13 @@ class NonAdditiveCounter final : public TokenCounter {
   std::string_view name() const override { return "test-non-additive"; }
 };
 
+// A plain quarter-of-the-bytes counter, so the writer's tests do not depend on the estimator.
+class QuarterCounter final : public TokenCounter {
+ public:
+  std::size_t count(std::string_view text) const override { return (text.size() + 3) / 4; }
+  std::string_view name() const override { return "test-bytes/4"; }
+};
+
 std::string random_text(std::mt19937& rng, std::size_t max_len) {
   static const std::vector<std::string> alphabet = {"a",
                                                     "Z",
@@ -64,22 +71,31 @@ bool valid_utf8_prefix_cut(const std::string& s) {
 
 }  // namespace
 
-TEST_CASE("the estimator charges ASCII at 3.5 bytes a token, rounded up", "[agent][budget]") {
+TEST_CASE("the estimator charges text by the runs a tokenizer splits it into", "[agent][budget]") {
   EstimatingCounter c;
   CHECK(c.count("") == 0);
   CHECK(c.count("a") == 1);
-  CHECK(c.count("abcdefg") == 2);   // 7 / 3.5
-  CHECK(c.count("abcdefgh") == 3);  // 8 / 3.5 = 2.29, rounded up
-  CHECK(c.count(std::string(350, 'x')) == 100);
+  CHECK(c.count("hello") == 1);  // letters: a token per 5
+  CHECK(c.count("helloworld") == 2);
+  CHECK(c.count("helloworlds") == 3);
+  CHECK(c.count("123") == 1);  // digits: a token per 3
+  CHECK(c.count("1234") == 2);
+  CHECK(c.count("a b") == 3);     // a lone space: half a token (2.5, rounded up)
+  CHECK(c.count("a    b") == 3);  // a run of spaces: one
+  CHECK(c.count("();") == 3);     // punctuation: a token a byte
+  CHECK(c.count("\n\n") == 2);    // line breaks: a token each
+  // Dense text costs more than bytes/3.5 would say: a hex table, line-numbered output.
+  CHECK(c.count("0x6a09e667, 0xbb67ae85,") > 23 * 2 / 7 + 1);
+  CHECK(c.count("12:  return x;\n") >= 6);
 }
 
-TEST_CASE("the estimator charges non-ASCII bytes half a token each", "[agent][budget]") {
+TEST_CASE("the estimator charges non-ASCII bytes half a token, 4-byte characters three",
+          "[agent][budget]") {
   EstimatingCounter c;
-  CHECK(c.count("\xE4\xB8\xAD") == 2);              // one CJK character: 1.5
+  CHECK(c.count("\xE4\xB8\xAD") == 2);              // one CJK character: 1.5, rounded up
   CHECK(c.count("\xE4\xB8\xAD\xE6\x96\x87") == 3);  // two: 3
-  CHECK(c.count("\xF0\x9F\x98\x80") == 2);          // an emoji: 2
+  CHECK(c.count("\xF0\x9F\x98\x80") == 3);          // an emoji: 2 + 1
   CHECK(c.count(std::string(100, '\xFF')) == 50);   // invalid bytes
-  CHECK(c.count("abcdefg\xE4\xB8\xAD") == 4);       // 2 + 1.5, rounded up
   // Never below one token per character for CJK text, which tokenizers split about that finely.
   std::string cjk;
   for (int i = 0; i < 100; ++i) cjk += "\xE4\xB8\xAD";
@@ -99,36 +115,36 @@ TEST_CASE("the estimator is subadditive, so charging pieces never undercounts th
 }
 
 TEST_CASE("a BudgetWriter refuses a piece that would eat into the reserve", "[agent][budget]") {
-  EstimatingCounter c;
+  QuarterCounter c;
   BudgetWriter w(c, 10, 4);
-  CHECK(w.append("abcdefg\n"));  // 8 bytes: 3 tokens
-  CHECK(w.append("abcdefg\n"));  // 6 used
+  CHECK(w.append("abcdefghijk\n"));  // 12 bytes: 3 tokens
+  CHECK(w.append("abcdefghijk\n"));  // 6 used
   CHECK_FALSE(w.cut());
   CHECK_FALSE(w.fits("a"));
   CHECK_FALSE(w.append("a"));
   CHECK(w.cut());
   std::string text = w.finish("[cut]");  // 2 tokens, fits the reserve
-  CHECK(text == "abcdefg\nabcdefg\n[cut]");
+  CHECK(text == "abcdefghijk\nabcdefghijk\n[cut]");
   CHECK(c.count(text) <= 10);
   CHECK_FALSE(w.trimmed());
 }
 
 TEST_CASE("finish drops the body's last lines, not the footer, when the footer has no room",
           "[agent][budget]") {
-  EstimatingCounter c;
+  QuarterCounter c;
   // No reserve: the body fills the budget and leaves the footer nothing.
   BudgetWriter w(c, 8, 0);
-  REQUIRE(w.append("line one\n"));               // 9 bytes: 3 tokens
-  REQUIRE(w.append("line two\n"));               // 6
+  REQUIRE(w.append("line one!!!\n"));            // 12 bytes: 3 tokens
+  REQUIRE(w.append("line two!!!\n"));            // 6 used: with the footer (4) that is 10 > 8
   std::string text = w.finish("[footer here]");  // 13 bytes: 4 tokens
-  CHECK(text == "line one\n[footer here]");
+  CHECK(text == "line one!!!\n[footer here]");
   CHECK(c.count(text) <= 8);
   CHECK(w.trimmed());
   CHECK(w.cut());
 }
 
 TEST_CASE("finish puts the footer on a line of its own", "[agent][budget]") {
-  EstimatingCounter c;
+  QuarterCounter c;
   BudgetWriter w(c, 100, 10);
   REQUIRE(w.append("no newline at the end"));
   CHECK(w.finish("[end]") == "no newline at the end\n[end]");
@@ -136,7 +152,7 @@ TEST_CASE("finish puts the footer on a line of its own", "[agent][budget]") {
 
 TEST_CASE("finish clips a footer that cannot fit even alone, at a UTF-8 boundary",
           "[agent][budget]") {
-  EstimatingCounter c;
+  QuarterCounter c;
   BudgetWriter w(c, 3, 3);
   REQUIRE_FALSE(w.append("anything"));
   std::string text = w.finish("\xE4\xB8\xAD\xE4\xB8\xAD\xE4\xB8\xAD and more");

@@ -20,16 +20,20 @@ class TokenCounter {
   virtual std::string_view name() const = 0;
 };
 
-// The calibrated estimate: ASCII code runs 3.7-4.6 bytes per token in the Qwen2.5, Llama 3 and
-// o200k tokenizers and bytes/4 undercounts C++ by ~8%, so ASCII bytes cost 1/3.5 token each.
-// Non-ASCII text is denser in tokens (a CJK character is often a token of its own, an emoji two
-// or three, an invalid byte one), so every byte of a multi-byte character costs 1/2 token.
-// The total is rounded up. Conservative: over-counts rather than under. Subadditive
-// (count(a + b) <= count(a) + count(b)), so charging pieces one by one never undercounts.
+// A conservative estimate from the shape of the text, the way BPE pre-tokenizers split it: a run
+// of letters costs a token per 5, a run of digits a token per 3 (numbers are split in threes), a
+// lone space or tab half a token and a longer run one, each line break and each punctuation byte
+// a token, each byte of a non-ASCII character half a token (a 4-byte character 3). Measured
+// with o200k_base and cl100k_base (js-tiktoken) on samples of a 78k-file tree: it never
+// undercounted 300 source files (median 1.64x) nor 21 search_files texts (median 1.49x) and
+// undercounted 6 of 379 assorted repository files (terminal dumps, rare scripts; worst 0.86x),
+// where bytes/3.5 undercounted 65 of the 300 (worst 0.60x) and about half of the search texts (line
+// numbers and paths are dense in tokens). Subadditive (count(a + b) <= count(a) + count(b)), so
+// charging pieces one by one never undercounts the whole.
 class EstimatingCounter final : public TokenCounter {
  public:
   std::size_t count(std::string_view text) const override;
-  std::string_view name() const override { return "estimate-ascii/3.5-utf8/2"; }
+  std::string_view name() const override { return "estimate-shape-v1"; }
 };
 
 // Builds a text that never costs more than `max_tokens` by the counter's count of the whole text.
