@@ -45,22 +45,20 @@ void agrees_with_pcre2(const std::string& regex, bool caseless, const std::strin
 }  // namespace
 
 TEST_CASE("byte prefilters keep every line PCRE2 matches", "[engine][byte_prefilter]") {
-  const std::
-      string
-          hay =
-              "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9 \xCE\xA3\xCE\xA3\xCE\xA3\xCE\xA3\xCE\xA3 "
-              "x\n"  // ééééé ΣΣΣΣΣ
-              "a\xC3\xA9"
-              "b\n"                 // aéb
-              "\xE6\x97\xA5x\n"     // 日x
-              "\xE2\x84\xAA\n"      // KELVIN SIGN
-              "\xC5\xBF\n"          // LONG S
-              "caf\xC3\x89\n"       // cafÉ
-              "12\xD9\xA3\n"        // 12٣ (Arabic-Indic digit)
-              "tab\xC2\xA0space\n"  // NO-BREAK SPACE
-              "plain ascii words here\n"
-              "\xCE\xA3\n"
-              "{brace} a{1 x-y\n";
+  const std::string hay =
+      "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9 \xCE\xA3\xCE\xA3\xCE\xA3\xCE\xA3\xCE\xA3 "
+      "x\n"  // ééééé ΣΣΣΣΣ
+      "a\xC3\xA9"
+      "b\n"                 // aéb
+      "\xE6\x97\xA5x\n"     // 日x
+      "\xE2\x84\xAA\n"      // KELVIN SIGN
+      "\xC5\xBF\n"          // LONG S
+      "caf\xC3\x89\n"       // cafÉ
+      "12\xD9\xA3\n"        // 12٣ (Arabic-Indic digit)
+      "tab\xC2\xA0space\n"  // NO-BREAK SPACE
+      "plain ascii words here\n"
+      "\xCE\xA3\n"
+      "{brace} a{1 x-y\n";
   const char* regexes[] = {
       "\\w{5}\\s+\\w{5}\\s+\\w",
       "a.b",
