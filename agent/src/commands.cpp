@@ -18,6 +18,7 @@
 #include "ctx/agent/audit_log.hpp"
 #include "ctx/agent/mcp_server.hpp"
 #include "ctx/agent/tools.hpp"
+#include "ctx/base/fd_io.hpp"
 #include "json_writer.hpp"
 
 namespace ctx::agent {
@@ -101,26 +102,10 @@ struct Flags {
 };
 
 void print_stderr(std::string_view message) {
-  std::string line = fmt::format("ctxsearch: {}\n", message);
-  std::size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
+  write_all(STDERR_FILENO, fmt::format("ctxsearch: {}\n", message));
 }
 
-bool print_stdout(std::string_view text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
+bool print_stdout(std::string_view text) { return write_all(STDOUT_FILENO, text); }
 
 // A usage error: the message names the input, the second line the fix. Exit code 2.
 int usage_error(const Flags& flags, std::string_view message) {

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ctx/base/fd_io.hpp"
 #include "json_writer.hpp"
 
 namespace ctx::agent {
@@ -32,14 +33,7 @@ constexpr std::string_view kDefaultInstructions =
 
 // One line on stderr, written whole.
 void log_line(std::string_view message) {
-  std::string line = fmt::format("ctxsearch mcp: {}\n", message);
-  std::size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
+  write_all(STDERR_FILENO, fmt::format("ctxsearch mcp: {}\n", message));
 }
 
 std::string error_response(std::string_view id_json, int code, std::string_view message) {

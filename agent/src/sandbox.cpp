@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "ctx/base/fd_io.hpp"
 #include "sandbox_detail.hpp"
 
 namespace ctx::agent {
@@ -116,14 +117,6 @@ ToolError errno_error(int err, std::string_view path, const std::string& root) {
                                    std::strerror(err), err),
                        "retry, or choose another file"};
   }
-}
-
-int openat_retry(int dir_fd, const char* name, int flags) {
-  int fd;
-  do {
-    fd = ::openat(dir_fd, name, flags);
-  } while (fd < 0 && errno == EINTR);
-  return fd;
 }
 
 long openat2_retry(int dir_fd, const char* path, int flags, __u64 resolve) {

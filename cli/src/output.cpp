@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "ctx/base/fd_io.hpp"
+
 namespace ctx::cli {
 namespace {
 
@@ -12,17 +14,7 @@ thread_local Output::Capture* tls_capture = nullptr;
 
 }  // namespace
 
-bool write_stdout(std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(STDOUT_FILENO, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
+bool write_stdout(std::string_view data) { return write_all(STDOUT_FILENO, data); }
 
 void print_error(std::string_view detail) {
   std::string line = fmt::format("ctxsearch: {}\n", detail);

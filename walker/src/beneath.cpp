@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <climits>
 
+#include "ctx/base/fd_io.hpp"
+
 namespace ctx::walker::detail {
 namespace {
 
@@ -29,14 +31,6 @@ long openat2_call(int dir_fd, const char* path, int flags) {
     fd = ::syscall(SYS_openat2, dir_fd, path, &how, sizeof how);
     if (fd >= 0 || (errno != EINTR && errno != EAGAIN)) break;
   }
-  return fd;
-}
-
-int openat_retry(int dir_fd, const char* name, int flags) {
-  int fd;
-  do {
-    fd = ::openat(dir_fd, name, flags);
-  } while (fd < 0 && errno == EINTR);
   return fd;
 }
 
