@@ -1,10 +1,15 @@
 #include "ctx/agent/budget.hpp"
 
+#include <vector>
+
 namespace ctx::agent {
 
 std::size_t EstimatingCounter::count(std::string_view text) const {
-  // ceil(bytes / 3.5) == ceil(2 * bytes / 7)
-  return (2 * text.size() + 6) / 7;
+  std::size_t ascii = 0;
+  for (char c : text) ascii += static_cast<unsigned char>(c) < 0x80 ? 1 : 0;
+  const std::size_t other = text.size() - ascii;
+  // ceil(ascii / 3.5 + other / 2) == ceil((4 * ascii + 7 * other) / 14)
+  return (4 * ascii + 7 * other + 13) / 14;
 }
 
 BudgetWriter::BudgetWriter(const TokenCounter& counter, std::size_t max_tokens, std::size_t reserve)
@@ -17,45 +22,83 @@ bool BudgetWriter::fits(std::string_view piece) const {
 }
 
 bool BudgetWriter::append(std::string_view piece) {
-  if (!fits(piece)) {
+  const std::size_t cost = counter_.count(piece);
+  if (used_ + cost + reserve_ > max_tokens_) {
     cut_ = true;
     return false;
   }
   text_.append(piece);
-  used_ += counter_.count(piece);
+  used_ += cost;
   return true;
 }
 
 namespace {
+
 // The longest prefix of `s` no longer than `bytes` that does not split a UTF-8 sequence.
 std::string_view utf8_prefix(std::string_view s, std::size_t bytes) {
   if (bytes >= s.size()) return s;
   while (bytes > 0 && (static_cast<unsigned char>(s[bytes]) & 0xC0) == 0x80) --bytes;
   return s.substr(0, bytes);
 }
+
 }  // namespace
 
 std::string BudgetWriter::finish(std::string_view footer) {
+  // `body_len` bytes of the body, a line break when that body does not end in one, the footer.
+  std::string candidate;
+  auto compose = [&](std::size_t body_len, std::string_view tail) -> const std::string& {
+    candidate.assign(text_, 0, body_len);
+    if (body_len > 0 && text_[body_len - 1] != '\n' && !tail.empty()) candidate.push_back('\n');
+    candidate.append(tail);
+    return candidate;
+  };
+  auto fits_whole = [&](std::size_t body_len, std::string_view tail) {
+    return counter_.count(compose(body_len, tail)) <= max_tokens_;
+  };
+
+  if (fits_whole(text_.size(), footer)) {  // the usual case: one count of the whole
+    text_ = std::move(candidate);
+    used_ = counter_.count(text_);
+    return std::move(text_);
+  }
+
+  // Over budget: keep the longest run of whole body lines that fits with the whole footer. The
+  // cut points are line starts; cuts[0] == 0 keeps no body at all.
+  std::vector<std::size_t> cuts = {0};
+  for (std::size_t i = 0; i < text_.size(); ++i) {
+    if (text_[i] == '\n' && i + 1 < text_.size()) cuts.push_back(i + 1);
+  }
+  trimmed_ = !text_.empty();
+  cut_ = true;
   std::string_view tail = footer;
-  while (!tail.empty() && used_ + counter_.count(tail) > max_tokens_) {
-    tail = utf8_prefix(tail, tail.size() - 1);
-  }
-  text_.append(tail);
-  used_ += counter_.count(tail);
-  // Counts need not be additive for a real tokenizer: re-check the whole and drop whole lines
-  // from the end of the body until it fits.
-  while (!text_.empty() && counter_.count(text_) > max_tokens_) {
-    std::size_t body_end = text_.size() - tail.size();
-    std::size_t cut_at = text_.rfind('\n', body_end == 0 ? 0 : body_end - 1);
-    cut_at = cut_at == std::string::npos ? 0 : cut_at + 1;
-    if (cut_at >= body_end) {  // no body left: clip the footer itself
-      text_ = std::string(utf8_prefix(text_, text_.size() - 1));
-      tail = text_;
-    } else {
-      text_.erase(cut_at, body_end - cut_at);
+  if (!fits_whole(0, tail)) {
+    // Not even the footer alone fits: clip it (binary search on its length).
+    std::size_t lo = 0;
+    std::size_t hi = tail.size();  // fits(lo) holds (the empty text costs nothing); hi does not
+    while (hi - lo > 1) {
+      std::size_t mid = lo + (hi - lo) / 2;
+      if (counter_.count(utf8_prefix(tail, mid)) <= max_tokens_) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
     }
-    cut_ = true;
+    text_ = std::string(utf8_prefix(tail, lo));
+    used_ = counter_.count(text_);
+    return std::move(text_);
   }
+  // cuts[lo] fits; keeping everything does not. Binary search for the last cut that fits.
+  std::size_t lo = 0;
+  std::size_t hi = cuts.size();  // index cuts.size() stands for the whole body
+  while (hi - lo > 1) {
+    std::size_t mid = lo + (hi - lo) / 2;
+    if (fits_whole(cuts[mid], tail)) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  text_ = compose(cuts[lo], tail);
   used_ = counter_.count(text_);
   return std::move(text_);
 }

@@ -1,14 +1,57 @@
-// What a long-lived server keeps between calls (SessionState::Impl).
+// What a long-lived server keeps between calls (SessionState::Impl): the result sets of recent
+// searches, so that paging with a cursor slices the same results instead of searching again.
 #pragma once
 
+#include <cstddef>
+#include <list>
+#include <memory>
 #include <mutex>
+#include <string>
 
 #include "ctx/agent/tools.hpp"
 
 namespace ctx::agent {
 
+struct SearchResults;  // search_results.hpp
+
+// A few recent result sets keyed by the exact list-defining arguments of their call, least
+// recently used dropped first. Bounded by entries and by the results' memory; a result set larger
+// than the byte bound is not kept. Thread-safe. Entries are shared and immutable, so a page being
+// rendered keeps its results alive even if the entry is dropped meanwhile.
+class ResultCache {
+ public:
+  ResultCache(std::size_t max_entries, std::size_t max_bytes)
+      : max_entries_(max_entries), max_bytes_(max_bytes) {}
+
+  std::shared_ptr<const SearchResults> find(const std::string& key);
+  // Adds (or replaces) the entry for `key`; `bytes` is the results' memory.
+  void put(const std::string& key, std::shared_ptr<const SearchResults> results,
+           std::size_t bytes);
+
+  std::size_t size() const;
+  std::size_t bytes() const;
+
+ private:
+  struct Entry {
+    std::string key;
+    std::shared_ptr<const SearchResults> results;
+    std::size_t bytes;
+  };
+  void drop_back_locked();
+
+  std::size_t max_entries_;
+  std::size_t max_bytes_;
+  mutable std::mutex mutex_;
+  std::list<Entry> entries_;  // most recently used first
+  std::size_t bytes_ = 0;
+};
+
 struct SessionState::Impl {
+  static constexpr std::size_t kSearchEntries = 4;
+  static constexpr std::size_t kSearchBytes = std::size_t{128} << 20;
+
   std::mutex mutex;
+  ResultCache searches{kSearchEntries, kSearchBytes};
 };
 
 }  // namespace ctx::agent

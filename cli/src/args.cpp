@@ -22,6 +22,7 @@ struct Flag {
   std::string_view value_name;  // empty for a switch
   std::string_view help;
   Handler handler;
+  std::string_view choices = {};  // the values a flag takes, space-separated, for completions
 };
 
 Error usage(std::string message) { return Error{ErrorCode::kInvalidArgument, std::move(message)}; }
@@ -151,19 +152,25 @@ constexpr Flag kFlags[] = {
   {"no-heading", 0, "", "Show the path on each matching line.",
    [](Args& a, std::string_view) -> Status { a.heading = false; return {}; }},
   {"files-with-matches", 'l', "", "Print only the paths of files with a match.",
-   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kFilesWithMatches; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     a.output = Args::Output::kFilesWithMatches; a.json = false; return {}; }},
   {"files-without-match", 0, "", "Print only the paths of files without a match.",
-   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kFilesWithoutMatch; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     a.output = Args::Output::kFilesWithoutMatch; a.json = false; return {}; }},
   {"count", 'c', "", "Print the number of matching lines per file.",
-   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kCount; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     a.output = Args::Output::kCount; a.json = false; return {}; }},
   {"count-matches", 0, "", "Print the number of matches per file.",
-   [](Args& a, std::string_view) -> Status { a.output = Args::Output::kCountMatches; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     a.output = Args::Output::kCountMatches; a.json = false; return {}; }},
   {"only-matching", 'o', "", "Print only the matched parts, each on its own line.",
    [](Args& a, std::string_view) -> Status { a.only_matching = true; return {}; }},
   {"replace", 'r', "REPLACEMENT", "Print each match replaced by REPLACEMENT ($1, ${name}; files are not changed).",
    [](Args& a, std::string_view v) -> Status { a.replace = std::string(v); return {}; }},
   {"json", 0, "", "Print results as JSON Lines (ripgrep's begin/match/context/end/summary messages).",
-   [](Args& a, std::string_view) -> Status { a.json = true; return {}; }},
+   // As rg 14, the last of --json, -c, -l, --count-matches, --files-without-match chooses.
+   [](Args& a, std::string_view) -> Status {
+     a.json = true; a.output = Args::Output::kLines; return {}; }},
   {"no-json", 0, "", "Undo --json.",
    [](Args& a, std::string_view) -> Status { a.json = false; return {}; }},
   {"vimgrep", 0, "", "Print path:line:column:text for every match (for editors' quickfix lists).",
@@ -184,6 +191,30 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.binary = true; return {}; }},
   {"no-binary", 0, "", "Undo --binary.",
    [](Args& a, std::string_view) -> Status { a.binary = false; return {}; }},
+  {"multiline", 'U', "", "Let matches span lines (patterns may hold \\n).",
+   [](Args& a, std::string_view) -> Status { a.pattern.multiline = true; return {}; }},
+  {"no-multiline", 0, "", "Undo --multiline.",
+   [](Args& a, std::string_view) -> Status { a.pattern.multiline = false; return {}; }},
+  {"multiline-dotall", 0, "", "With --multiline, let '.' match line feeds too.",
+   [](Args& a, std::string_view) -> Status { a.pattern.multiline_dotall = true; return {}; }},
+  {"no-multiline-dotall", 0, "", "Undo --multiline-dotall.",
+   [](Args& a, std::string_view) -> Status { a.pattern.multiline_dotall = false; return {}; }},
+  {"max-columns", 'M', "NUM", "Omit printed lines longer than NUM bytes (0: no limit).",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("max-columns", v));
+     a.max_columns = n == 0 ? std::nullopt : std::optional<std::uint64_t>(n); return {}; }},
+  {"max-columns-preview", 0, "", "Print the first NUM columns of an omitted line instead.",
+   [](Args& a, std::string_view) -> Status { a.max_columns_preview = true; return {}; }},
+  {"no-max-columns-preview", 0, "", "Undo --max-columns-preview.",
+   [](Args& a, std::string_view) -> Status { a.max_columns_preview = false; return {}; }},
+  {"trim", 0, "", "Remove leading ASCII whitespace from printed lines.",
+   [](Args& a, std::string_view) -> Status { a.trim = true; return {}; }},
+  {"no-trim", 0, "", "Undo --trim.",
+   [](Args& a, std::string_view) -> Status { a.trim = false; return {}; }},
+  {"stats", 0, "", "Print totals (matches, files, bytes, time) after the results.",
+   [](Args& a, std::string_view) -> Status { a.stats = true; return {}; }},
+  {"no-stats", 0, "", "Undo --stats.",
+   [](Args& a, std::string_view) -> Status { a.stats = false; return {}; }},
   {"color", 0, "WHEN", "When to color: never, auto (a terminal), always, ansi.",
    [](Args& a, std::string_view v) -> Status {
      if (v == "never") a.color = Args::Color::kNever;
@@ -191,7 +222,7 @@ constexpr Flag kFlags[] = {
      else if (v == "always" || v == "ansi") a.color = Args::Color::kAlways;
      else return usage(fmt::format("invalid value '{}' for --color: expected never, auto, always "
                                    "or ansi", v));
-     return {}; }},
+     return {}; }, "never auto always ansi"},
   {"files", 0, "", "Print each file that would be searched, without searching.",
    [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kFiles; return {}; }},
   {"type-list", 0, "", "Show every known file type and its globs.",
@@ -274,9 +305,11 @@ constexpr Flag kFlags[] = {
   {"unrestricted", 'u', "", "-u: --no-ignore; -uu: also --hidden; -uuu: also --binary.",
    [](Args& a, std::string_view) -> Status { ++a.unrestricted; return {}; }},
   {"sort", 0, "SORTBY", "Sort results: none, path, modified, accessed, created. Stays parallel.",
-   [](Args& a, std::string_view v) -> Status { return set_sort(a, v, false); }},
+   [](Args& a, std::string_view v) -> Status { return set_sort(a, v, false); },
+   "none path modified accessed created"},
   {"sortr", 0, "SORTBY", "Like --sort, in reverse order.",
-   [](Args& a, std::string_view v) -> Status { return set_sort(a, v, true); }},
+   [](Args& a, std::string_view v) -> Status { return set_sort(a, v, true); },
+   "none path modified accessed created"},
   {"threads", 'j', "NUM", "Use NUM threads (0: one per core).",
    [](Args& a, std::string_view v) -> Status {
      CTX_TRY_ASSIGN(auto n, parse_count("threads", v));
@@ -285,6 +318,11 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.null = true; return {}; }},
   {"quiet", 'q', "", "Print nothing; exit 0 when something was found.",
    [](Args& a, std::string_view) -> Status { a.quiet = true; return {}; }},
+  {"generate", 0, "KIND", "Print a shell completion script or the man page: complete-bash, "
+   "complete-zsh, complete-fish, man.",
+   [](Args& a, std::string_view v) -> Status {
+     a.generate = std::string(v); a.mode = Args::Mode::kGenerate; return {}; },
+   "complete-bash complete-zsh complete-fish man"},
   {"help", 'h', "", "Show this help.",
    [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kHelp; return {}; }},
   {"version", 'V', "", "Show the version.",
@@ -429,6 +467,198 @@ Result<std::vector<std::string>> config_args(const std::vector<std::string>& arg
     if (!line.empty() && line.front() != '#') out.emplace_back(line);
   });
   return out;
+}
+
+namespace {
+
+constexpr std::string_view kSummary = "fast, ripgrep-compatible code search";
+
+// Replaces every `from` character of `text` with `to`.
+std::string replace_all(std::string_view text, char from, std::string_view to) {
+  std::string out;
+  for (char c : text) {
+    if (c == from) {
+      out.append(to);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// Flags that take a file or directory path as their value.
+bool takes_path(const Flag& f) { return f.value_name == "PATH" || f.value_name == "PATTERNFILE"; }
+// Flags whose value is a file type name (completed from --type-list).
+bool takes_type(const Flag& f) { return f.value_name == "TYPE"; }
+
+std::string generate_bash() {
+  std::string words;
+  std::string cases;
+  for (const Flag& f : kFlags) {
+    words += fmt::format(" --{}", f.long_name);
+    if (f.short_name != 0) words += fmt::format(" -{}", f.short_name);
+    if (f.value_name.empty()) continue;
+    std::string names = fmt::format("--{}", f.long_name);
+    if (f.short_name != 0) names += fmt::format("|-{}", f.short_name);
+    std::string action;
+    if (!f.choices.empty()) {
+      action = fmt::format("COMPREPLY=($(compgen -W \"{}\" -- \"$cur\"))", f.choices);
+    } else if (takes_path(f)) {
+      action = "COMPREPLY=($(compgen -f -- \"$cur\"))";
+    } else if (takes_type(f)) {
+      action =
+          "COMPREPLY=($(compgen -W \"$(\"${COMP_WORDS[0]}\" --type-list 2>/dev/null | "
+          "cut -d: -f1)\" -- \"$cur\"))";
+    } else {
+      action = "COMPREPLY=()";
+    }
+    cases += fmt::format("    {})\n      {}\n      return 0\n      ;;\n", names, action);
+  }
+  return fmt::format(
+      "# bash completion for ctxsearch (generated by `ctxsearch --generate complete-bash`)\n"
+      "_ctxsearch() {{\n"
+      "  local cur prev\n"
+      "  cur=\"${{COMP_WORDS[COMP_CWORD]}}\"\n"
+      "  prev=\"${{COMP_WORDS[COMP_CWORD-1]}}\"\n"
+      "  case \"$prev\" in\n{}  esac\n"
+      "  if [[ \"$cur\" == -* ]]; then\n"
+      "    COMPREPLY=($(compgen -W \"{}\" -- \"$cur\"))\n"
+      "    return 0\n"
+      "  fi\n"
+      "  COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+      "  return 0\n"
+      "}}\n"
+      "complete -F _ctxsearch -o bashdefault -o default ctxsearch\n",
+      cases, words.substr(1));
+}
+
+std::string generate_zsh() {
+  std::string specs;
+  for (const Flag& f : kFlags) {
+    // In a spec, the description sits in [...]: escape brackets; quote for single quotes.
+    std::string help = replace_all(replace_all(f.help, '[', "\\["), ']', "\\]");
+    help = replace_all(help, '\'', "'\\''");
+    help = replace_all(help, ':', "\\:");
+    std::string value;
+    if (!f.value_name.empty()) {
+      std::string action = !f.choices.empty() ? fmt::format("({})", f.choices)
+                           : takes_path(f)    ? std::string("_files")
+                           : takes_type(f)    ? std::string(
+                                                    "{_values type ${(f)\"$(ctxsearch --type-list "
+                                                       "2>/dev/null | cut -d: -f1)\"}}")
+                                           : std::string(" ");
+      value = fmt::format(":{}:{}", f.value_name, action);
+    }
+    const char* eq = f.value_name.empty() ? "" : "=";
+    const char* plus = f.value_name.empty() ? "" : "+";
+    if (f.short_name != 0) {
+      specs += fmt::format("    '(-{0} --{1})'{{-{0}{2},--{1}{3}}}'[{4}]{5}'\n", f.short_name,
+                           f.long_name, plus, eq, help, value);
+    } else {
+      specs += fmt::format("    '--{}{}[{}]{}'\n", f.long_name, eq, help, value);
+    }
+  }
+  return fmt::format(
+      "#compdef ctxsearch\n"
+      "# zsh completion for ctxsearch (generated by `ctxsearch --generate complete-zsh`)\n"
+      "_ctxsearch() {{\n"
+      "  local -a args\n"
+      "  args=(\n{}"
+      "    '1:pattern: '\n"
+      "    '*:path:_files'\n"
+      "  )\n"
+      "  _arguments -s -S $args\n"
+      "}}\n"
+      "_ctxsearch \"$@\"\n",
+      specs);
+}
+
+std::string generate_fish() {
+  std::string out =
+      "# fish completion for ctxsearch (generated by `ctxsearch --generate complete-fish`)\n";
+  for (const Flag& f : kFlags) {
+    std::string line = "complete -c ctxsearch";
+    if (f.short_name != 0) line += fmt::format(" -s {}", f.short_name);
+    line += fmt::format(" -l {}", f.long_name);
+    if (!f.value_name.empty()) {
+      line += " -r";
+      if (!f.choices.empty()) {
+        line += fmt::format(" -f -a '{}'", f.choices);
+      } else if (takes_type(f)) {
+        line += " -f -a '(ctxsearch --type-list 2>/dev/null | string replace -r \":.*\" \"\")'";
+      } else if (!takes_path(f)) {
+        line += " -f";
+      }
+    }
+    std::string help = replace_all(replace_all(f.help, '\\', "\\\\"), '\'', "\\'");
+    line += fmt::format(" -d '{}'\n", help);
+    out += line;
+  }
+  return out;
+}
+
+// Text for roff: backslashes and dashes escaped, no line starting with a control character.
+std::string roff(std::string_view text) {
+  std::string out = replace_all(replace_all(text, '\\', "\\e"), '-', "\\-");
+  if (!out.empty() && (out.front() == '.' || out.front() == '\'')) out.insert(0, "\\&");
+  return out;
+}
+
+std::string generate_man() {
+  std::string out = fmt::format(
+      ".TH CTXSEARCH 1 \"\" \"ctxsearch 0.1.0\" \"User Commands\"\n"
+      ".SH NAME\n"
+      "ctxsearch \\- {}\n"
+      ".SH SYNOPSIS\n"
+      ".B ctxsearch\n"
+      "[\\fIOPTIONS\\fR] \\fIPATTERN\\fR [\\fIPATH\\fR ...]\n"
+      ".br\n"
+      ".B ctxsearch\n"
+      "[\\fIOPTIONS\\fR] \\fB\\-e\\fR \\fIPATTERN\\fR ... [\\fIPATH\\fR ...]\n"
+      ".br\n"
+      ".B ctxsearch\n"
+      "\\fB\\-\\-files\\fR [\\fIOPTIONS\\fR] [\\fIPATH\\fR ...]\n"
+      ".SH DESCRIPTION\n"
+      "ctxsearch searches files for lines matching a regular expression, as ripgrep (rg) does:\n"
+      "the same flags, output formats and exit codes. Paths default to the current directory.\n"
+      "Ignore files (.gitignore at every level, .git/info/exclude, the global git excludes, "
+      ".ignore, .rgignore, .ctxignore) are respected as git and ripgrep do; hidden files are "
+      "skipped unless \\fB\\-\\-hidden\\fR.\n"
+      ".SH OPTIONS\n",
+      roff(kSummary));
+  for (const Flag& f : kFlags) {
+    out += ".TP\n";
+    if (f.short_name != 0)
+      out += fmt::format("\\fB\\-{}\\fR, ", roff(std::string(1, f.short_name)));
+    out += fmt::format("\\fB\\-\\-{}\\fR", roff(f.long_name));
+    if (!f.value_name.empty()) out += fmt::format(" \\fI{}\\fR", roff(f.value_name));
+    out += fmt::format("\n{}\n", roff(f.help));
+  }
+  out +=
+      ".SH ENVIRONMENT\n"
+      ".TP\n"
+      "\\fBCTXSEARCH_CONFIG_PATH\\fR\n"
+      "A config file: one argument per line, read before the command line's "
+      "(\\fB\\-\\-no\\-config\\fR ignores it).\n"
+      ".SH EXIT STATUS\n"
+      "0 when something was found, 1 when nothing was, 2 on an error (other paths are still\n"
+      "searched; the error goes to standard error).\n"
+      ".SH SEE ALSO\n"
+      ".BR rg (1)\n";
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> generate(std::string_view kind) {
+  if (kind == "complete-bash") return generate_bash();
+  if (kind == "complete-zsh") return generate_zsh();
+  if (kind == "complete-fish") return generate_fish();
+  if (kind == "man") return generate_man();
+  return usage(fmt::format(
+      "invalid value '{}' for --generate: expected complete-bash, complete-zsh, complete-fish or "
+      "man",
+      kind));
 }
 
 std::string help_text() {

@@ -22,7 +22,7 @@ struct GlobArg {
 };
 
 struct Args {
-  enum class Mode : std::uint8_t { kSearch, kFiles, kTypeList, kHelp, kVersion };
+  enum class Mode : std::uint8_t { kSearch, kFiles, kTypeList, kHelp, kVersion, kGenerate };
   Mode mode = Mode::kSearch;
   std::vector<std::string> positionals;  // PATTERN then PATH... (only PATHs with --files)
 
@@ -57,14 +57,19 @@ struct Args {
   bool only_matching = false;         // -o
   enum class Color : std::uint8_t { kNever, kAuto, kAlways };
   Color color = Color::kAuto;
-  std::optional<std::string> replace;  // -r: print matches replaced by this (output only)
-  bool json = false;                   // --json: ripgrep's JSON Lines messages
-  bool vimgrep = false;                // --vimgrep: path:line:column:text for every match
-  bool no_config = false;              // --no-config
-  bool column = false;                 // --column
-  bool byte_offset = false;            // -b
-  bool text = false;                   // -a
-  bool binary = false;                 // --binary: walked binary files as if named (-uuu)
+  std::optional<std::string> replace;        // -r: print matches replaced by this (output only)
+  bool json = false;                         // --json: ripgrep's JSON Lines messages
+  bool vimgrep = false;                      // --vimgrep: path:line:column:text for every match
+  bool no_config = false;                    // --no-config
+  bool column = false;                       // --column
+  bool byte_offset = false;                  // -b
+  bool text = false;                         // -a
+  bool binary = false;                       // --binary: walked binary files as if named (-uuu)
+  std::optional<std::uint64_t> max_columns;  // -M: longer printed lines are omitted (0: no limit)
+  bool max_columns_preview = false;          // --max-columns-preview: print their start instead
+  bool trim = false;                         // --trim: drop leading ASCII whitespace of lines
+  bool stats = false;                        // --stats: totals after the results
+  std::string generate;                      // --generate KIND (Mode::kGenerate)
 };
 
 // Parses argv (without argv[0]). Errors name the flag and the fix.
@@ -78,5 +83,9 @@ Result<std::vector<std::string>> config_args(const std::vector<std::string>& arg
 
 // The --help text, generated from the flag table.
 std::string help_text();
+
+// The --generate output for `kind` (complete-bash, complete-zsh, complete-fish, man), generated
+// from the same flag table. An unknown kind is an error listing the known ones.
+Result<std::string> generate(std::string_view kind);
 
 }  // namespace ctx::cli

@@ -10,10 +10,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "args.hpp"
+#include "ctx/agent/commands.hpp"
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
@@ -116,6 +118,14 @@ int run(int argc, char** argv) {
       }
       return write_stdout(filters->table.list()) ? 0 : 2;
     }
+    case Args::Mode::kGenerate: {
+      auto text = generate(args.generate);
+      if (!text.ok()) {
+        print_error(text.error().detail);
+        return 2;
+      }
+      return write_stdout(*text) ? 0 : 2;
+    }
     case Args::Mode::kFiles:
       return run_files(args);
     case Args::Mode::kSearch:
@@ -130,6 +140,8 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);  // a closed pipe ends the output quietly (EPIPE), as in ripgrep
   try {
+    // `ctxsearch mcp|tool|tools ...` are the agent's commands; anything else is rg-compatible.
+    if (std::optional<int> code = ctx::agent::run_agent_command(argc, argv)) return *code;
     return ctx::cli::run(argc, argv);
   } catch (const std::exception& e) {
     ctx::cli::print_error(fmt::format("internal error: {}", e.what()));

@@ -54,11 +54,18 @@ Output::Capture::~Capture() { tls_capture = previous_; }
 
 void Output::write_locked(std::string_view data, std::string_view separator, bool first) {
   if (data.empty() || broken_pipe_.load(std::memory_order_relaxed)) return;
-  if (!separator.empty() && first && any_group_ && !write_stdout(separator)) {
-    broken_pipe_.store(true);
+  if (!separator.empty() && first && any_group_) {
+    written_ += separator.size();
+    if (!write_stdout(separator)) broken_pipe_.store(true);
   }
   if (first) any_group_ = true;
+  written_ += data.size();
   if (!write_stdout(data)) broken_pipe_.store(true);
+}
+
+void Output::write_raw(std::string_view data) {
+  std::lock_guard lock(mutex_);
+  if (!broken_pipe_.load() && !write_stdout(data)) broken_pipe_.store(true);
 }
 
 void Output::write_group(std::string_view data, std::string_view separator) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -39,6 +40,10 @@ class Output {
   void warn(std::string_view detail);   // a warning: printed, exit code unchanged
   bool errored() const { return errored_.load(); }
   bool broken_pipe() const { return broken_pipe_.load(); }
+  // Writes `data` as it is (no separator, never captured): --stats' closing block.
+  void write_raw(std::string_view data);
+  // Bytes written to stdout so far by write_group/replay/streams (separators included).
+  std::uint64_t bytes_written() const { return written_.load(); }
 
   // While a Capture lives on a thread, that thread's output is recorded instead of written.
   class Capture {
@@ -71,6 +76,7 @@ class Output {
   std::recursive_mutex mutex_;
   bool any_group_ = false;
   std::atomic<bool> errored_{false}, broken_pipe_{false};
+  std::atomic<std::uint64_t> written_{0};
 };
 
 // One file's output: buffered and written whole at finish(), or streamed (holding the stdout lock

@@ -54,6 +54,12 @@ struct PrintOptions {
   bool color;  // ripgrep's default ANSI colors
   bool null;
   Args::Output output;
+  bool multiline;                            // the patterns run in multiline mode (-U)
+  std::optional<std::uint64_t> max_columns;  // -M
+  bool max_columns_preview;
+  bool trim;
+  bool stats;  // --stats (needs every match found, as in ripgrep)
+  bool quiet;  // -q: count, print nothing
 };
 
 // Totals for --json's end and summary messages.
@@ -82,69 +88,64 @@ struct Worker {
   engine::FileBuffer buffer;
   std::string out;
   std::vector<engine::MatchSpan> spans;
-  std::vector<std::string> expansions;  // -r: one per span
+  std::vector<std::string> expansions;            // -r: one per span
+  std::string replaced;                           // -r: the printed unit with its matches replaced
+  std::vector<engine::MatchSpan> replaced_spans;  // -r: the replacements' spans in it
+  std::string stream;                             // stdin searched as it arrives: unread lines
 };
 
-// Formats one file's results into `out` in ripgrep's standard format.
+// A printed unit, as ripgrep's printer sees it: a matching line (or, in multiline mode, a block of
+// lines), or a context line. `bytes` keeps its line terminator when the file has one there.
+struct Unit {
+  std::string_view bytes;
+  std::uint64_t offset;
+  std::uint64_t line_number;
+  bool context;
+  const std::vector<engine::MatchSpan>* matches;   // in `bytes` (after -r replacement)
+  const std::vector<engine::MatchSpan>* original;  // in the searched text, before -r
+};
+
+// A byte range [start, end) of a unit's bytes.
+struct Range {
+  std::size_t start;
+  std::size_t end;
+  bool empty() const { return start >= end; }
+  std::size_t size() const { return end > start ? end - start : 0; }
+};
+
+// Formats one file's results into `out` in ripgrep's standard format: a port of ripgrep's
+// standard printer (sink_fast / sink_slow and their multiline forms, --max-columns, --trim).
 class FilePrinter final : public engine::LineSink {
  public:
   FilePrinter(const PrintOptions& p, const engine::PatternSet& patterns, Worker& w,
               std::string_view path, OutputStream& stream)
       : p_(p), patterns_(patterns), w_(w), path_(path), stream_(stream) {}
 
+  void on_haystack(std::string_view hay) override { hay_ = hay; }
+
   engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
                        std::string_view line) override {
     ++lines_;
-    if (p_.output != Args::Output::kLines) {
-      if (p_.output == Args::Output::kCountMatches) count_matches(line);
-      return p_.output == Args::Output::kCount || p_.output == Args::Output::kCountMatches
-                 ? engine::Flow::kContinue
-                 : engine::Flow::kStop;
+    last_end_ = offset + with_terminator(line).size();
+    matched_lines_ +=
+        multi() ? 1 + static_cast<std::uint64_t>(std::count(line.begin(), line.end(), '\n')) : 1;
+    if (p_.output != Args::Output::kLines || p_.quiet) {
+      const bool counting =
+          p_.output == Args::Output::kCount || p_.output == Args::Output::kCountMatches;
+      // In multiline mode ripgrep's summaries (-c, -l, -q, ...) count matches, not lines.
+      if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
+      return counting || p_.stats ? engine::Flow::kContinue : engine::Flow::kStop;
     }
     if (p_.json) return json_line("match", line_number, offset, line, true);
     heading_once();
-    const bool need_spans =
-        p_.only_matching || p_.column || p_.vimgrep || p_.color || p_.replace != nullptr;
     w_.spans.clear();
     w_.expansions.clear();
-    if (need_spans && !invert_) {
-      Status s = p_.replace != nullptr ? patterns_.expand_matches(line, *p_.replace, w_.scratch,
-                                                                  w_.spans, w_.expansions)
-                                       : patterns_.find_spans(line, w_.scratch, w_.spans);
-      if (!s.ok()) error_ = s.error();
-    }
-    if (p_.vimgrep && !invert_) {
-      std::int64_t shift = 0;  // under -r, ripgrep counts columns in the replaced line
-      for (const engine::MatchSpan& m : w_.spans) {
-        const auto i = static_cast<std::size_t>(&m - w_.spans.data());
-        prefix(line_number,
-               static_cast<std::size_t>(static_cast<std::int64_t>(m.start) + shift) + 1, offset,
-               ':');
-        if (p_.replace != nullptr) {
-          shift += static_cast<std::int64_t>(w_.expansions[i].size()) -
-                   static_cast<std::int64_t>(m.end - m.start);
-        }
-        if (p_.only_matching) {
-          append_match(match_text(line, static_cast<std::size_t>(&m - w_.spans.data())));
-        } else {
-          // ripgrep colors only this entry's match (and replaces every match with -r).
-          append_line(line, static_cast<std::size_t>(&m - w_.spans.data()));
-        }
-        w_.out.push_back('\n');
-      }
-    } else if (p_.only_matching && !invert_) {
-      for (const engine::MatchSpan& m : w_.spans) {
-        prefix(line_number, m.start + 1, offset + m.start, ':');
-        append_match(match_text(line, static_cast<std::size_t>(&m - w_.spans.data())));
-        w_.out.push_back('\n');
-      }
-    } else {
-      // Inverted lines have no match, so no column (as ripgrep).
-      std::size_t col = w_.spans.empty() ? 0 : w_.spans.front().start + 1;
-      prefix(line_number, col, offset, ':');
-      append_line(line, std::nullopt);
-      w_.out.push_back('\n');
-    }
+    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || p_.color ||
+                            p_.replace != nullptr || p_.stats;
+    const std::string_view bytes = with_terminator(line);
+    if (need_spans && !invert_) record_matches(line, bytes);
+    matches_ += w_.spans.size();
+    sink(bytes, offset, line_number, false);
     if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
     // Nobody reads any more (EPIPE): stop, as ripgrep does.
     return stream_.broken_pipe() ? engine::Flow::kStop : engine::Flow::kContinue;
@@ -152,12 +153,19 @@ class FilePrinter final : public engine::LineSink {
 
   engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
                           std::string_view line) override {
-    if (p_.output != Args::Output::kLines) return engine::Flow::kContinue;
+    if (p_.output != Args::Output::kLines || p_.quiet) return engine::Flow::kContinue;
     if (p_.json) return json_line("context", line_number, offset, line, false);
     heading_once();
-    prefix(line_number, 0, offset, '-');
-    w_.out.append(line);
-    w_.out.push_back('\n');
+    w_.spans.clear();
+    w_.expansions.clear();
+    const std::string_view bytes = with_terminator(line);
+    // As ripgrep: under -v context lines are the matching ones, and their matches are shown
+    // when the output needs them.
+    if (invert_ && (p_.only_matching || p_.column || p_.vimgrep || p_.color ||
+                    p_.replace != nullptr || p_.stats)) {
+      record_matches(line, bytes);
+    }
+    sink(bytes, offset, line_number, true);
     if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
     return engine::Flow::kContinue;
   }
@@ -182,15 +190,20 @@ class FilePrinter final : public engine::LineSink {
     }
   }
 
-  // --json: the file's end message, and its share of the totals.
-  void finish_json(std::uint64_t bytes_searched, std::chrono::nanoseconds elapsed, Stats& file) {
+  // This file's share of the totals (--stats, --json).
+  void fill_stats(std::uint64_t bytes_searched, std::chrono::nanoseconds elapsed,
+                  Stats& file) const {
     file.searches = 1;
-    file.searches_with_match = lines_ > 0 ? 1 : 0;
+    file.searches_with_match = has_match() ? 1 : 0;
     file.bytes_searched = bytes_searched;
-    file.matched_lines = lines_;
+    file.matched_lines = matched_lines_;
     file.matches = matches_;
     file.elapsed = elapsed;
-    file.bytes_printed = json_bytes_;
+    file.bytes_printed = p_.json ? json_bytes_ : 0;
+  }
+
+  // --json: the file's end message.
+  void finish_json(const Stats& file) {
     if (!began_) return;
     std::string& o = w_.out;
     o += "{\"type\":\"end\",\"data\":{\"path\":";
@@ -198,33 +211,34 @@ class FilePrinter final : public engine::LineSink {
     o += binary_offset_ ? fmt::format(",\"binary_offset\":{}", *binary_offset_)
                         : std::string(",\"binary_offset\":null");
     o += ",\"stats\":{\"elapsed\":";
-    append_elapsed(o, elapsed, false);
+    append_elapsed(o, file.elapsed, false);
     o += fmt::format(
         ",\"searches\":1,\"searches_with_match\":{},\"bytes_searched\":{},\"bytes_printed\":{},"
         "\"matched_lines\":{},\"matches\":{}}}}}}}\n",
-        file.searches_with_match, bytes_searched, json_bytes_, lines_, matches_);
+        file.searches_with_match, file.bytes_searched, json_bytes_, matched_lines_, matches_);
   }
-
-  void set_file_bytes(std::string_view bytes) { file_bytes_ = bytes; }
 
   // Writes the per-file summary forms (-l, -c, ...) once the file is done.
   void finish() {
     const std::string_view sep = p_.null ? std::string_view("\0", 1) : std::string_view(":");
     switch (p_.output) {
       case Args::Output::kFilesWithMatches:
-        if (lines_ > 0) append_path_line();
+        if (has_match()) append_path_line();
         break;
       case Args::Output::kFilesWithoutMatch:
-        if (lines_ == 0) append_path_line();
+        if (!has_match()) append_path_line();
         break;
       case Args::Output::kCount:
       case Args::Output::kCountMatches:
-        if (lines_ == 0) break;
+        if (!has_match()) break;
         if (p_.with_filename) {
           append_path();
           w_.out.append(sep);
         }
-        w_.out += fmt::format("{}\n", p_.output == Args::Output::kCount ? lines_ : matches_);
+        // In multiline mode ripgrep's -c counts matches, not lines; --count-matches -v counts
+        // lines like -c.
+        w_.out += fmt::format(
+            "{}\n", (p_.output == Args::Output::kCount || invert_) && !multi() ? lines_ : matches_);
         break;
       case Args::Output::kLines:
         break;
@@ -234,10 +248,347 @@ class FilePrinter final : public engine::LineSink {
   void set_explicit(bool e) { explicit_file_ = e; }
   void set_invert(bool v) { invert_ = v; }
   std::uint64_t lines() const { return lines_; }
+  // Whether the file counts as matching: a reported line, or in multiline mode under -c, -l, -q
+  // and the like, a match (an inverted block has none), as ripgrep's summary printer.
+  bool has_match() const {
+    return multi() && p_.output != Args::Output::kLines ? matches_ > 0 : lines_ > 0;
+  }
+  // The bytes searched: the file's after a BOM is dropped (UTF-16: transcoded), as ripgrep counts.
+  std::uint64_t searched_bytes(std::uint64_t file_bytes) const {
+    return hay_.data() != nullptr ? hay_.size() : file_bytes;
+  }
+  // The end (past its terminator) of the last matching line reported.
+  std::uint64_t last_end() const { return last_end_; }
   const std::optional<Error>& error() const { return error_; }
   const std::string& binary_warning() const { return binary_warning_; }
 
  private:
+  bool multi() const { return p_.multiline; }
+
+  // `line` (a view into the haystack) with its '\n' when the haystack has one right after it.
+  std::string_view with_terminator(std::string_view line) const {
+    const char* end = line.data() + line.size();
+    if (!hay_.empty() && end >= hay_.data() && end < hay_.data() + hay_.size() && *end == '\n') {
+      return std::string_view(line.data(), line.size() + 1);
+    }
+    return line;
+  }
+
+  // Finds the matches of a unit into w_.spans (and -r's expansions), then builds the replaced
+  // bytes and their match spans into w_.replaced / w_.replaced_spans.
+  void record_matches(std::string_view line, std::string_view bytes) {
+    Status s;
+    if (multi()) {
+      const auto start = static_cast<std::size_t>(bytes.data() - hay_.data());
+      s = patterns_.find_spans_in(hay_, start, start + bytes.size(), w_.scratch, w_.spans,
+                                  p_.replace, &w_.expansions);
+    } else if (p_.replace != nullptr) {
+      s = patterns_.expand_matches(line, *p_.replace, w_.scratch, w_.spans, w_.expansions);
+    } else {
+      s = patterns_.find_spans(line, w_.scratch, w_.spans);
+    }
+    if (!s.ok()) error_ = s.error();
+    if (p_.replace == nullptr) return;
+    w_.replaced.clear();
+    w_.replaced_spans.clear();
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < w_.spans.size(); ++i) {
+      const engine::MatchSpan& m = w_.spans[i];
+      if (m.start < at || m.end > bytes.size()) continue;
+      w_.replaced.append(bytes.substr(at, m.start - at));
+      const std::size_t from = w_.replaced.size();
+      w_.replaced.append(w_.expansions[i]);
+      w_.replaced_spans.push_back(engine::MatchSpan{from, w_.replaced.size()});
+      at = m.end;
+    }
+    w_.replaced.append(bytes.substr(std::min(at, bytes.size())));
+  }
+
+  void sink(std::string_view bytes, std::uint64_t offset, std::uint64_t line_number, bool context) {
+    const bool replaced = p_.replace != nullptr && !w_.spans.empty();
+    Unit u{replaced ? std::string_view(w_.replaced) : bytes, offset,   line_number, context,
+           replaced ? &w_.replaced_spans : &w_.spans,        &w_.spans};
+    in_color_ = false;
+    if (u.matches->empty()) {
+      if (multi() && !context) {
+        sink_fast_multi_line(u);
+      } else {
+        sink_fast(u);
+      }
+    } else if (multi() && !context) {
+      sink_slow_multi_line(u);
+    } else {
+      sink_slow(u);
+    }
+  }
+
+  void sink_fast(const Unit& u) {
+    prefix(u, u.line_number, std::nullopt, u.offset);
+    write_line(u, u.bytes);
+  }
+
+  void sink_fast_multi_line(const Unit& u) {
+    std::uint64_t offset = u.offset;
+    std::uint64_t n = 0;
+    for (Range line : lines_of(u.bytes)) {
+      prefix(u, u.line_number + n, std::nullopt, offset);
+      ++n;
+      offset += line.size();
+      write_line(u, u.bytes.substr(line.start, line.size()));
+      maybe_stream();
+    }
+  }
+
+  void sink_slow(const Unit& u) {
+    const std::vector<engine::MatchSpan>& ms = *u.matches;
+    if (p_.only_matching) {
+      for (const engine::MatchSpan& m : ms) {
+        prefix(u, u.line_number, m.start + 1, u.offset + m.start);
+        std::string_view buf = u.bytes.substr(m.start, m.end - m.start);
+        const std::vector<engine::MatchSpan> whole{engine::MatchSpan{0, buf.size()}};
+        write_colored_line(u, whole, buf);
+        maybe_stream();
+      }
+    } else if (p_.vimgrep) {
+      for (const engine::MatchSpan& m : ms) {
+        prefix(u, u.line_number, m.start + 1, u.offset + m.start);
+        const std::vector<engine::MatchSpan> one{m};
+        write_colored_line(u, one, u.bytes);
+        maybe_stream();
+      }
+    } else {
+      prefix(u, u.line_number, ms.front().start + 1, u.offset);
+      write_colored_line(u, ms, u.bytes);
+    }
+  }
+
+  void sink_slow_multi_line(const Unit& u) {
+    if (p_.only_matching) return sink_slow_multi_line_only_matching(u);
+    if (p_.vimgrep) return sink_slow_multi_per_match(u);
+    const std::vector<engine::MatchSpan>& ms = *u.matches;
+    std::size_t midx = 0;
+    std::uint64_t n = 0;
+    for (Range line : lines_of(u.bytes)) {
+      prefix(u, u.line_number + n, ms.front().start + 1, u.offset + line.start);
+      ++n;
+      trim_ascii_prefix(u.bytes, line);
+      if (exceeds(line.size())) {
+        write_exceeded_line(u, u.bytes, line, ms, midx);
+      } else {
+        write_colored_matches(u.bytes, line, ms, midx);
+        w_.out.push_back('\n');
+      }
+      maybe_stream();
+    }
+  }
+
+  void sink_slow_multi_line_only_matching(const Unit& u) {
+    const std::vector<engine::MatchSpan>& ms = *u.matches;
+    std::size_t midx = 0;
+    std::uint64_t n = 0;
+    for (Range line : lines_of(u.bytes)) {
+      trim_line_terminator(u.bytes, line);
+      trim_ascii_prefix(u.bytes, line);
+      while (!line.empty()) {
+        if (ms[midx].end <= line.start) {
+          if (midx + 1 < ms.size()) {
+            ++midx;
+            continue;
+          }
+          break;
+        }
+        const engine::MatchSpan m = ms[midx];
+        if (line.start < m.start) {
+          line.start = std::min(line.end, m.start);
+        } else {
+          const std::size_t upto = std::min(line.end, m.end);
+          prefix(u, u.line_number + n, m.start + 1, u.offset + m.start);
+          Range this_line{line.start, upto};
+          line.start = upto;
+          if (exceeds(this_line.size())) {
+            write_exceeded_line(u, u.bytes, this_line, ms, midx);
+          } else {
+            append_match(u.bytes.substr(this_line.start, this_line.size()));
+            w_.out.push_back('\n');
+          }
+          maybe_stream();
+        }
+      }
+      ++n;
+    }
+  }
+
+  // --vimgrep in multiline mode: one line per match, its first.
+  void sink_slow_multi_per_match(const Unit& u) {
+    for (const engine::MatchSpan& m : *u.matches) {
+      std::uint64_t n = 0;
+      for (Range line : lines_of(u.bytes)) {
+        if (line.start >= m.end) break;
+        if (line.end <= m.start) {
+          ++n;
+          continue;
+        }
+        prefix(u, u.line_number + n, (m.start > line.start ? m.start - line.start : 0) + 1,
+               u.offset + line.start);
+        ++n;
+        trim_line_terminator(u.bytes, line);
+        trim_ascii_prefix(u.bytes, line);
+        if (exceeds(line.size())) {
+          std::size_t zero = 0;
+          const std::vector<engine::MatchSpan> one{m};
+          write_exceeded_line(u, u.bytes, line, one, zero);
+          continue;
+        }
+        while (!line.empty()) {
+          if (m.end <= line.start) {
+            w_.out.append(u.bytes.substr(line.start, line.size()));
+            line.start = line.end;
+          } else if (line.start < m.start) {
+            const std::size_t upto = std::min(line.end, m.start);
+            w_.out.append(u.bytes.substr(line.start, upto - line.start));
+            line.start = upto;
+          } else {
+            const std::size_t upto = std::min(line.end, m.end);
+            append_match(u.bytes.substr(line.start, upto - line.start));
+            line.start = upto;
+          }
+        }
+        w_.out.push_back('\n');
+        maybe_stream();
+        break;  // vimgrep wants one line per match
+      }
+    }
+  }
+
+  // The lines of `bytes`, each with its terminator.
+  static std::vector<Range> lines_of(std::string_view bytes) {
+    std::vector<Range> out;
+    std::size_t at = 0;
+    while (at < bytes.size()) {
+      std::size_t nl = bytes.find('\n', at);
+      std::size_t end = nl == std::string_view::npos ? bytes.size() : nl + 1;
+      out.push_back(Range{at, end});
+      at = end;
+    }
+    return out;
+  }
+
+  // Writes what is buffered once it passes the threshold, so one line with a million matches
+  // (-o, --vimgrep) never holds its whole output in memory.
+  void maybe_stream() {
+    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
+  }
+
+  bool exceeds(std::size_t len) const { return p_.max_columns && len > *p_.max_columns; }
+
+  void trim_ascii_prefix(std::string_view bytes, Range& r) const {
+    if (!p_.trim) return;
+    while (r.start < r.end) {
+      const char c = bytes[r.start];
+      if (c != '\t' && c != '\x0B' && c != '\x0C' && c != '\r' && c != ' ') break;
+      ++r.start;
+    }
+  }
+  static void trim_line_terminator(std::string_view bytes, Range& r) {
+    if (r.end > r.start && bytes[r.end - 1] == '\n') --r.end;
+  }
+
+  void write_line(const Unit& u, std::string_view line) {
+    Range r{0, line.size()};
+    trim_ascii_prefix(line, r);
+    line = line.substr(r.start);
+    if (exceeds(line.size())) {
+      std::size_t zero = 0;
+      write_exceeded_line(u, line, Range{0, line.size()}, *u.matches, zero);
+      return;
+    }
+    w_.out.append(line);
+    if (line.empty() || line.back() != '\n') w_.out.push_back('\n');
+  }
+
+  void write_colored_line(const Unit& u, const std::vector<engine::MatchSpan>& matches,
+                          std::string_view bytes) {
+    if (!p_.color) return write_line(u, bytes);
+    Range line{0, bytes.size()};
+    trim_ascii_prefix(bytes, line);
+    std::size_t zero = 0;
+    if (exceeds(bytes.size())) return write_exceeded_line(u, bytes, line, matches, zero);
+    write_colored_matches(bytes, line, matches, zero);
+    w_.out.push_back('\n');
+  }
+
+  // The `line` part of `bytes` with its matches colored (never a line terminator).
+  void write_colored_matches(std::string_view bytes, Range line,
+                             const std::vector<engine::MatchSpan>& matches, std::size_t& idx) {
+    trim_line_terminator(bytes, line);
+    if (matches.empty()) {
+      w_.out.append(bytes.substr(line.start, line.size()));
+      return;
+    }
+    while (!line.empty()) {
+      if (matches[idx].end <= line.start) {
+        if (idx + 1 < matches.size()) {
+          ++idx;
+          continue;
+        }
+        end_color();
+        w_.out.append(bytes.substr(line.start, line.size()));
+        break;
+      }
+      const engine::MatchSpan m = matches[idx];
+      if (line.start < m.start) {
+        const std::size_t upto = std::min(line.end, m.start);
+        end_color();
+        w_.out.append(bytes.substr(line.start, upto - line.start));
+        line.start = upto;
+      } else {
+        const std::size_t upto = std::min(line.end, m.end);
+        start_color();
+        w_.out.append(bytes.substr(line.start, upto - line.start));
+        line.start = upto;
+      }
+    }
+    end_color();
+  }
+
+  // A line longer than --max-columns: a preview of its start, or a one-line note.
+  void write_exceeded_line(const Unit& u, std::string_view bytes, Range line,
+                           const std::vector<engine::MatchSpan>& matches, std::size_t& idx) {
+    if (p_.max_columns_preview) {
+      const Range original = line;
+      line.end = line.start + engine::grapheme_prefix(bytes.substr(line.start, line.size()),
+                                                      static_cast<std::size_t>(*p_.max_columns));
+      write_colored_matches(bytes, line, matches, idx);
+      if (matches.empty()) {
+        w_.out.append(" [... omitted end of long line]");
+      } else {
+        const auto remaining = std::count_if(matches.begin(), matches.end(), [&](const auto& m) {
+          return m.start >= line.end && m.start < original.end;
+        });
+        w_.out += fmt::format(" [... {} more {}]", remaining, remaining == 1 ? "match" : "matches");
+      }
+      w_.out.push_back('\n');
+      return;
+    }
+    if (u.original->empty() || p_.only_matching) {
+      w_.out.append(u.context ? "[Omitted long context line]" : "[Omitted long matching line]");
+    } else {
+      w_.out += fmt::format("[Omitted long line with {} matches]", u.original->size());
+    }
+    w_.out.push_back('\n');
+  }
+
+  void start_color() {
+    if (!p_.color || in_color_) return;
+    w_.out.append(kMatchColor);
+    in_color_ = true;
+  }
+  void end_color() {
+    if (!in_color_) return;
+    w_.out.append(kReset);
+    in_color_ = false;
+  }
+
   // One --json match or context message (a begin message first, once).
   engine::Flow json_line(std::string_view type, std::uint64_t line_number, std::uint64_t offset,
                          std::string_view line, bool spans) {
@@ -249,17 +600,19 @@ class FilePrinter final : public engine::LineSink {
       append_json_data(o, path_);
       o += "}}\n";
     }
+    // ripgrep's "lines" keep the line terminator when the file has one there.
+    const std::string_view with_end = with_terminator(line);
     w_.spans.clear();
     if (spans && !invert_) {
-      if (Status st = patterns_.find_spans(line, w_.scratch, w_.spans); !st.ok())
-        error_ = st.error();
+      Status st;
+      if (multi()) {
+        const auto start = static_cast<std::size_t>(line.data() - hay_.data());
+        st = patterns_.find_spans_in(hay_, start, start + with_end.size(), w_.scratch, w_.spans);
+      } else {
+        st = patterns_.find_spans(line, w_.scratch, w_.spans);
+      }
+      if (!st.ok()) error_ = st.error();
       matches_ += w_.spans.size();
-    }
-    // ripgrep's "lines" keep the line terminator when the file has one there.
-    std::string_view with_end = line;
-    std::size_t after = static_cast<std::size_t>(offset) + line.size();
-    if (after < file_bytes_.size() && file_bytes_[after] == '\n') {
-      with_end = std::string_view(line.data(), line.size() + 1);
     }
     o += fmt::format("{{\"type\":\"{}\",\"data\":{{\"path\":", type);
     append_json_data(o, path_);
@@ -270,7 +623,7 @@ class FilePrinter final : public engine::LineSink {
     for (std::size_t i = 0; i < w_.spans.size(); ++i) {
       const engine::MatchSpan& m = w_.spans[i];
       o += i > 0 ? ",{\"match\":" : "{\"match\":";
-      append_json_data(o, line.substr(m.start, m.end - m.start));
+      append_json_data(o, with_end.substr(std::min(m.start, with_end.size()), m.end - m.start));
       o += fmt::format(",\"start\":{},\"end\":{}}}", m.start, m.end);
     }
     o += "]}}\n";
@@ -290,33 +643,6 @@ class FilePrinter final : public engine::LineSink {
   }
   void append_path() { append_colored(kPathColor, path_); }
   void append_match(std::string_view text) { append_colored(kMatchColor, text); }
-  // Match i of the current line as printed: its text, or its -r expansion.
-  std::string_view match_text(std::string_view line, std::size_t i) const {
-    if (p_.replace != nullptr) return w_.expansions[i];
-    return line.substr(w_.spans[i].start, w_.spans[i].end - w_.spans[i].start);
-  }
-  // The line with its matches colored (only match `only`, when given) when colors are on, and
-  // every match replaced under -r.
-  void append_line(std::string_view line, std::optional<std::size_t> only) {
-    if (!p_.color && p_.replace == nullptr) {
-      w_.out.append(line);
-      return;
-    }
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < w_.spans.size(); ++i) {
-      const engine::MatchSpan& m = w_.spans[i];
-      w_.out.append(line.substr(at, m.start - at));
-      const bool color = p_.color && (!only || *only == i);
-      std::string_view text = match_text(line, i);
-      if (color && (m.end > m.start || p_.replace != nullptr)) {
-        append_match(text);
-      } else {
-        w_.out.append(text);
-      }
-      at = m.end;
-    }
-    w_.out.append(line.substr(at));
-  }
   void append_path_line() {
     append_path();
     w_.out.push_back(p_.null ? '\0' : '\n');
@@ -326,9 +652,11 @@ class FilePrinter final : public engine::LineSink {
     heading_done_ = true;
     append_path_line();
   }
-  // "path:line:column:offset:" for matches (sep ':'), "path-line-offset-" for context lines
-  // (sep '-', column 0: context lines have none).
-  void prefix(std::uint64_t line_number, std::size_t column, std::uint64_t offset, char sep) {
+  // "path:line:column:offset:" for matches, "path-line-offset-" for context lines (which have
+  // no column).
+  void prefix(const Unit& u, std::uint64_t line_number, std::optional<std::size_t> column,
+              std::uint64_t offset) {
+    const char sep = u.context ? '-' : ':';
     if (p_.with_filename && !p_.heading) {
       append_path();
       w_.out.push_back(p_.null ? '\0' : sep);
@@ -337,8 +665,8 @@ class FilePrinter final : public engine::LineSink {
       append_colored(kLineColor, fmt::format("{}", line_number));
       w_.out.push_back(sep);
     }
-    if (p_.column && column > 0) {
-      append_colored(kReset, fmt::format("{}", column));
+    if (p_.column && column) {
+      append_colored(kReset, fmt::format("{}", *column));
       w_.out.push_back(sep);
     }
     if (p_.byte_offset) {
@@ -347,12 +675,17 @@ class FilePrinter final : public engine::LineSink {
     }
   }
   void count_matches(std::string_view line) {
-    if (invert_) {
-      ++matches_;
-      return;
-    }
+    if (invert_) return;  // an inverted line has no match (--count-matches -v counts lines)
     w_.spans.clear();
-    if (Status s = patterns_.find_spans(line, w_.scratch, w_.spans); !s.ok()) error_ = s.error();
+    Status s;
+    if (multi()) {
+      const auto start = static_cast<std::size_t>(line.data() - hay_.data());
+      s = patterns_.find_spans_in(hay_, start, start + with_terminator(line).size(), w_.scratch,
+                                  w_.spans);
+    } else {
+      s = patterns_.find_spans(line, w_.scratch, w_.spans);
+    }
+    if (!s.ok()) error_ = s.error();
     matches_ += w_.spans.size();
   }
 
@@ -361,15 +694,18 @@ class FilePrinter final : public engine::LineSink {
   Worker& w_;
   std::string_view path_;
   OutputStream& stream_;
-  std::uint64_t lines_ = 0;
+  std::string_view hay_;
+  std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
+  std::uint64_t matched_lines_ = 0;  // lines in them
   std::uint64_t matches_ = 0;
+  std::uint64_t last_end_ = 0;
   bool explicit_file_ = false;
   bool invert_ = false;
   bool heading_done_ = false;
+  bool in_color_ = false;
   bool began_ = false;  // --json: the begin message was written
   std::uint64_t json_bytes_ = 0;
   std::optional<std::uint64_t> binary_offset_;
-  std::string_view file_bytes_;
   std::optional<Error> error_;
   std::string binary_warning_;
 };
@@ -377,40 +713,65 @@ class FilePrinter final : public engine::LineSink {
 class Search {
  public:
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
-      : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
-          return Worker{patterns_.make_scratch(), {}, {}, {}, {}};
-        }) {}
+      : args_(args),
+        patterns_(std::move(patterns)),
+        print_(print),
+        workers_([this] { return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}}; }) {}
 
   // Searches one file; the output is written (whole, or streamed past a threshold) before return.
   void search_file(std::string_view path, bool explicit_file, Worker& w) {
     w.out.clear();
     OutputStream stream(out_, group_separator());
     std::string owned(path);
-    const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary;
-    auto bytes = path == "-" ? read_stdin(w) : w.buffer.read(owned.c_str(), quit_on_binary);
+    const bool is_stdin = path == "-";
+    // stdin from a pipe, socket or terminal is searched as it arrives (see search_stream), unless
+    // context lines or multiline mode need the lines around a match.
+    const bool streamed = is_stdin && stdin_is_stream() && args_.search.before == 0 &&
+                          args_.search.after == 0 && !print_.multiline;
+    // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
+    const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary && !print_.multiline;
+    Result<std::string_view> bytes = std::string_view();
+    if (!streamed) {
+      bytes = is_stdin ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
+                       : w.buffer.read(owned.c_str(), quit_on_binary);
+    }
     if (!bytes.ok()) {
       out_.error(bytes.error().detail);
       return;
     }
     engine::SearchOptions options = args_.search;
+    if (print_.output != Args::Output::kLines) options.before = options.after = 0;  // unprinted
     options.binary = args_.text                        ? engine::BinaryMode::kText
                      : (explicit_file || args_.binary) ? engine::BinaryMode::kConvert
                                                        : engine::BinaryMode::kQuit;
     options.line_numbers = print_.line_numbers;
-    std::string_view shown = path == "-" ? std::string_view("<stdin>") : path;
+    std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
     FilePrinter printer(print_, patterns_, w, shown, stream);
-    printer.set_file_bytes(*bytes);
     printer.set_explicit(explicit_file || args_.binary);
     printer.set_invert(options.invert);
-    if (args_.quiet && !options.max_count) options.max_count = 1;
-    auto result = engine::search_buffer(patterns_, w.scratch, options, *bytes, printer);
-    if (!result.ok()) out_.error(fmt::format("{}: {}", shown, result.error().detail));
+    // -q stops at the first match, unless --stats wants the totals of a whole search (as rg).
+    if (args_.quiet && !options.max_count && !args_.stats) options.max_count = 1;
+    std::uint64_t total_bytes = bytes->size();
+    Status searched =
+        streamed ? search_stream(printer, options, w, stream, total_bytes) : [&]() -> Status {
+      CTX_TRY(engine::search_buffer(patterns_, w.scratch, options, *bytes, printer));
+      return {};
+    }();
+    if (!searched.ok()) out_.error(fmt::format("{}: {}", shown, searched.error().detail));
     if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
     printer.finish();
-    if (print_.json && printer.lines() > 0) {  // as ripgrep, the summary counts matched files
+    // As ripgrep, --json's summary counts only the files with a match; --stats counts all.
+    if ((print_.json && printer.lines() > 0) || (args_.stats && !print_.json)) {
       Stats file;
-      printer.finish_json(bytes->size(), std::chrono::steady_clock::now() - started, file);
+      // A search cut short by -m searched up to the end of its last matching line, as ripgrep's
+      // fast line searcher counts (its other paths differ: see the diff test's open bugs).
+      std::uint64_t searched_bytes = printer.searched_bytes(total_bytes);
+      if (options.max_count && printer.lines() >= *options.max_count) {
+        searched_bytes = std::min<std::uint64_t>(searched_bytes, printer.last_end());
+      }
+      printer.fill_stats(searched_bytes, std::chrono::steady_clock::now() - started, file);
+      if (print_.json) printer.finish_json(file);
       std::lock_guard lock(stats_mutex_);
       stats_.searches += file.searches;
       stats_.searches_with_match += file.searches_with_match;
@@ -420,11 +781,11 @@ class Search {
       stats_.matches += file.matches;
       stats_.elapsed += file.elapsed;
     }
-    bool matched = printer.lines() > 0;
+    bool matched = printer.has_match();
     if (print_.output == Args::Output::kFilesWithoutMatch) matched = !matched;
     if (matched) {
       matched_.store(true, std::memory_order_relaxed);
-      if (args_.quiet) stop_.store(true, std::memory_order_relaxed);
+      if (args_.quiet && !args_.stats) stop_.store(true, std::memory_order_relaxed);
     }
     if (out_.broken_pipe()) stop_.store(true, std::memory_order_relaxed);
     if (args_.quiet) w.out.clear();
@@ -432,26 +793,113 @@ class Search {
     if (!printer.binary_warning().empty()) out_.warn(printer.binary_warning());
   }
 
-  Result<std::string_view> read_stdin(Worker& w) { return w.buffer.read("/dev/stdin", false); }
+  static bool stdin_is_stream() {
+    struct stat st {};
+    return ::fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode);
+  }
 
+  // Searches stdin as it arrives: each read's complete lines are searched (line numbers and
+  // offsets continue from the last piece) and their output written at once, so `tail -f | ...`
+  // prints as lines come and `yes | ... | head -1` ends when the reader leaves. Memory holds one
+  // piece and the unfinished line. A NUL byte (binary data) or a UTF-16 BOM makes the rest be read
+  // whole and searched as one piece, as a file would be. `total` gets the bytes read.
+  Status search_stream(FilePrinter& printer, const engine::SearchOptions& options, Worker& w,
+                       OutputStream& stream, std::uint64_t& total) {
+    constexpr std::size_t kRead = std::size_t{64} << 10;
+    std::string& buf = w.stream;
+    buf.clear();
+    std::uint64_t base = 0, line = 1, reported = 0;
+    bool eof = false, whole = false;
+    total = 0;
+    while (!eof) {
+      const std::size_t old = buf.size();
+      buf.resize(old + kRead);
+      const ssize_t n = ::read(STDIN_FILENO, buf.data() + old, kRead);
+      if (n < 0) {
+        buf.resize(old);
+        if (errno == EINTR) continue;
+        return Error::from_errno(errno, "<stdin>");
+      }
+      buf.resize(old + static_cast<std::size_t>(n));
+      total += static_cast<std::uint64_t>(n);
+      eof = n == 0;
+      const std::string_view fresh(buf.data() + old, static_cast<std::size_t>(n));
+      if (!whole && options.binary != engine::BinaryMode::kText &&
+          (fresh.find('\0') != std::string_view::npos ||
+           (base == 0 && buf.size() >= 2 &&
+            (buf.compare(0, 2, "\xFF\xFE") == 0 || buf.compare(0, 2, "\xFE\xFF") == 0)))) {
+        whole = true;  // read the rest, then search it as one piece
+      }
+      if (whole && !eof) continue;
+      std::size_t cut = buf.size();
+      if (!eof) {
+        const std::size_t nl = buf.rfind('\n');
+        if (nl == std::string::npos) continue;  // no complete line yet
+        cut = nl + 1;
+      }
+      const std::string_view piece(buf.data(), cut);
+      if (!piece.empty()) {
+        engine::SearchOptions o = options;
+        o.base_offset = base;
+        o.first_line_number = line;
+        if (options.max_count) o.max_count = *options.max_count - reported;
+        CTX_TRY_ASSIGN(std::uint64_t got,
+                       engine::search_buffer(patterns_, w.scratch, o, piece, printer));
+        reported += got;
+        if (options.line_numbers)
+          line += static_cast<std::uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
+        // Offsets count from after a UTF-8 BOM, as for files.
+        base += piece.size() - (base == 0 && piece.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
+        buf.erase(0, cut);
+      }
+      if (!args_.quiet && !w.out.empty()) stream.stream(w.out);
+      const bool done_with_file =
+          !args_.stats && printer.has_match() &&
+          (args_.quiet || print_.output == Args::Output::kFilesWithMatches ||
+           print_.output == Args::Output::kFilesWithoutMatch);
+      if (out_.broken_pipe() || done_with_file ||
+          (options.max_count && reported >= *options.max_count)) {
+        break;
+      }
+    }
+    return {};
+  }
+
+  // Searches the paths in argument order: "-" is stdin; the others are walked, in runs.
   int run(walker::WalkOptions walk_options, const std::vector<std::string>& paths,
           bool search_stdin) {
     if (search_stdin) {
       search_file("-", true, workers_.local());
       return exit_code();
     }
+    std::vector<std::string> run_paths;
+    for (const std::string& p : paths) {
+      if (p != "-") {
+        run_paths.push_back(p);
+        continue;
+      }
+      if (!run_paths.empty()) walk_paths(walk_options, run_paths);
+      run_paths.clear();
+      if (!stop_.load()) search_file("-", true, workers_.local());
+    }
+    if (!run_paths.empty() || paths.empty()) walk_paths(walk_options, run_paths);
+    return exit_code();
+  }
+
+  // Walks `paths` (none: the current directory) and searches what it finds.
+  void walk_paths(walker::WalkOptions walk_options, const std::vector<std::string>& paths) {
+    if (stop_.load()) return;
     walk_options.paths = paths;
     if (walk_options.sort == walker::SortBy::kNone) {
       Sink sink(*this, false);
       if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
-      return exit_code();
+      return;
     }
     // Sorted: the walk lists files in order (discovering them in parallel), then a pipeline
     // searches them in parallel and writes results strictly in that order.
     Sink sink(*this, true);
     if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
     run_ordered(sink.ordered, walk_options.threads);
-    return exit_code();
   }
 
  private:
@@ -535,11 +983,29 @@ class Search {
     return {};
   }
 
-  // --json's closing summary message.
+  // --json's closing summary message, or --stats' block.
   void write_summary() {
-    if (!print_.json) return;
+    const auto total = std::chrono::steady_clock::now() - started_;
+    if (!print_.json) {
+      if (!args_.stats) return;
+      // ripgrep counts the bytes of matching and context lines only (not -c, -l output).
+      const std::uint64_t printed =
+          print_.output == Args::Output::kLines && !args_.quiet ? out_.bytes_written() : 0;
+      auto seconds = [](std::chrono::nanoseconds ns) {
+        return static_cast<double>(ns.count()) / 1e9;
+      };
+      std::string o = fmt::format(
+          "\n{} matches\n{} matched lines\n{} files contained matches\n{} files searched\n"
+          "{} bytes printed\n{} bytes searched\n{:.6f} seconds spent searching\n"
+          "{:.6f} seconds\n",
+          stats_.matches, stats_.matched_lines, stats_.searches_with_match, stats_.searches,
+          printed, stats_.bytes_searched, seconds(stats_.elapsed),
+          seconds(std::chrono::duration_cast<std::chrono::nanoseconds>(total)));
+      out_.write_raw(o);
+      return;
+    }
     std::string o = "{\"data\":{\"elapsed_total\":";
-    append_elapsed(o, std::chrono::steady_clock::now() - started_, true);
+    append_elapsed(o, total, true);
     o += fmt::format(",\"stats\":{{\"bytes_printed\":{},\"bytes_searched\":{},\"elapsed\":",
                      stats_.bytes_printed, stats_.bytes_searched);
     append_elapsed(o, stats_.elapsed, true);
@@ -613,8 +1079,10 @@ int run_search(Args& args) {
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   const bool search_stdin = paths.empty() && stdin_is_readable();
   struct stat st {};
-  const bool one_file = search_stdin || (paths.size() == 1 && ::stat(paths[0].c_str(), &st) == 0 &&
-                                         !S_ISDIR(st.st_mode));
+  const bool one_file =
+      search_stdin ||
+      (paths.size() == 1 &&
+       (paths[0] == "-" || (::stat(paths[0].c_str(), &st) == 0 && !S_ISDIR(st.st_mode))));
   PrintOptions print{};
   print.with_filename = args.with_filename.value_or(!one_file);
   print.column = args.column;
@@ -626,13 +1094,9 @@ int run_search(Args& args) {
   print.vimgrep = args.vimgrep;
   print.replace = args.replace ? &*args.replace : nullptr;
   print.json = args.json;
-  if (args.json) {
-    if (args.output != Args::Output::kLines || args.vimgrep || args.only_matching) {
-      print_error(
-          "--json cannot be combined with -l, --files-without-match, -c, "
-          "--count-matches, --vimgrep or -o: drop one of them");
-      return 2;
-    }
+  if (args.json) {  // as rg 14, --json wins over -o and --vimgrep
+    print.only_matching = false;
+    print.vimgrep = false;
     print.with_filename = true;
     print.line_numbers = true;
     print.heading = false;
@@ -641,7 +1105,8 @@ int run_search(Args& args) {
   print.color =
       args.color == Args::Color::kAlways || (args.color == Args::Color::kAuto && tty &&
                                              term != nullptr && std::string_view(term) != "dumb");
-  if (args.vimgrep) {  // as ripgrep: path, line and column on every match, never headings
+  if (args.vimgrep &&
+      !args.json) {  // as ripgrep: path, line and column on every match, no headings
     print.with_filename = args.with_filename.value_or(true);
     print.line_numbers = true;
     print.column = true;
@@ -649,9 +1114,15 @@ int run_search(Args& args) {
   }
   print.null = args.null;
   print.output = args.output;
+  print.max_columns = args.max_columns;
+  print.max_columns_preview = args.max_columns_preview;
+  print.trim = args.trim;
+  print.stats = args.stats;
+  print.quiet = args.quiet;
   walker::WalkOptions walk = args.walk;
   walk.overrides = &filters->overrides;
   walk.types = &filters->types;
+  print.multiline = compiled->multiline();
   Search search(args, std::move(*compiled), print);
   return search.run(walk, paths, search_stdin);
 }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "byte_prefilter.hpp"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -225,6 +227,220 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
   return out;
 }
 
+// Parses a hex escape's digits at p[i] (after `\x`): `\xHH` or `\x{H...}`. Returns the code
+// point (or -1) and moves `i` past the escape.
+long parse_hex_escape(std::string_view p, std::size_t& i) {
+  std::size_t end;
+  std::string_view digits;
+  if (i < p.size() && p[i] == '{') {
+    end = p.find('}', i);
+    if (end == std::string_view::npos) return -1;
+    digits = p.substr(i + 1, end - i - 1);
+    ++end;
+  } else {
+    end = std::min(i + 2, p.size());
+    digits = p.substr(i, end - i);
+  }
+  i = end;
+  if (digits.empty() || digits.size() > 8) return -1;
+  long v = 0;
+  for (char c : digits) {
+    int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+            : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
+                                                        : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+// One escape `\X...` starting at p[i] (the backslash). Returns what it can match as far as a line
+// feed is concerned: 'n' exactly a line feed, 'y' maybe a line feed among others, '0' never.
+// Moves `i` past the escape.
+char escape_newline(std::string_view p, std::size_t& i) {
+  i += 1;
+  if (i >= p.size()) return '0';
+  char c = p[i++];
+  switch (c) {
+    case 'n':
+      return 'n';
+    case 's':
+    case 'W':
+    case 'D':
+    case 'A':  // ripgrep counts the anchors \A \z ^ $ as matching a line feed (see
+    case 'z':  // can_match_newline)
+    case 'Z':
+    case 'v':  // PCRE2's vertical space (in Rust \v is VT; harmless as a "maybe")
+    case 'R':
+    case 'X':
+    case 'C':
+      return 'y';
+    case 'x':
+      return parse_hex_escape(p, i) == 0x0A ? 'n' : '0';
+    case 'p':
+    case 'P': {
+      std::string name;
+      if (i < p.size() && p[i] == '{') {
+        std::size_t close = p.find('}', i);
+        if (close == std::string_view::npos) close = p.size();
+        name = std::string(p.substr(i + 1, close - i - 1));
+        i = std::min(close + 1, p.size());
+      } else if (i < p.size()) {
+        name = std::string(1, p[i++]);
+      }
+      if (c == 'P') return 'y';  // the complement of a class rarely excludes control characters
+      std::string lower;
+      for (char ch : name) {
+        if (ch != ' ' && ch != '_' && ch != '-') {
+          lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+        }
+      }
+      if (lower.rfind("^", 0) == 0) return 'y';
+      static constexpr std::string_view kWithNewline[] = {"c",
+                                                          "cc",
+                                                          "other",
+                                                          "control",
+                                                          "cntrl",
+                                                          "any",
+                                                          "ascii",
+                                                          "whitespace",
+                                                          "wspace",
+                                                          "space",
+                                                          "zyyy",
+                                                          "common",
+                                                          "patternwhitespace"};
+      for (std::string_view n : kWithNewline) {
+        if (lower == n || lower.find("=" + std::string(n)) != std::string::npos ||
+            lower.find(":" + std::string(n)) != std::string::npos) {
+          return 'y';
+        }
+      }
+      return '0';
+    }
+    default:
+      return '0';
+  }
+}
+
+// Reads the class starting at p[i] ('['); moves `i` past it. Returns 'n' when the class is a lone
+// line feed (`[\n]`), 'y' when it may match a line feed, '0' when it cannot.
+char class_newline(std::string_view p, std::size_t& i) {
+  std::size_t j = i + 1;
+  bool negated = j < p.size() && p[j] == '^';
+  if (negated) ++j;
+  bool any_newline = false, only_newline = true, items = false;
+  auto item = [&](char verdict) {
+    items = true;
+    if (verdict != '0') any_newline = true;
+    if (verdict != 'n') only_newline = false;
+  };
+  bool first = true;
+  long last_char = -1;  // for ranges a-b
+  while (j < p.size() && (p[j] != ']' || first)) {
+    first = false;
+    if (p[j] == '[' && j + 1 < p.size() && p[j + 1] == ':') {
+      std::size_t close = p.find(":]", j + 2);
+      if (close == std::string_view::npos) break;
+      std::string_view name = p.substr(j + 2, close - j - 2);
+      item(name == "space" || name == "cntrl" || name == "ascii" || name.substr(0, 1) == "^" ? 'y'
+                                                                                             : '0');
+      j = close + 2;
+      last_char = -1;
+      continue;
+    }
+    if (p[j] == '[') {  // a nested class (Rust syntax)
+      char inner = class_newline(p, j);
+      item(inner);
+      last_char = -1;
+      continue;
+    }
+    if (p[j] == '-' && last_char >= 0 && j + 1 < p.size() && p[j + 1] != ']') {
+      std::size_t k = j + 1;
+      long hi;
+      if (p[k] == '\\') {
+        std::size_t e = k + 1;
+        hi = (e < p.size() && p[e] == 'x') ? (++e, parse_hex_escape(p, e)) : -1;
+        if (hi < 0) escape_newline(p, k), e = k;
+        j = e;
+      } else {
+        hi = static_cast<unsigned char>(p[k]);
+        j = k + 1;
+      }
+      if (last_char <= 0x0A && hi >= 0x0A) item('y');
+      last_char = -1;
+      continue;
+    }
+    if (p[j] == '\\') {
+      std::size_t k = j;
+      bool hex = j + 1 < p.size() && p[j + 1] == 'x';
+      char v = escape_newline(p, k);
+      if (hex) {
+        std::size_t e = j + 2;
+        last_char = parse_hex_escape(p, e);
+      } else {
+        last_char = (j + 1 < p.size() && p[j + 1] == 'n') ? 0x0A : 0x7FFFFFFF;
+      }
+      item(v);
+      j = k;
+      continue;
+    }
+    last_char = static_cast<unsigned char>(p[j]);
+    item(p[j] == '\n' ? 'n' : '0');
+    ++j;
+  }
+  i = std::min(j + 1, p.size());
+  if (negated) return any_newline ? '0' : 'y';
+  if (!items) return '0';
+  if (only_newline) return 'n';
+  return any_newline ? 'y' : '0';
+}
+
+// True when `pattern` holds a literal line feed (`\n`, `\x0A`, `[\n]`): ripgrep's error
+// without -U.
+bool has_literal_newline(std::string_view p) {
+  for (std::size_t i = 0; i < p.size();) {
+    if (p[i] == '\\') {
+      if (escape_newline(p, i) == 'n') return true;
+    } else if (p[i] == '[') {
+      if (class_newline(p, i) == 'n') return true;
+    } else {
+      if (p[i] == '\n') return true;
+      ++i;
+    }
+  }
+  return false;
+}
+
+// True when some match of `pattern` may hold a line feed: ripgrep's test for multiline mode, which
+// looks at the bytes a regex can never match and counts the anchors (^ $ \A \z) as matching a
+// line feed. Errs on the side of "may".
+bool can_match_newline(std::string_view p, bool dotall, bool literal) {
+  if (literal) return p.find('\n') != std::string_view::npos;
+  for (std::size_t i = 0; i < p.size();) {
+    if (p[i] == '\\') {
+      if (escape_newline(p, i) != '0') return true;
+    } else if (p[i] == '[') {
+      if (class_newline(p, i) != '0') return true;
+    } else if (p[i] == '(' && i + 2 < p.size() && p[i + 1] == '?') {
+      // Inline flags: (?s) or (?is:...) turn dot-all on.
+      std::size_t j = i + 2;
+      bool on = true;
+      for (; j < p.size() && (std::isalpha(static_cast<unsigned char>(p[j])) != 0 || p[j] == '-');
+           ++j) {
+        if (p[j] == '-') on = false;
+        if (p[j] == 's' && on) dotall = true;
+      }
+      i = j;
+    } else {
+      // ripgrep's non_matching_bytes removes '\n' for the anchors ^ and $ too.
+      if (p[i] == '\n' || p[i] == '^' || p[i] == '$' || (p[i] == '.' && dotall)) return true;
+      ++i;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 struct PatternSet::Impl {
@@ -235,7 +451,10 @@ struct PatternSet::Impl {
   HsScratchPtr hs_proto{nullptr, &hs_free_scratch};
   Pcre2Code line_re{nullptr, &pcre2_code_free};  // all patterns, for one line at a time
   Pcre2Code scan_re{nullptr, &pcre2_code_free};  // multiline, for whole buffers without Hyperscan
-  bool hs_utf8 = false;  // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
+  bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
+  bool multiline = false;  // -U and some pattern can match a line feed
+  Pcre2Code ml_re{nullptr, &pcre2_code_free};    // multiline mode: the whole-buffer regex
+  HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
 };
 
 struct PatternSet::Scratch::Impl {
@@ -265,6 +484,7 @@ PatternSet::Scratch::Scratch(Scratch&&) noexcept = default;
 PatternSet::Scratch::~Scratch() = default;
 
 bool PatternSet::hyperscan_exact() const { return impl_->exact; }
+bool PatternSet::multiline() const { return impl_->multiline; }
 
 Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                                        const PatternOptions& options) {
@@ -284,6 +504,18 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   bool all_literal = true;
   bool any_empty = false;
   for (const std::string& p : patterns) {
+    if (!options.multiline && !options.fixed_strings && !options.pcre2 && has_literal_newline(p)) {
+      return Error{ErrorCode::kInvalidArgument,
+                   "the literal \"\\n\" is not allowed in a regex\n\n"
+                   "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
+                   "When multiline mode is enabled, new line characters can be matched."};
+    }
+    // -P and -x (which adds anchors) always search in multiline mode under -U, as in ripgrep.
+    if (options.multiline &&
+        (options.pcre2 || options.line ||
+         can_match_newline(p, options.multiline_dotall, options.fixed_strings))) {
+      impl->multiline = true;
+    }
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
     CTX_TRY_ASSIGN(Pcre2Code alone, compile_pcre2(regex, pcre_flags, p));
     std::uint32_t min_length = 0;
@@ -307,7 +539,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
   bool use_hs = !options.pcre2 && !any_empty && !patterns.empty();
-  if (use_hs) {
+  // Multiline mode never looks for lines (find_line): only its own prefilter is compiled below.
+  if (use_hs && !impl->multiline) {
     std::vector<const char*> exprs;
     std::vector<unsigned> flags, ids;
     std::vector<std::string> hs_patterns;
@@ -318,8 +551,19 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
       unsigned f = HS_FLAG_MULTILINE;
       if (impl->caseless) f |= HS_FLAG_CASELESS;
-      // Byte mode would make `.` and classes match one byte of a multibyte character, so any
-      // regex runs as UTF-8 (haystacks that are not valid UTF-8 then go to PCRE2: see find_line).
+      // A regex runs on Hyperscan as its byte-mode superset (byte_prefilter.hpp: compiles in
+      // milliseconds where UCP classes take seconds, and scans invalid UTF-8 too); PCRE2
+      // confirms. What the rewriter does not model runs as UTF-8 with UCP (haystacks that are
+      // not valid UTF-8 then go to PCRE2: see find_line).
+      if (!options.fixed_strings && !is_literal(regexes[i])) {
+        if (auto bytes = detail::byte_prefilter(hs_patterns[i], impl->caseless)) {
+          hs_patterns[i] = std::move(*bytes);
+          all_literal = false;
+          flags.push_back(f);
+          ids.push_back(static_cast<unsigned>(i));
+          continue;
+        }
+      }
       const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
       if (utf8) {
         f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
@@ -366,6 +610,47 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     if (options.word) scan_regex = "(?<!\\w)(?:" + scan_regex + ")(?!\\w)";
     CTX_TRY_ASSIGN(impl->scan_re,
                    compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE, scan_regex));
+    if (impl->multiline) {
+      CTX_TRY_ASSIGN(impl->ml_re, compile_pcre2(scan_regex,
+                                                pcre_flags | PCRE2_MULTILINE |
+                                                    (options.multiline_dotall ? PCRE2_DOTALL : 0U),
+                                                scan_regex));
+      if (use_hs && !any_empty) {
+        // A prefilter over the whole buffer: files it finds nothing in are done at Hyperscan's
+        // speed. Prefilter mode only ever adds matches, so it never hides one from PCRE2.
+        std::vector<std::string> ml_patterns;
+        std::vector<const char*> exprs;
+        std::vector<unsigned> flags, ids;
+        for (std::size_t i = 0; i < regexes.size(); ++i) {
+          std::string re = options.line ? "^(?:" + regexes[i] + ")$" : regexes[i];
+          bool changed = false;
+          re = add_unicode_case_folds(re, true, changed);
+          ml_patterns.push_back(std::move(re));
+          unsigned f = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_UTF8 | HS_FLAG_UCP;
+          if (impl->caseless) f |= HS_FLAG_CASELESS;
+          if (options.multiline_dotall) f |= HS_FLAG_DOTALL;
+          flags.push_back(f);
+          ids.push_back(static_cast<unsigned>(i));
+        }
+        for (const std::string& p : ml_patterns) exprs.push_back(p.c_str());
+        hs_database_t* db = nullptr;
+        hs_compile_error_t* err = nullptr;
+        if (hs_compile_multi(exprs.data(), flags.data(), ids.data(),
+                             static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr, &db,
+                             &err) == HS_SUCCESS) {
+          hs_scratch_t* proto = impl->hs_proto.release();
+          if (hs_alloc_scratch(db, &proto) == HS_SUCCESS) {
+            impl->ml_hs.reset(db);
+            impl->hs_utf8 = true;
+          } else {
+            hs_free_database(db);
+          }
+          impl->hs_proto.reset(proto);
+        } else {
+          hs_free_compile_error(err);
+        }  // else PCRE2 alone
+      }
+    }
   }
   return PatternSet(std::move(impl));
 }
@@ -479,17 +764,24 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
   return std::optional<LineSpan>{};
 }
 
-// Calls on_match(match_data) for each match of line_re in `line`, left to right, as Rust regex
-// iterates: an empty match moves on by one byte, and none is reported where a match just ended.
+static void expand(std::string& out, std::string_view replacement, const pcre2_code* code,
+                   pcre2_match_data* md, std::string_view subject);
+
+// Calls on_match(match_data) for each match of `code` in `subject` that starts in [start, end),
+// left to right, as Rust regex iterates: an empty match moves on by one byte, and none is
+// reported where a match just ended.
 template <typename OnMatch>
-Status PatternSet::each_match(std::string_view line, Scratch& scratch, OnMatch&& on_match) const {
+Status PatternSet::each_match_in(const void* code, std::string_view subject, std::size_t start,
+                                 std::size_t end, Scratch& scratch, OnMatch&& on_match) const {
   Scratch::Impl& s = *scratch.impl_;
-  std::size_t offset = 0;
+  const auto* re = static_cast<const pcre2_code*>(code);
+  std::size_t offset = start;
   std::size_t last_end = std::string_view::npos;  // end of the last non-empty match
-  while (offset <= line.size()) {
-    CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, offset, s.md, s.mctx));
+  while (offset <= subject.size() && offset < end) {
+    CTX_TRY_ASSIGN(bool hit, run_pcre2(re, subject, offset, s.md, s.mctx));
     if (!hit) break;
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+    if (ov[0] >= end) break;
     if (ov[0] == ov[1] && ov[0] == last_end) {
       offset = ov[0] + 1;
       continue;
@@ -499,6 +791,56 @@ Status PatternSet::each_match(std::string_view line, Scratch& scratch, OnMatch&&
     offset = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
   }
   return {};
+}
+
+template <typename OnMatch>
+Status PatternSet::each_match(std::string_view line, Scratch& scratch, OnMatch&& on_match) const {
+  return each_match_in(impl_->line_re.get(), line, 0, line.size() + 1, scratch,
+                       std::forward<OnMatch>(on_match));
+}
+
+namespace {
+
+int on_any_hs_match(unsigned, unsigned long long, unsigned long long, unsigned, void* found) {
+  *static_cast<bool*>(found) = true;
+  return 1;  // one is enough
+}
+
+}  // namespace
+
+Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay, std::size_t from,
+                                                            Scratch& scratch) const {
+  Scratch::Impl& s = *scratch.impl_;
+  if (from > hay.size() || impl_->ml_re == nullptr) return std::optional<MatchSpan>{};
+  if (from == 0 && impl_->ml_hs != nullptr && s.hs != nullptr && is_valid_utf8(hay)) {
+    bool found = false;
+    hs_scan(impl_->ml_hs.get(), hay.data(), static_cast<unsigned>(hay.size()), 0, s.hs,
+            on_any_hs_match, &found);
+    if (!found) return std::optional<MatchSpan>{};
+  }
+  // As ripgrep, the rest of the buffer is searched as a haystack of its own.
+  std::string_view rest = hay.substr(from);
+  CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
+  if (!hit) return std::optional<MatchSpan>{};
+  const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+  return std::optional<MatchSpan>{MatchSpan{from + ov[0], from + std::max(ov[0], ov[1])}};
+}
+
+Status PatternSet::find_spans_in(std::string_view hay, std::size_t start, std::size_t end,
+                                 Scratch& scratch, std::vector<MatchSpan>& out,
+                                 const std::string* replacement,
+                                 std::vector<std::string>* expansions) const {
+  constexpr std::size_t kLookAhead = 128;  // ripgrep's MAX_LOOK_AHEAD
+  const pcre2_code* code = impl_->ml_re != nullptr ? impl_->ml_re.get() : impl_->scan_re.get();
+  std::string_view subject = hay.substr(0, std::min(hay.size(), end + kLookAhead));
+  return each_match_in(code, subject, start, end, scratch, [&](pcre2_match_data* md) {
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    out.push_back(MatchSpan{ov[0] - start, std::max(ov[0], ov[1]) - start});
+    if (replacement != nullptr && expansions != nullptr) {
+      expansions->emplace_back();
+      expand(expansions->back(), *replacement, code, md, subject);
+    }
+  });
 }
 
 Status PatternSet::find_spans(std::string_view line, Scratch& scratch,
@@ -533,8 +875,10 @@ void append_group(std::string& out, const pcre2_code* code, pcre2_match_data* md
   out.append(subject.substr(start, end - start));
 }
 
-void expand(std::string& out, std::string_view replacement, const pcre2_code* code,
-            pcre2_match_data* md, std::string_view subject) {
+}  // namespace
+
+static void expand(std::string& out, std::string_view replacement, const pcre2_code* code,
+                   pcre2_match_data* md, std::string_view subject) {
   for (std::size_t i = 0; i < replacement.size(); ++i) {
     char c = replacement[i];
     if (c != '$' || i + 1 >= replacement.size()) {
@@ -564,8 +908,6 @@ void expand(std::string& out, std::string_view replacement, const pcre2_code* co
   }
 }
 
-}  // namespace
-
 Status PatternSet::expand_matches(std::string_view line, std::string_view replacement,
                                   Scratch& scratch, std::vector<MatchSpan>& spans,
                                   std::vector<std::string>& expansions) const {
@@ -575,6 +917,54 @@ Status PatternSet::expand_matches(std::string_view line, std::string_view replac
     expansions.emplace_back();
     expand(expansions.back(), replacement, impl_->line_re.get(), md, line);
   });
+}
+
+}  // namespace ctx::engine
+
+namespace ctx::engine {
+
+std::size_t grapheme_prefix(std::string_view text, std::size_t count) {
+  static const pcre2_code* cluster = [] {
+    int error = 0;
+    PCRE2_SIZE offset = 0;
+    pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>("\\X"), PCRE2_ZERO_TERMINATED,
+                                     PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_ANCHORED, &error,
+                                     &offset, nullptr);
+    if (code != nullptr) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+    return code;
+  }();
+  std::size_t at = 0;
+  pcre2_match_data* md =
+      cluster != nullptr ? pcre2_match_data_create_from_pattern(cluster, nullptr) : nullptr;
+  for (std::size_t n = 0; n < count && at < text.size(); ++n) {
+    int rc = md == nullptr ? -1
+                           : pcre2_match(cluster, reinterpret_cast<PCRE2_SPTR>(text.data()),
+                                         text.size(), at, 0, md, nullptr);
+    std::size_t next = at + 1;
+    if (rc >= 0) {
+      next = std::max(next, pcre2_get_ovector_pointer(md)[1]);
+    } else {
+      // Invalid UTF-8: the longest prefix of a valid sequence counts as one character (the
+      // "maximal subpart" that becomes one U+FFFD), as ripgrep's bstr does.
+      const auto c = static_cast<unsigned char>(text[at]);
+      const std::size_t len = c >= 0xF0 ? (c <= 0xF4 ? 4 : 1) : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 1;
+      for (std::size_t k = 1; k < len && at + k < text.size(); ++k) {
+        const auto b = static_cast<unsigned char>(text[at + k]);
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (k == 1) {
+          if (c == 0xE0) lo = 0xA0;
+          if (c == 0xED) hi = 0x9F;
+          if (c == 0xF0) lo = 0x90;
+          if (c == 0xF4) hi = 0x8F;
+        }
+        if (b < lo || b > hi) break;
+        next = at + k + 1;
+      }
+    }
+    at = next;
+  }
+  if (md != nullptr) pcre2_match_data_free(md);
+  return at;
 }
 
 }  // namespace ctx::engine

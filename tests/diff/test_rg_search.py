@@ -16,7 +16,9 @@ files, binary files (a NUL byte early, or late: beyond the first 64 KiB), UTF-8 
 Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with a UTF-8 BOM.
 
 Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b
---count-matches --files-without-match -H -I --null --heading; patterns: literals, a literal dot,
+--count-matches --files-without-match -H -I --null --heading, -U (with patterns that span lines:
+ML_PATTERNS) --multiline-dotall, -M N --max-columns-preview, --trim, -A/-B/-C N, --json,
+--vimgrep, --stats (durations masked: --json's elapsed fields, --stats' seconds lines); patterns: literals, a literal dot,
 alternations, classes, \\w+, \\bfoo\\b, \\p{Greek}, (?i), anchors, empty-matching patterns (a*, ^,
 the empty pattern). Every command gets `--color never --sort path`; it runs from the tree root
 with no path, `.`, a directory, a single file (no file names then), a binary file, several
@@ -311,6 +313,15 @@ PATTERNS = [
     "fo+", "o{2}", "a.*b", "foo.*bar", ".", ".+", "f.o",
 ]
 
+# Patterns for -U (multiline): line feeds, classes and anchors that reach across lines. Without -U
+# a literal line feed is an error in both (exit 2, "the literal "\n" is not allowed").
+ML_PATTERNS = [
+    "foo\\nbar", "o\\n", "\\n\\n", "foo\\s+bar", "[a-z]\\n[a-z]", "a.*\\n.*b", "\\nfoo",
+    "bar\\n?", "(?s)foo.bar", "foo.{0,30}bar", "x\\n|y", "\\w+\\n\\w+", "^\\s*$\\n",
+    "[^x]{5}", "[\\s\\S]{3}", "}\\n", "\\n$", "^foo", "bar$", "\\n\\S", "[^a-z]+", "\\s+$",
+    "α\\n|中文", "(?m)^$",
+]
+
 OUTPUT_MODES = ["lines"] * 8 + ["-c", "-l", "--files-without-match", "--count-matches", "-o", "-o"]
 
 BOOL_FLAGS = [("-n", 0.35), ("-i", 0.2), ("-w", 0.15), ("-x", 0.07), ("-F", 0.12), ("-v", 0.12),
@@ -391,6 +402,24 @@ def gen_case(rng, tree):
     for f, p in BOOL_FLAGS:
         if rng.random() < p:
             flags.append(f)
+    # Flags with values are single items (-M20, -A1) so shrinking drops them whole.
+    multiline = rng.random() < 0.25
+    if multiline:
+        flags.append("-U")
+        if rng.random() < 0.3:
+            flags.append("--multiline-dotall")
+    if rng.random() < 0.12:
+        flags.append("-M%d" % rng.choice([4, 10, 20, 60]))
+        if rng.random() < 0.5:
+            flags.append("--max-columns-preview")
+    if rng.random() < 0.1:
+        flags.append("--trim")
+    if rng.random() < 0.12:
+        flags.append("-%s%d" % (rng.choice("ABC"), rng.choice([0, 1, 2])))
+    if rng.random() < 0.1:
+        flags.append(rng.choice(["--json", "--json", "--vimgrep"]))
+    if rng.random() < 0.04:
+        flags.append("--stats")
     if rng.random() < 0.12:
         flags += ["-m", str(rng.choice([0, 1, 1, 2, 3]))]
     rng.shuffle(flags)
@@ -399,12 +428,14 @@ def gen_case(rng, tree):
         n = [f for f in flags if f.isdigit()][0]
         flags = [f for f in flags if f not in ("-m", n)] + ["-m", n]
     r = rng.random()
+    # Under -U most patterns can span lines; without it a few are (an error in both).
+    pool = ML_PATTERNS if rng.random() < (0.65 if multiline else 0.03) else PATTERNS
     if r < 0.7:
-        how, patterns = "pos", [rng.choice(PATTERNS)]
+        how, patterns = "pos", [rng.choice(pool)]
     elif r < 0.88:
-        how, patterns = "e", [rng.choice(PATTERNS) for _ in range(rng.randint(2, 3))]
+        how, patterns = "e", [rng.choice(pool) for _ in range(rng.randint(2, 3))]
     else:
-        how, patterns = "f", [rng.choice(PATTERNS) for _ in range(rng.randint(1, 3))]
+        how, patterns = "f", [rng.choice(pool) for _ in range(rng.randint(1, 3))]
     files = sorted(tree.files)
     dirs = tree.dirs()
     r = rng.random()
@@ -453,6 +484,23 @@ class Workspace:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+TIMING_RES = [
+    # --json: end messages {"secs":..,"nanos":..,"human":".."}, the summary's sorted keys
+    (re.compile(rb'"secs":\d+,"nanos":\d+,"human":"[0-9.]+s"'), b'"secs":S,"nanos":N,"human":"H"'),
+    (re.compile(rb'"human":"[0-9.]+s","nanos":\d+,"secs":\d+'), b'"human":"H","nanos":N,"secs":S'),
+    # --stats: the two timing lines
+    (re.compile(rb'(?m)^\d+\.\d{6} seconds( spent searching)?$'), rb'T seconds\1'),
+]
+
+
+def masked_timings(out):
+    """`out` with the numbers that are durations (only those) masked: --json's elapsed fields,
+    --stats' seconds lines."""
+    for rx, repl in TIMING_RES:
+        out = rx.sub(repl, out)
+    return out
+
+
 class Outcome:
     def __init__(self, rc, stdout, stderr):
         self.rc = rc
@@ -460,7 +508,7 @@ class Outcome:
         self.stderr = stderr
 
     def key(self):
-        return (self.rc, self.stdout, bool(self.stderr.strip()))
+        return (self.rc, masked_timings(self.stdout), bool(self.stderr.strip()))
 
     def __eq__(self, other):
         return self.key() == other.key()
@@ -578,7 +626,13 @@ def searches_binary(case):
     return any(b"\x00" in case.tree.files[p] for p in case.searched_files())
 
 
+SUMMARY_MODES = ("-c", "-l", "--files-without-match", "--count-matches")
+
 KNOWN_RG13_BUGS = [
+    ("json-with-summary",
+     "--json with -c, -l, --count-matches or --files-without-match: rg 13 rejects the pair "
+     "(exit 2); rg 14 lets the last of them choose the output",
+     lambda c: c.has("--json") and c.has(*SUMMARY_MODES)),
     ("word-regexp",
      "-w: rg 13 wraps the pattern as `(?:^|\\W)(PAT)(?:$|\\W)` and reports the inner group, "
      "so matches that touch a non-word character are found at other offsets, cut (`-w -o -i "
@@ -652,6 +706,25 @@ OPEN_BUGS = [
      "under --files-without-match",
      lambda c: any(b"\x00" in c.tree.files[p] for p in c.explicit_files()),
      lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
+    ("multiline-binary",
+     "-U on a file with a NUL byte in its first 64 KiB: ctxsearch skips a walked one entirely, "
+     "rg 14 may still print context lines of it (`-U -C1 '(?m)^$'` on `n\\n\\n\\0` prints "
+     "`x.txt-n`, exit 1)",
+     lambda c: c.has("-U") and searches_binary(c),
+     lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
+    ("stats-bytes-searched-max-count",
+     "--stats or --json with -m: ripgrep's `bytes searched` is where its searcher stood when -m "
+     "stopped it: the end of the last matching line in its fast line searcher (as ctxsearch), "
+     "elsewhere in its other paths (`--json -m 1 '.+'` on `\\nS` gives 1 in rg, 2 in ctxsearch)",
+     lambda c: c.has("--stats", "--json") and c.has("-m"),
+     lambda c: drop_flags(c, "--stats", "--json")),
+    ("multiline-max-count-context",
+     "-U -m N with -A/-C: after the N-th block ripgrep keeps printing its after-context lines, "
+     "and those that match (under -v: do not match) print as matches; ctxsearch prints them as "
+     "context lines in multiline mode (`-U -v -A1 -m 1 'bar\\n?'` on `\\n.` prints `:.` in "
+     "rg, `-.` in ctxsearch)",
+     lambda c: c.has("-U") and c.has("-m") and any(f[:2] in ("-A", "-C") for f in c.flags),
+     lambda c: c.copy(flags=[f for f in c.flags if f[:2] not in ("-A", "-C")])),
     ("posix-class-ascii",
      "POSIX classes: rg 14 (Rust regex) reads `[[:upper:]]` as `[A-Z]` and `[[:alpha:]]` as "
      "`[A-Za-z]`, ASCII only; ctxsearch (PCRE2 with UCP) reads them as Unicode classes: "
@@ -703,10 +776,10 @@ RG_QUIRKS = [
      "the file) for --column, -o and --count-matches, though the line is reported: "
      "`rg --column -P '^$'` on `\\n\\n\\n` prints `1:1:`, `2:`, `3:`; `--count-matches -P '^$'` on "
      "`a\\n\\n\\nb\\n` prints 0 (without -P: 2, as ctxsearch)",
-     lambda c: c.has("-P") and c.has("--column", "-o", "--count-matches")
+     lambda c: c.has("-P") and c.has("--column", "-o", "--count-matches", "--stats", "--vimgrep")
      and any(can_match_empty(p) for p in c.patterns)
      and any(has_empty_line(c.tree.files[p]) for p in c.searched_files()),
-     lambda c: drop_flags(c, "--column", "-o", "--count-matches")),
+     lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep")),
 ]
 
 

@@ -1,13 +1,13 @@
 #include "git_paths.hpp"
 
 #include <fcntl.h>
-#include <git2.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
 #include <string_view>
 
 #include "ctx/base/file_buffer.hpp"
+#include "git_config.hpp"
 
 namespace ctx::walker::detail {
 namespace {
@@ -52,19 +52,7 @@ std::optional<std::string> info_exclude_path(const std::string& dir) {
 }
 
 std::optional<std::string> global_excludes_path() {
-  git_libgit2_init();
-  std::optional<std::string> result;
-  git_config* config = nullptr;
-  if (git_config_open_default(&config) == 0) {
-    git_buf buf = GIT_BUF_INIT;
-    if (git_config_get_path(&buf, config, "core.excludesfile") == 0 && buf.ptr != nullptr) {
-      result = std::string(buf.ptr, buf.size);
-    }
-    git_buf_dispose(&buf);
-    git_config_free(config);
-  }
-  git_libgit2_shutdown();
-  if (result) return result;
+  if (auto configured = configured_excludes_file()) return configured;
   if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
     return std::string(xdg) + "/git/ignore";
   }

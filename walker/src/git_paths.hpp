@@ -12,7 +12,7 @@ namespace ctx::walker::detail {
 // unreadable. A worktree's `commondir` is followed, as git does.
 std::optional<std::string> info_exclude_path(const std::string& dir);
 
-// The global excludes file: core.excludesFile from the user's git configuration (via libgit2, so
+// The global excludes file: core.excludesFile from the user's git configuration (git_config.hpp:
 // includes and `~/` expansion behave as in git), else $XDG_CONFIG_HOME/git/ignore, else
 // $HOME/.config/git/ignore. nullopt when none can be named.
 std::optional<std::string> global_excludes_path();

@@ -65,6 +65,13 @@ void IgnoreRules::add_line(std::string_view line, bool case_insensitive) {
   bool basename = line.find('/') == std::string_view::npos;
   if (!basename && line[0] == '/') line.remove_prefix(1);
   if (line.empty()) return;
+  // gitignore(5): "**/foo" matches foo anywhere, the same as "foo". As a basename line it is
+  // indexed or rejected by its literal head instead of running the glob NFA on every path.
+  if (!basename && line.substr(0, 3) == "**/" &&
+         line.find('/', 3) == std::string_view::npos && line.size() > 3) {
+    line.remove_prefix(3);
+    basename = true;
+  }
 
   auto index = static_cast<std::uint32_t>(rules_.size());
   const bool fold_line = options_.case_insensitive || case_insensitive;

@@ -24,6 +24,10 @@ struct PatternOptions {
   bool word = false;              // -w: matches must be surrounded by non-word characters
   bool line = false;              // -x: matches must be whole lines
   bool pcre2 = false;             // -P: PCRE2 syntax (look-around, backreferences)
+  // -U: matches may span lines. Without it a pattern holding a literal line feed (`\n`, `\x0a`)
+  // is an error, as in ripgrep.
+  bool multiline = false;
+  bool multiline_dotall = false;  // --multiline-dotall: `.` also matches a line feed under -U
 };
 
 // A line of a haystack: [start, end), `end` excluding the line terminator.
@@ -80,12 +84,37 @@ class PatternSet {
   // True when no match can be wider than one line and Hyperscan alone decides lines.
   bool hyperscan_exact() const;
 
+  // Multiline mode (-U): true when -U was given and some pattern can match a line feed (as in
+  // ripgrep, -U with patterns that cannot is plain line-by-line search).
+  bool multiline() const;
+
+  // Multiline mode: the first match in `haystack` at or after `from`, searched as ripgrep does, as
+  // if `haystack` began at `from` (`^` and look-behinds see a start there). Offsets are absolute.
+  Result<std::optional<MatchSpan>> find_multiline(std::string_view haystack, std::size_t from,
+                                                  Scratch& scratch) const;
+
+  // Multiline mode: the matches that start in haystack[start, end) (a block of whole lines),
+  // searched in the whole haystack (look-arounds see past the block), appended to `out` with
+  // offsets relative to `start`. With `replacement`, also appends each match's expansion (see
+  // expand_matches) to `expansions`.
+  Status find_spans_in(std::string_view haystack, std::size_t start, std::size_t end,
+                       Scratch& scratch, std::vector<MatchSpan>& out,
+                       const std::string* replacement = nullptr,
+                       std::vector<std::string>* expansions = nullptr) const;
+
  private:
   struct Impl;
   explicit PatternSet(std::unique_ptr<Impl> impl);
   template <typename OnMatch>  // defined and used in pattern_set.cpp only
   Status each_match(std::string_view line, Scratch& scratch, OnMatch&& on_match) const;
+  template <typename OnMatch>  // defined and used in pattern_set.cpp only
+  Status each_match_in(const void* code, std::string_view subject, std::size_t start,
+                       std::size_t end, Scratch& scratch, OnMatch&& on_match) const;
   std::unique_ptr<Impl> impl_;
 };
+
+// The byte length of the first `count` extended grapheme clusters of `text` (an invalid UTF-8
+// byte counts as one), for --max-columns-preview.
+std::size_t grapheme_prefix(std::string_view text, std::size_t count);
 
 }  // namespace ctx::engine

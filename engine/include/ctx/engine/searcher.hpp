@@ -3,6 +3,8 @@
 // reports lines to a LineSink, which says after each whether to go on.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -30,13 +32,20 @@ struct SearchOptions {
   std::size_t before = 0;                  // -B: context lines before each reported line
   std::size_t after = 0;                   // -A: context lines after each reported line
   BinaryMode binary = BinaryMode::kQuit;
+  // A piece of a longer stream (stdin searched as it arrives): the number of its first line and
+  // the stream offset of its first byte, for reported line numbers and offsets. A piece after the
+  // first has no BOM.
+  std::uint64_t first_line_number = 1;
+  std::uint64_t base_offset = 0;
 };
 
 class LineSink {
  public:
   virtual ~LineSink() = default;
   // A reported line without its terminator; `line_number` is 0 unless asked for. The line dies
-  // with the call.
+  // with the call. In multiline mode (PatternSet::multiline()) a reported "line" is a block of
+  // whole lines holding one or more matches (inner line feeds included, the last one's not);
+  // `line_number` is its first line's.
   virtual Flow on_line(std::uint64_t line_number, std::uint64_t byte_offset,
                        std::string_view line) = 0;
   // A context line (-A/-B) near a reported line; never a reported line itself.
@@ -46,20 +55,43 @@ class LineSink {
   virtual void on_context_break() = 0;
   // A NUL byte was found at `offset`; under kConvert matching lines are not reported, this is.
   virtual void on_binary(std::uint64_t offset, bool matched) = 0;
+  // Called once before any other call with the bytes actually searched (after a BOM is dropped
+  // or UTF-16 transcoded); the lines given later point into it. It lives until search_buffer
+  // returns.
+  virtual void on_haystack(std::string_view /*haystack*/) {}
 };
 
 // Reusable per-thread file buffer: read(2) into memory that grows to the largest file seen
 // (never zero-filled). Binary files can be cut short: with `stop_at_nul`, reading stops after the
 // first chunk (64 KiB) that holds a NUL byte, as ripgrep does for files found by the walk.
+//
+// `read` memory-maps large regular files instead (faster for big files, measured); like ripgrep,
+// a mapped file truncated by another process while it is searched can end the process with
+// SIGBUS, so `read_fd` (the agent's path, which must survive hostile trees) never maps.
 class FileBuffer {
  public:
-  // Reads `path` (whole, or cut as above). Errors name the path.
+  FileBuffer() = default;
+  FileBuffer(const FileBuffer&) = delete;
+  FileBuffer& operator=(const FileBuffer&) = delete;
+  ~FileBuffer();
+
+  // Reads `path` (whole, or cut as above). Errors name the path. The bytes stay valid until the
+  // next read.
   Result<std::string_view> read(const char* path, bool stop_at_nul);
-  // The same for an open fd (read from its current offset; not closed); `path` names it in errors.
+  // The same for an open fd (read from its current offset; not closed), always with read(2);
+  // `path` names it in errors.
   Result<std::string_view> read_fd(int fd, std::string_view path, bool stop_at_nul);
+  // The same with the fd's fstat already taken by the caller (one system call per file less).
+  Result<std::string_view> read_fd(int fd, const struct stat& st, std::string_view path,
+                                   bool stop_at_nul);
 
  private:
   void reserve(std::size_t bytes);
+  void unmap();
+  Result<std::string_view> read_stat(int fd, const struct stat& st, std::string_view path,
+                                     bool stop_at_nul);
+  void* map_ = nullptr;
+  std::size_t map_bytes_ = 0;
   std::unique_ptr<char[]> data_;
   std::size_t capacity_ = 0;
 };

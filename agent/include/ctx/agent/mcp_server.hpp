@@ -1,0 +1,113 @@
+// The Model Context Protocol server over stdio: JSON-RPC 2.0, one message per line. `McpServer`
+// turns one incoming line into at most one outgoing line (`handle_message`, what tests and the
+// fuzzer drive) and `run` is the stdio loop around it: a reader that keeps reading (so
+// notifications/cancelled arrives while a call runs), tool calls on worker threads, and whole
+// response lines written under a lock. Tools are reached through a `ToolBackend`; the real one,
+// `RegistryBackend`, runs the registry of tools.hpp inside a Sandbox and Policy.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctx/agent/audit_log.hpp"
+#include "ctx/agent/budget.hpp"
+#include "ctx/agent/tools.hpp"
+
+namespace ctx::agent {
+
+// What the server calls tools through.
+class ToolBackend {
+ public:
+  virtual ~ToolBackend() = default;
+  // The tools tools/list publishes; the reference stays valid for the backend's lifetime.
+  virtual const std::vector<ToolSpec>& specs() const = 0;
+  // Runs tool `name` with `arguments_json` (a JSON object text). `cancelled` becomes true when the
+  // client cancels the request; the backend should return soon after. Called from several
+  // threads at once.
+  virtual Expected<ToolOutput> call(std::string_view name, std::string_view arguments_json,
+                                    const std::atomic<bool>& cancelled) = 0;
+};
+
+// The registry of tools.hpp: each call gets a CallContext whose deadline is
+// `config.limits.deadline_ms` from its start, the shared SessionState (cursor cache) when
+// `session` is non-null, and, when `audit` is non-null, one audit record. Every reference must
+// outlive the backend.
+class RegistryBackend final : public ToolBackend {
+ public:
+  RegistryBackend(const Sandbox& sandbox, const Policy& policy, const AgentConfig& config,
+                  SessionState* session, AuditLog* audit);
+  const std::vector<ToolSpec>& specs() const override { return tool_specs(); }
+  Expected<ToolOutput> call(std::string_view name, std::string_view arguments_json,
+                            const std::atomic<bool>& cancelled) override;
+
+ private:
+  const Sandbox& sandbox_;
+  const Policy& policy_;
+  const AgentConfig& config_;
+  SessionState* session_;
+  AuditLog* audit_;
+  EstimatingCounter counter_;
+};
+
+// The `tools` array of a tools/list result for `specs`: name, title, description, inputSchema,
+// outputSchema and annotations (read-only, closed world), schemas minified.
+std::string mcp_tools_json(const std::vector<ToolSpec>& specs);
+
+// Protocol revisions the server speaks, newest first. initialize answers with the client's
+// version when it is one of these, else with the newest.
+inline constexpr std::string_view kMcpProtocolVersions[] = {"2025-11-25", "2025-06-18",
+                                                            "2025-03-26", "2024-11-05"};
+
+struct McpServerOptions {
+  std::string server_version = "0.1.0";
+  std::string instructions;  // empty: a short default written for small models
+  // A line longer than this is not parsed: it is drained and answered with -32600.
+  std::size_t max_message_bytes = std::size_t{8} << 20;
+  std::size_t max_batch_elements = 256;  // batches (2024-11-05 and 2025-03-26 only)
+  unsigned workers = 4;                  // threads running tool calls in `run`
+  std::size_t max_queued_calls = 256;    // beyond this, the reader waits for a free slot
+};
+
+// JSON-RPC error codes the server answers with.
+inline constexpr int kParseError = -32700;
+inline constexpr int kInvalidRequest = -32600;
+inline constexpr int kMethodNotFound = -32601;
+inline constexpr int kInvalidParams = -32602;
+inline constexpr int kInternalError = -32603;
+
+class McpServer {
+ public:
+  // `backend` must outlive the server.
+  McpServer(ToolBackend& backend, McpServerOptions options);
+  ~McpServer();
+  McpServer(const McpServer&) = delete;
+  McpServer& operator=(const McpServer&) = delete;
+
+  // Handles one message (a line without its '\n') to completion, tool calls included, and
+  // returns the response line (no '\n' in it), or nullopt for notifications, responses, and
+  // requests cancelled while they ran. Thread-safe: a notifications/cancelled passed on another
+  // thread cancels a tools/call running here.
+  std::optional<std::string> handle_message(std::string_view line);
+
+  // Serves `in_fd` -> `out_fd` until end of input (then waits for the calls in flight and writes
+  // their responses) or until output fails. Returns 0 at end of input, 2 on an I/O error (named
+  // on stderr). Logs go to stderr only. SIGPIPE must be ignored (ctxsearch's main does) so that
+  // a client that goes away shows up as EPIPE.
+  int run(int in_fd, int out_fd);
+
+  // The version initialize settled on ("" before initialize).
+  std::string protocol_version() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ctx::agent

@@ -1,0 +1,744 @@
+#include "ctx/agent/mcp_server.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "json_writer.hpp"
+
+namespace ctx::agent {
+
+namespace {
+
+constexpr std::size_t kMaxDepth = 64;  // MCP messages nest a handful of levels
+constexpr std::size_t kReadChunk = 64 << 10;
+
+constexpr std::string_view kDefaultInstructions =
+    "Read-only tools over one project directory (the root). Paths are relative to the root. "
+    "To explore: list_directory, then find_files with a glob like '**/*.py'. To find code: "
+    "search_files with a regex. To read: read_file with offset and limit for large files. "
+    "Results are cut to a token budget: when a result says it was truncated, follow its hint "
+    "(a narrower path or pattern, or the next_cursor). Errors come back as JSON with a code, a "
+    "message and a hint naming the next call to make.";
+
+// One line on stderr, written whole.
+void log_line(std::string_view message) {
+  std::string line = fmt::format("ctxsearch mcp: {}\n", message);
+  std::size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string error_response(std::string_view id_json, int code, std::string_view message) {
+  JsonWriter w;
+  w.begin_object().field("jsonrpc", "2.0").key("id").raw(id_json);
+  w.key("error").begin_object().field("code", std::int64_t{code}).field("message", message);
+  w.end_object().end_object();
+  return w.take();
+}
+
+std::string result_response(std::string_view id_json, std::string_view result_json) {
+  JsonWriter w;
+  w.begin_object().field("jsonrpc", "2.0").key("id").raw(id_json).key("result").raw(result_json);
+  w.end_object();
+  return w.take();
+}
+
+// "read_file" -> "Read file".
+std::string title_of(std::string_view name) {
+  std::string title(name);
+  for (char& c : title) {
+    if (c == '_') c = ' ';
+  }
+  if (!title.empty() && title[0] >= 'a' && title[0] <= 'z') {
+    title[0] = static_cast<char>(title[0] - 'a' + 'A');
+  }
+  return title;
+}
+
+// `json` minified when it is a JSON object, else nullopt. The result holds no newline.
+std::optional<std::string> minified_object(std::string_view json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(json.data(), json.size(), true).get(root) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  if (!root.is_object()) return std::nullopt;
+  return simdjson::minify(root);
+}
+
+// The JSON text of a request id: a string or an integer (MCP forbids null). nullopt when the id
+// has another type.
+std::optional<std::string> id_text(simdjson::dom::element id) {
+  JsonWriter w;
+  if (id.is_string()) {
+    w.string(id.get_string().value_unsafe());
+  } else if (id.is_int64()) {
+    w.integer(id.get_int64().value_unsafe());
+  } else if (id.is_uint64()) {
+    w.unsigned_integer(id.get_uint64().value_unsafe());
+  } else {
+    return std::nullopt;
+  }
+  return w.take();
+}
+
+bool batches_allowed(std::string_view version) {
+  return version == "2025-03-26" || version == "2024-11-05";
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+// Reads newline-delimited messages from a descriptor without ever holding more than the size
+// limit (plus one read chunk) of an unfinished line.
+class LineReader {
+ public:
+  enum class Event : std::uint8_t { kLine, kOversize, kEnd, kError };
+
+  LineReader(int fd, std::size_t max_bytes) : fd_(fd), max_bytes_(max_bytes) {}
+
+  // kLine: `line` holds the next message (without '\n'). kOversize: a line over the limit was
+  // skipped, `skipped` says how long it was. kEnd: end of input. kError: read failed (errno).
+  Event next(std::string& line, std::size_t& skipped) {
+    while (true) {
+      std::size_t nl = buf_.find('\n', scan_);
+      if (nl != std::string::npos) {
+        std::size_t length = nl - start_;
+        bool oversize = draining_ || length > max_bytes_;
+        skipped = drained_ + length;
+        if (!oversize) line.assign(buf_, start_, length);
+        start_ = scan_ = nl + 1;
+        draining_ = false;
+        drained_ = 0;
+        compact();
+        return oversize ? Event::kOversize : Event::kLine;
+      }
+      scan_ = buf_.size();
+      if (buf_.size() - start_ > max_bytes_) {  // drop the unfinished line's head
+        drained_ += buf_.size() - start_;
+        draining_ = true;
+        buf_.clear();
+        start_ = scan_ = 0;
+      }
+      if (eof_) {
+        if (draining_) {
+          skipped = drained_ + (buf_.size() - start_);
+          draining_ = false;
+          buf_.clear();
+          start_ = scan_ = 0;
+          return Event::kOversize;
+        }
+        if (start_ < buf_.size()) {  // a last line without '\n'
+          line.assign(buf_, start_, buf_.size() - start_);
+          buf_.clear();
+          start_ = scan_ = 0;
+          return Event::kLine;
+        }
+        return Event::kEnd;
+      }
+      std::size_t old = buf_.size();
+      buf_.resize(old + kReadChunk);
+      ssize_t n = ::read(fd_, buf_.data() + old, kReadChunk);
+      if (n < 0) {
+        buf_.resize(old);
+        if (errno == EINTR) continue;
+        return Event::kError;
+      }
+      buf_.resize(old + static_cast<std::size_t>(n));
+      if (n == 0) eof_ = true;
+    }
+  }
+
+ private:
+  void compact() {
+    if (start_ > 0 && start_ >= buf_.size() / 2) {
+      buf_.erase(0, start_);
+      scan_ -= start_;
+      start_ = 0;
+    }
+  }
+
+  int fd_;
+  std::size_t max_bytes_;
+  std::string buf_;
+  std::size_t start_ = 0;  // first byte of the current line
+  std::size_t scan_ = 0;   // bytes before this hold no '\n' of the current line
+  std::size_t drained_ = 0;
+  bool draining_ = false;
+  bool eof_ = false;
+};
+
+// Writes whole lines to a descriptor under a lock; after a failure every write is skipped.
+class LineWriter {
+ public:
+  explicit LineWriter(int fd) : fd_(fd) {}
+
+  void write_line(std::string line) {
+    line.push_back('\n');
+    std::lock_guard lock(mutex_);
+    if (broken_) return;
+    std::size_t done = 0;
+    while (done < line.size()) {
+      ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        error_ = n < 0 ? errno : EIO;
+        broken_ = true;
+        return;
+      }
+      done += static_cast<std::size_t>(n);
+    }
+  }
+  bool broken() const {
+    std::lock_guard lock(mutex_);
+    return broken_;
+  }
+  int error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+  }
+
+ private:
+  int fd_;
+  mutable std::mutex mutex_;
+  bool broken_ = false;
+  int error_ = 0;
+};
+
+// A fixed set of threads running queued jobs. `submit` blocks while the queue is full, which
+// pushes back on a client that sends calls faster than they finish (the reader then stops
+// reading for a while: every call ends by its deadline, so the wait is bounded).
+class WorkerPool {
+ public:
+  WorkerPool(unsigned threads, std::size_t max_queued) : max_queued_(max_queued) {
+    if (threads == 0) threads = 1;
+    if (max_queued_ == 0) max_queued_ = 1;
+    for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  }
+  ~WorkerPool() { finish(); }
+
+  void submit(std::function<void()> job) {
+    std::unique_lock lock(mutex_);
+    space_.wait(lock, [&] { return queue_.size() < max_queued_; });
+    queue_.push_back(std::move(job));
+    ready_.notify_one();
+  }
+
+  // Runs what is queued, then joins the threads.
+  void finish() {
+    {
+      std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    ready_.notify_all();
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+    threads_.clear();
+  }
+
+ private:
+  void work() {
+    while (true) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      space_.notify_one();
+      job();
+    }
+  }
+
+  std::size_t max_queued_;
+  std::mutex mutex_;
+  std::condition_variable ready_, space_;
+  std::deque<std::function<void()>> queue_;
+  std::vector<std::thread> threads_;
+  bool closing_ = false;
+};
+
+}  // namespace
+
+std::string mcp_tools_json(const std::vector<ToolSpec>& specs) {
+  JsonWriter w;
+  w.begin_array();
+  for (const ToolSpec& spec : specs) {
+    std::optional<std::string> input = minified_object(spec.input_schema);
+    std::optional<std::string> output = minified_object(spec.output_schema);
+    if (!input) log_line(fmt::format("tool {} has an invalid input schema", spec.name));
+    if (!output) log_line(fmt::format("tool {} has an invalid output schema", spec.name));
+    w.begin_object()
+        .field("name", spec.name)
+        .field("title", title_of(spec.name))
+        .field("description", spec.description);
+    w.key("inputSchema").raw(input ? *input : "{\"type\":\"object\"}");
+    w.key("outputSchema").raw(output ? *output : "{\"type\":\"object\"}");
+    w.key("annotations")
+        .begin_object()
+        .field("title", title_of(spec.name))
+        .field("readOnlyHint", true)
+        .field("openWorldHint", false)
+        .end_object();
+    w.end_object();
+  }
+  w.end_array();
+  return w.take();
+}
+
+// ------------------------------------------------------------------------------------------------
+// RegistryBackend
+
+RegistryBackend::RegistryBackend(const Sandbox& sandbox, const Policy& policy,
+                                 const AgentConfig& config, SessionState* session, AuditLog* audit)
+    : sandbox_(sandbox), policy_(policy), config_(config), session_(session), audit_(audit) {}
+
+Expected<ToolOutput> RegistryBackend::call(std::string_view name, std::string_view arguments_json,
+                                           const std::atomic<bool>& cancelled) {
+  const auto wall = std::chrono::system_clock::now();
+  const auto start = std::chrono::steady_clock::now();
+  CallContext context{sandbox_,
+                      policy_,
+                      counter_,
+                      config_,
+                      start + std::chrono::milliseconds(config_.limits.deadline_ms),
+                      &cancelled,
+                      session_};
+  Expected<ToolOutput> outcome = call_tool(name, arguments_json, context);
+  if (audit_ != nullptr) {
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+    audit_->record(AuditRecord{wall, name, arguments_json, &outcome,
+                               cancelled.load(std::memory_order_relaxed), took.count()});
+  }
+  return outcome;
+}
+
+// ------------------------------------------------------------------------------------------------
+// McpServer
+
+struct McpServer::Impl {
+  // What one message turns into: a reply now, or a job (a tool call, or a batch holding one)
+  // that produces the reply when run.
+  struct Dispatch {
+    std::optional<std::string> reply;
+    std::function<std::optional<std::string>()> deferred;
+  };
+
+  Impl(ToolBackend& backend_in, McpServerOptions options_in)
+      : backend(backend_in), options(std::move(options_in)) {
+    if (options.instructions.empty()) options.instructions = std::string(kDefaultInstructions);
+  }
+
+  ToolBackend& backend;
+  McpServerOptions options;
+
+  mutable std::mutex mutex;  // guards the members below
+  std::string protocol_version;
+  bool initialized = false;
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>> in_flight;  // by id JSON text
+  std::string tools_result;                                             // built once
+
+  std::string version() const {
+    std::lock_guard lock(mutex);
+    return protocol_version;
+  }
+
+  Dispatch dispatch_line(std::string_view line) {
+    line = trim(line);
+    if (line.empty()) return {};
+    if (line.size() > options.max_message_bytes) {
+      return {oversize_reply(line.size()), {}};
+    }
+    simdjson::dom::parser parser;
+    if (parser.allocate(line.size(), kMaxDepth) != simdjson::SUCCESS) {
+      return {error_response("null", kParseError, "parse error: out of memory"), {}};
+    }
+    simdjson::dom::element root;
+    if (auto error = parser.parse(line.data(), line.size(), true).get(root); error) {
+      return {error_response("null", kParseError,
+                             fmt::format("parse error: {} (send one JSON-RPC 2.0 object per line, "
+                                         "UTF-8, nested at most {} levels)",
+                                         simdjson::error_message(error), kMaxDepth)),
+              {}};
+    }
+    if (root.is_array()) return dispatch_batch(root.get_array().value_unsafe());
+    return dispatch_element(root, false);
+  }
+
+  std::string oversize_reply(std::size_t bytes) const {
+    return error_response("null", kInvalidRequest,
+                          fmt::format("message of {} bytes exceeds the limit of {} bytes; it was "
+                                      "skipped",
+                                      bytes, options.max_message_bytes));
+  }
+
+  Dispatch dispatch_batch(simdjson::dom::array batch) {
+    const std::string version_now = version();
+    if (!batches_allowed(version_now)) {
+      return {error_response("null", kInvalidRequest,
+                             fmt::format("JSON-RPC batches are not supported in protocol version "
+                                         "{}; send one message per line",
+                                         version_now.empty() ? "(not initialized)" : version_now)),
+              {}};
+    }
+    const std::size_t n = batch.size();
+    if (n == 0) return {error_response("null", kInvalidRequest, "empty batch"), {}};
+    if (n > options.max_batch_elements) {
+      return {error_response(
+                  "null", kInvalidRequest,
+                  fmt::format("batch of {} messages exceeds the limit of {}; send fewer at once", n,
+                              options.max_batch_elements)),
+              {}};
+    }
+    auto parts = std::make_shared<std::vector<Dispatch>>();
+    bool deferred = false;
+    for (simdjson::dom::element element : batch) {
+      parts->push_back(dispatch_element(element, true));
+      deferred = deferred || static_cast<bool>(parts->back().deferred);
+    }
+    auto assemble = [parts]() -> std::optional<std::string> {
+      std::string out = "[";
+      bool any = false;
+      for (Dispatch& d : *parts) {
+        std::optional<std::string> r = d.deferred ? d.deferred() : std::move(d.reply);
+        if (!r) continue;
+        if (any) out.push_back(',');
+        out += *r;
+        any = true;
+      }
+      if (!any) return std::nullopt;  // only notifications: no response at all
+      out.push_back(']');
+      return out;
+    };
+    if (deferred) return {std::nullopt, assemble};
+    return {assemble(), {}};
+  }
+
+  Dispatch dispatch_element(simdjson::dom::element element, bool in_batch) {
+    simdjson::dom::object message;
+    if (element.get_object().get(message) != simdjson::SUCCESS) {
+      return {error_response("null", kInvalidRequest, "a JSON-RPC message must be a JSON object"),
+              {}};
+    }
+    std::optional<std::string> id;
+    simdjson::dom::element id_element;
+    if (message["id"].get(id_element) == simdjson::SUCCESS) {
+      id = id_text(id_element);
+      if (!id) {
+        return {error_response("null", kInvalidRequest,
+                               "the request id must be a string or an integer"),
+                {}};
+      }
+    }
+    const std::string_view id_json = id ? std::string_view(*id) : std::string_view("null");
+    std::string_view jsonrpc;
+    if (message["jsonrpc"].get(jsonrpc) != simdjson::SUCCESS || jsonrpc != "2.0") {
+      return {
+          error_response(id_json, kInvalidRequest, "the message must have \"jsonrpc\": \"2.0\""),
+          {}};
+    }
+    simdjson::dom::element method_element;
+    if (message["method"].get(method_element) != simdjson::SUCCESS) {
+      simdjson::dom::element ignored;
+      if (message["result"].get(ignored) == simdjson::SUCCESS ||
+          message["error"].get(ignored) == simdjson::SUCCESS) {
+        return {};  // a response; this server sends no requests, so there is nothing to match
+      }
+      return {error_response(id_json, kInvalidRequest, "the message has no \"method\""), {}};
+    }
+    std::string_view method;
+    if (method_element.get_string().get(method) != simdjson::SUCCESS) {
+      return {error_response(id_json, kInvalidRequest, "\"method\" must be a string"), {}};
+    }
+    simdjson::dom::object params;  // empty object when absent
+    simdjson::dom::element params_element;
+    bool has_params = message["params"].get(params_element) == simdjson::SUCCESS;
+    if (has_params && !params_element.is_null() &&
+        params_element.get_object().get(params) != simdjson::SUCCESS) {
+      if (!id) return {};  // a malformed notification: notifications get no reply
+      return {error_response(id_json, kInvalidParams, "\"params\" must be an object"), {}};
+    }
+    const bool params_object = has_params && params_element.is_object();
+
+    if (!id) {
+      if (params_object) notification(method, params);
+      if (!params_object) notification_without_params(method);
+      return {};
+    }
+    return request(*id, method, params_object ? &params : nullptr, in_batch);
+  }
+
+  void notification_without_params(std::string_view method) {
+    if (method == "notifications/initialized") {
+      std::lock_guard lock(mutex);
+      initialized = true;
+    }
+  }
+
+  void notification(std::string_view method, simdjson::dom::object params) {
+    if (method == "notifications/cancelled") {
+      simdjson::dom::element request_id;
+      if (params["requestId"].get(request_id) != simdjson::SUCCESS) return;
+      std::optional<std::string> key = id_text(request_id);
+      if (!key) return;
+      std::lock_guard lock(mutex);
+      auto it = in_flight.find(*key);
+      if (it != in_flight.end()) it->second->store(true, std::memory_order_relaxed);
+      return;
+    }
+    notification_without_params(method);
+    // Other notifications (roots/list_changed, progress, ...) need nothing from this server.
+  }
+
+  Dispatch request(const std::string& id, std::string_view method,
+                   const simdjson::dom::object* params, bool in_batch) {
+    if (method == "initialize") return {initialize(id, params, in_batch), {}};
+    if (method == "ping") return {result_response(id, "{}"), {}};
+    if (method == "tools/list") return {tools_list(id, params), {}};
+    if (method == "tools/call") return tools_call(id, params);
+    return {error_response(id, kMethodNotFound,
+                           fmt::format("method '{}' not found; this server offers initialize, "
+                                       "ping, tools/list and tools/call",
+                                       method)),
+            {}};
+  }
+
+  std::string initialize(const std::string& id, const simdjson::dom::object* params,
+                         bool in_batch) {
+    if (in_batch) {
+      return error_response(id, kInvalidRequest, "initialize must not be part of a batch");
+    }
+    std::string_view requested;
+    if (params == nullptr || (*params)["protocolVersion"].get(requested) != simdjson::SUCCESS) {
+      return error_response(id, kInvalidParams,
+                            "initialize needs params.protocolVersion (a string such as \"" +
+                                std::string(kMcpProtocolVersions[0]) + "\")");
+    }
+    std::string_view chosen = kMcpProtocolVersions[0];
+    for (std::string_view v : kMcpProtocolVersions) {
+      if (v == requested) chosen = v;
+    }
+    {
+      std::lock_guard lock(mutex);
+      protocol_version = std::string(chosen);
+    }
+    JsonWriter w;
+    w.begin_object().field("protocolVersion", chosen);
+    w.key("capabilities").begin_object().key("tools").begin_object().field("listChanged", false);
+    w.end_object().end_object();
+    w.key("serverInfo")
+        .begin_object()
+        .field("name", "ctxsearch")
+        .field("title", "ctxsearch")
+        .field("version", options.server_version)
+        .end_object();
+    w.field("instructions", options.instructions).end_object();
+    return result_response(id, w.str());
+  }
+
+  std::string tools_list(const std::string& id, const simdjson::dom::object* params) {
+    simdjson::dom::element cursor;
+    if (params != nullptr && (*params)["cursor"].get(cursor) == simdjson::SUCCESS &&
+        !cursor.is_null()) {
+      std::string_view text;
+      if (cursor.get_string().get(text) != simdjson::SUCCESS || !text.empty()) {
+        return error_response(id, kInvalidParams,
+                              "unknown cursor: tools/list returns every tool in one page");
+      }
+    }
+    std::lock_guard lock(mutex);
+    if (tools_result.empty()) {
+      JsonWriter w;
+      w.begin_object().key("tools").raw(mcp_tools_json(backend.specs())).end_object();
+      tools_result = w.take();
+    }
+    return result_response(id, tools_result);
+  }
+
+  Dispatch tools_call(const std::string& id, const simdjson::dom::object* params) {
+    std::string_view name;
+    if (params == nullptr || (*params)["name"].get(name) != simdjson::SUCCESS) {
+      return {error_response(id, kInvalidParams,
+                             "tools/call needs params.name (a string: one of the tools from "
+                             "tools/list)"),
+              {}};
+    }
+    std::string arguments;
+    simdjson::dom::element args_element;
+    if ((*params)["arguments"].get(args_element) != simdjson::SUCCESS || args_element.is_null()) {
+      arguments = "{}";
+    } else if (args_element.is_object()) {
+      arguments = simdjson::minify(args_element);
+    } else if (args_element.is_string()) {
+      // Some hosts pass the model's arguments through as a JSON text; the tool validates it.
+      arguments = std::string(args_element.get_string().value_unsafe());
+    } else {
+      return {result_response(
+                  id, call_result(ToolError{
+                          ToolErrorCode::kInvalidArgument, "the arguments must be a JSON object",
+                          "send arguments as an object, e.g. {\"path\": \".\"}"})),
+              {}};
+    }
+    auto flag = std::make_shared<std::atomic<bool>>(false);
+    {
+      std::lock_guard lock(mutex);
+      if (!in_flight.emplace(id, flag).second) {
+        return {error_response(id, kInvalidRequest,
+                               fmt::format("request id {} is already in use by a request in "
+                                           "flight; use a new id",
+                                           id)),
+                {}};
+      }
+    }
+    return {std::nullopt,
+            [this, id, tool = std::string(name), arguments = std::move(arguments),
+             flag]() -> std::optional<std::string> {
+              std::optional<Expected<ToolOutput>> outcome;
+              if (!flag->load(std::memory_order_relaxed)) {
+                try {
+                  outcome.emplace(backend.call(tool, arguments, *flag));
+                } catch (const std::exception& e) {
+                  log_line(fmt::format("tool {} failed: {}", tool, e.what()));
+                  outcome.emplace(ToolError{ToolErrorCode::kIoError,
+                                            fmt::format("internal error in {}: {}", tool, e.what()),
+                                            "retry once; if it fails again, use another tool"});
+                }
+              }
+              {
+                std::lock_guard lock(mutex);
+                in_flight.erase(id);
+              }
+              // A cancelled request gets no response (MCP cancellation).
+              if (flag->load(std::memory_order_relaxed) || !outcome) return std::nullopt;
+              return result_response(id, call_result(*outcome));
+            }};
+  }
+
+  static std::string call_result(const Expected<ToolOutput>& outcome) {
+    std::optional<std::string> structured;
+    ToolError internal;
+    const ToolError* error = nullptr;
+    if (outcome.ok()) {
+      structured = minified_object(outcome->structured);
+      if (!structured) {
+        log_line("a tool returned a structured result that is not a JSON object");
+        internal = ToolError{ToolErrorCode::kIoError,
+                             "internal error: the tool's structured result is not a JSON object",
+                             "retry once; if it fails again, use another tool"};
+        error = &internal;
+      }
+    } else {
+      error = &outcome.error();
+    }
+    JsonWriter w;
+    w.begin_object().key("content").begin_array().begin_object().field("type", "text");
+    if (error != nullptr) {
+      w.field("text", to_json(*error));
+    } else {
+      w.field("text", outcome->text);
+    }
+    w.end_object().end_array();
+    // On an error the structured result is left out: the tool's outputSchema describes successes,
+    // and clients (the TypeScript SDK among them) validate any structuredContent against it.
+    if (error == nullptr) w.key("structuredContent").raw(*structured);
+    w.field("isError", error != nullptr).end_object();
+    return w.take();
+  }
+
+  void cancel_all() {
+    std::lock_guard lock(mutex);
+    for (auto& [key, flag] : in_flight) flag->store(true, std::memory_order_relaxed);
+  }
+};
+
+McpServer::McpServer(ToolBackend& backend, McpServerOptions options)
+    : impl_(std::make_unique<Impl>(backend, std::move(options))) {}
+McpServer::~McpServer() = default;
+
+std::string McpServer::protocol_version() const { return impl_->version(); }
+
+std::optional<std::string> McpServer::handle_message(std::string_view line) {
+  Impl::Dispatch d = impl_->dispatch_line(line);
+  if (d.deferred) return d.deferred();
+  return std::move(d.reply);
+}
+
+int McpServer::run(int in_fd, int out_fd) {
+  LineWriter writer(out_fd);
+  LineReader reader(in_fd, impl_->options.max_message_bytes);
+  int status = 0;
+  {
+    WorkerPool pool(impl_->options.workers, impl_->options.max_queued_calls);
+    std::string line;
+    std::size_t skipped = 0;
+    while (!writer.broken()) {
+      LineReader::Event event = reader.next(line, skipped);
+      if (event == LineReader::Event::kEnd) break;
+      if (event == LineReader::Event::kError) {
+        log_line(fmt::format("reading stdin failed: {}", std::strerror(errno)));
+        status = 2;
+        break;
+      }
+      if (event == LineReader::Event::kOversize) {
+        log_line(fmt::format("skipped a message of {} bytes (limit {})", skipped,
+                             impl_->options.max_message_bytes));
+        writer.write_line(impl_->oversize_reply(skipped));
+        continue;
+      }
+      Impl::Dispatch d;
+      try {
+        d = impl_->dispatch_line(line);
+      } catch (const std::exception& e) {  // bad_alloc on a huge message, say
+        log_line(fmt::format("internal error: {}", e.what()));
+        d.reply =
+            error_response("null", kInternalError, fmt::format("internal error: {}", e.what()));
+      }
+      if (d.deferred) {
+        pool.submit([&writer, job = std::move(d.deferred)] {
+          std::optional<std::string> reply;
+          try {
+            reply = job();
+          } catch (const std::exception& e) {
+            log_line(fmt::format("internal error: {}", e.what()));
+          }
+          if (reply) writer.write_line(std::move(*reply));
+        });
+      } else if (d.reply) {
+        writer.write_line(std::move(*d.reply));
+      }
+    }
+    if (writer.broken()) impl_->cancel_all();  // nobody can read the answers any more
+    pool.finish();
+  }
+  if (writer.broken()) {
+    log_line(fmt::format("writing stdout failed: {}", std::strerror(writer.error())));
+    return 2;
+  }
+  return status;
+}
+
+}  // namespace ctx::agent

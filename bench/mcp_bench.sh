@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# MCP benchmark: the same lookups through `ctxsearch mcp` and through the reference
+# @modelcontextprotocol/server-filesystem, each one long-lived server process driven over one
+# stdio connection by the official TypeScript SDK client (N calls per query, medians), plus the
+# CLI time of the same work (`ctxsearch tool ...` one process per call, and the rg-style
+# commands), and each server's RSS before and after many calls. A benchmark, not a timed test.
+#
+# usage: bench/mcp_bench.sh [-x CTXSEARCH] [-n RUNS] [-c RSS_CALLS] [-o OUTDIR]
+#                           [-g GLOB] [-p PATTERN] [-d DIR] [-f FILE] CORPUS_DIR
+#   -x  ctxsearch binary (default: build/release/ctxsearch of this checkout)
+#   -n  timed calls per query and server (default 9; medians)   -c  calls for RSS (default 10000)
+#   -o  output directory (default /tmp/mcp-bench-<time>)
+#   -g  find glob (default '**/Makefile.am')      -p  search regex (default 'CURLOPT_[A-Z_]*TIMEOUT')
+#   -d  directory to list (default: the corpus's first subdirectory)
+#   -f  file to read (default: the first *.c of 8-24 KiB under the corpus, sorted)
+# env: CTXSEARCH_NPM_DIR (default ~/.cache/ctxsearch/npm; the SDK and server-filesystem are
+#      installed there on first use, never inside the repository)
+#
+# Pairs (the nearest equivalents): ctxsearch find_files vs server-filesystem search_files (a
+# name glob; it walks everything, so it gets excludePatterns ["**/.git"], while find_files also
+# skips .gitignored files: both variants of ours are timed, include_ignored false and true);
+# list_directory vs list_directory; read_file vs read_text_file; search_files (content regex) has
+# no equivalent there and is compared with the CLI (`ctxsearch -n PATTERN`). ctxsearch answers
+# within its token budget (it says what it cut); server-filesystem returns everything, so result
+# bytes are in the table. The RSS run cycles through cheap calls (read, list, info, a find and a
+# search inside the read file's directory) RSS_CALLS times and reads /proc/PID/status of the server.
+# Output: OUTDIR/{env.txt,spec-*.json,client-*.json,cli-*.json,table.md}.
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(dirname "$HERE")
+CTX=$REPO/build/release/ctxsearch RUNS=9 RSS_CALLS=10000 OUT='' GLOB='**/Makefile.am'
+PATTERN='CURLOPT_[A-Z_]*TIMEOUT' DIR='' FILE=''
+NPM_DIR=${CTXSEARCH_NPM_DIR:-$HOME/.cache/ctxsearch/npm}
+usage() { awk 'NR>1 && /^#/{sub(/^# ?/,""); print; next} NR>1{exit}' "$0"; exit 2; }
+while [ $# -gt 0 ]; do case $1 in
+  -x) CTX=$2; shift 2;; -n) RUNS=$2; shift 2;; -c) RSS_CALLS=$2; shift 2;; -o) OUT=$2; shift 2;;
+  -g) GLOB=$2; shift 2;; -p) PATTERN=$2; shift 2;; -d) DIR=$2; shift 2;; -f) FILE=$2; shift 2;;
+  -h|--help) usage;; -*) usage;; *) break;; esac; done
+[ $# -eq 1 ] || usage
+CORPUS=$(realpath "$1")
+die() { echo "mcp_bench: $*" >&2; exit 1; }
+[ -d "$CORPUS" ] || die "no corpus directory $1"
+[ -x "$CTX" ] || die "no ctxsearch at $CTX (build the release preset or pass -x)"
+command -v node >/dev/null || die "node is required"
+command -v npm >/dev/null || die "npm is required"
+command -v hyperfine >/dev/null || die "hyperfine is required (apt-get install hyperfine)"
+[ "$RUNS" -ge 3 ] 2>/dev/null || die "-n must be >= 3"
+OUT=$(realpath -m "${OUT:-${TMPDIR:-/tmp}/mcp-bench-$(date +%Y%m%d-%H%M%S)}"); mkdir -p "$OUT"
+export LC_ALL=C.UTF-8
+
+# A private copy of the binary: the build dir may be rebuilt while this runs.
+mkdir -p "$OUT/bin"; cp "$(realpath "$CTX")" "$OUT/bin/ctxsearch"; CTX_FROM=$(realpath "$CTX"); CTX=$OUT/bin/ctxsearch
+
+for pkg in @modelcontextprotocol/sdk @modelcontextprotocol/server-filesystem; do
+  if [ ! -f "$NPM_DIR/node_modules/$pkg/package.json" ]; then
+    mkdir -p "$NPM_DIR"; [ -f "$NPM_DIR/package.json" ] || echo '{"private": true}' > "$NPM_DIR/package.json"
+    npm install --no-audit --no-fund --prefix "$NPM_DIR" "$pkg" >&2 || die "npm install $pkg failed (is the registry reachable?)"
+  fi
+done
+FS_SERVER=$NPM_DIR/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
+pkgver() { node -e "console.log(require(process.argv[1]).version)" "$NPM_DIR/node_modules/$1/package.json"; }
+
+FILES=$(find "$CORPUS" -type f | wc -l)
+[ "$FILES" -ge 40000 ] || echo "mcp_bench: warning: $CORPUS has $FILES files (the comparison is meant for >= 40k)" >&2
+[ -n "$DIR" ] || DIR=$(cd "$CORPUS" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' | sort | head -1 | sed 's|^\./||')
+[ -n "$FILE" ] || FILE=$(cd "$CORPUS" && find . -path '*/.git' -prune -o -type f -name '*.c' -size +8k -size -24k -print | sort | head -1 | sed 's|^\./||')
+[ -n "$DIR" ] && [ -n "$FILE" ] || die "could not pick a directory and a file to read; pass -d and -f"
+FILE_DIR=$(dirname "$FILE")
+
+{
+  echo "date: $(date -u +%FT%TZ)"; echo "host: $(uname -srm), $(nproc) cpus"; uptime
+  echo "ctxsearch: $CTX_FROM (sha256 $(sha256sum "$CTX" | cut -c1-12))"
+  echo "node: $(node --version); sdk $(pkgver @modelcontextprotocol/sdk); server-filesystem $(pkgver @modelcontextprotocol/server-filesystem)"
+  echo "corpus: $CORPUS ($FILES files)"; echo "glob: $GLOB; pattern: $PATTERN; dir: $DIR; file: $FILE"
+  echo "runs: $RUNS per query; rss calls: $RSS_CALLS"
+} > "$OUT/env.txt"
+cat "$OUT/env.txt" >&2
+
+# The client: one SDK Client over stdio, a warm-up call, then RUNS timed calls per query; then
+# RSS_CALLS calls cycling through `rss_mix`, reading the server's VmRSS/VmHWM before and after.
+cat > "$OUT/client.mjs" <<'EOF'
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+const [npmDir, specPath, ...rest] = process.argv.slice(2);
+const [command, ...args] = rest.slice(rest.indexOf('--') + 1);
+const require = createRequire(join(npmDir, 'package.json'));
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+const spec = JSON.parse(readFileSync(specPath, 'utf8'));
+const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
+const client = new Client({ name: 'mcp-bench', version: '1' });
+const options = { timeout: 600000, maxTotalTimeout: 600000 };
+const status = () => {
+  const text = readFileSync(`/proc/${transport.pid}/status`, 'utf8');
+  const kb = (key) => Number((text.match(new RegExp(`^${key}:\\s+(\\d+)`, 'm')) || [0, 0])[1]);
+  return { rss_kb: kb('VmRSS'), hwm_kb: kb('VmHWM') };
+};
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+await client.connect(transport);
+await client.listTools();
+const out = { queries: {}, rss: null };
+for (const q of spec.queries) {
+  const times = [];
+  let last = null;
+  for (let i = 0; i <= spec.runs; i++) {
+    const t0 = performance.now();
+    last = await client.callTool({ name: q.tool, arguments: q.args }, undefined, options);
+    if (i > 0) times.push(performance.now() - t0);  // call 0 is the warm-up
+  }
+  out.queries[q.name] = { tool: q.tool, median_ms: median(times), min_ms: Math.min(...times),
+    max_ms: Math.max(...times), is_error: last.isError === true,
+    truncated: last.structuredContent?.truncated === true,
+    result_bytes: JSON.stringify(last.content).length + JSON.stringify(last.structuredContent ?? null).length,
+    sample: JSON.stringify(last.content).slice(0, 200) };
+}
+if (spec.rss_calls > 0) {
+  const before = status();
+  const t0 = performance.now();
+  let errors = 0;
+  for (let i = 0; i < spec.rss_calls; i++) {
+    const q = spec.rss_mix[i % spec.rss_mix.length];
+    const r = await client.callTool({ name: q.tool, arguments: q.args }, undefined, options);
+    if (r.isError) errors++;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  out.rss = { calls: spec.rss_calls, errors, seconds, calls_per_s: spec.rss_calls / seconds,
+    before, after: status() };
+}
+await client.close();
+console.log(JSON.stringify(out));
+EOF
+
+json() { node -e 'console.log(JSON.stringify(process.argv[1]))' "$1"; }  # a JSON string literal
+ABS=$CORPUS
+# ctxsearch's queries (root-relative paths) and server-filesystem's (absolute paths).
+cat > "$OUT/spec-ctxsearch.json" <<EOF
+{"runs": $RUNS, "rss_calls": $RSS_CALLS,
+ "queries": [
+  {"name": "find", "tool": "find_files", "args": {"pattern": $(json "$GLOB")}},
+  {"name": "find_all", "tool": "find_files", "args": {"pattern": $(json "$GLOB"), "include_ignored": true}},
+  {"name": "list", "tool": "list_directory", "args": {"path": $(json "$DIR")}},
+  {"name": "read", "tool": "read_file", "args": {"path": $(json "$FILE")}},
+  {"name": "search", "tool": "search_files", "args": {"pattern": $(json "$PATTERN")}}],
+ "rss_mix": [
+  {"tool": "read_file", "args": {"path": $(json "$FILE")}},
+  {"tool": "list_directory", "args": {"path": $(json "$DIR")}},
+  {"tool": "file_info", "args": {"path": $(json "$FILE")}},
+  {"tool": "find_files", "args": {"pattern": "**/*.h", "path": $(json "$FILE_DIR")}},
+  {"tool": "search_files", "args": {"pattern": "main", "path": $(json "$FILE_DIR")}}]}
+EOF
+cat > "$OUT/spec-filesystem.json" <<EOF
+{"runs": $RUNS, "rss_calls": $RSS_CALLS,
+ "queries": [
+  {"name": "find", "tool": "search_files", "args": {"path": $(json "$ABS"), "pattern": $(json "$GLOB"), "excludePatterns": ["**/.git"]}},
+  {"name": "list", "tool": "list_directory", "args": {"path": $(json "$ABS/$DIR")}},
+  {"name": "read", "tool": "read_text_file", "args": {"path": $(json "$ABS/$FILE")}}],
+ "rss_mix": [
+  {"tool": "read_text_file", "args": {"path": $(json "$ABS/$FILE")}},
+  {"tool": "list_directory", "args": {"path": $(json "$ABS/$DIR")}},
+  {"tool": "get_file_info", "args": {"path": $(json "$ABS/$FILE")}},
+  {"tool": "search_files", "args": {"path": $(json "$ABS/$FILE_DIR"), "pattern": "**/*.h", "excludePatterns": ["**/.git"]}}]}
+EOF
+
+echo "mcp_bench: ctxsearch mcp ..." >&2
+node "$OUT/client.mjs" "$NPM_DIR" "$OUT/spec-ctxsearch.json" -- "$CTX" mcp --root "$CORPUS" > "$OUT/client-ctxsearch.json" || die "the ctxsearch client failed"
+echo "mcp_bench: server-filesystem ..." >&2
+node "$OUT/client.mjs" "$NPM_DIR" "$OUT/spec-filesystem.json" -- node "$FS_SERVER" "$CORPUS" > "$OUT/client-filesystem.json" || die "the server-filesystem client failed"
+
+echo "mcp_bench: CLI ..." >&2
+cd "$CORPUS" || die "cannot enter $CORPUS"
+hf() {  # name, command...
+  local name=$1; shift
+  hyperfine -N --warmup 1 --runs "$RUNS" --output=pipe --export-json "$OUT/cli-$name.json" "$@" >/dev/null 2>&1 ||
+    echo "mcp_bench: hyperfine failed for $name" >&2
+}
+hf tool_find "$CTX tool find_files --root $CORPUS '{\"pattern\": \"$GLOB\"}'"
+hf tool_search "$CTX tool search_files --root $CORPUS '{\"pattern\": \"$PATTERN\"}'"
+hf tool_read "$CTX tool read_file --root $CORPUS '{\"path\": \"$FILE\"}'"
+hf rg_files "$CTX --files -g $(basename "$GLOB")"
+hf rg_search "$CTX -n -e $PATTERN"
+
+node - "$OUT" "$RUNS" <<'EOF' > "$OUT/table.md"
+const fs = require('fs');
+const [out, runs] = process.argv.slice(2);
+const read = (f) => { try { return JSON.parse(fs.readFileSync(`${out}/${f}`, 'utf8')); } catch { return null; } };
+const ctx = read('client-ctxsearch.json'), fsrv = read('client-filesystem.json');
+const cli = (n) => { const j = read(`cli-${n}.json`); return j ? (j.results[0].median * 1000).toFixed(1) : 'n/a'; };
+const cell = (q) => q ? `${q.median_ms.toFixed(1)} ms${q.is_error ? ' (error)' : ''}${q.truncated ? ' (truncated)' : ''}, ${q.result_bytes} B` : '-';
+const rows = [
+  ['find (name glob)', ctx.queries.find, fsrv.queries.find, `tool: ${cli('tool_find')} ms; --files -g: ${cli('rg_files')} ms`],
+  ['find incl. ignored', ctx.queries.find_all, fsrv.queries.find, ''],
+  ['list_directory', ctx.queries.list, fsrv.queries.list, ''],
+  ['read file', ctx.queries.read, fsrv.queries.read, `tool: ${cli('tool_read')} ms`],
+  ['search (regex)', ctx.queries.search, null, `tool: ${cli('tool_search')} ms; -n -e: ${cli('rg_search')} ms`],
+];
+console.log(`Medians of ${runs} calls over one stdio connection (SDK client; after one warm-up call).\n`);
+console.log('| query | ctxsearch mcp | server-filesystem | ctxsearch CLI (median, one process per run) |');
+console.log('|---|---|---|---|');
+for (const [name, a, b, c] of rows) console.log(`| ${name} | ${cell(a)} | ${cell(b)} | ${c} |`);
+const rss = (r) => r ? `${(r.before.rss_kb / 1024).toFixed(1)} MiB -> ${(r.after.rss_kb / 1024).toFixed(1)} MiB (peak ${(r.after.hwm_kb / 1024).toFixed(1)} MiB), ${r.calls} calls in ${r.seconds.toFixed(1)} s (${r.calls_per_s.toFixed(0)}/s), ${r.errors} errors` : 'n/a';
+console.log(`\nRSS, ctxsearch mcp: ${rss(ctx.rss)}`);
+console.log(`RSS, server-filesystem: ${rss(fsrv.rss)}`);
+EOF
+cat "$OUT/table.md"
+echo "mcp_bench: results in $OUT" >&2

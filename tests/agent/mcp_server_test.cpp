@@ -1,0 +1,806 @@
+// McpServer: every method, every JSON-RPC error class, version negotiation, batches,
+// cancellation (through handle_message on two threads and through the stdio loop), hostile input,
+// and the audit log. A scripted backend stands in for the tools so each outcome (success, tool
+// error, bad structured result, exception, a call that blocks until cancelled) is exact; the
+// registry backend is checked over a real Sandbox.
+#include "ctx/agent/mcp_server.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ctx/agent/audit_log.hpp"
+
+namespace {
+
+using ctx::agent::AuditLog;
+using ctx::agent::AuditRecord;
+using ctx::agent::Expected;
+using ctx::agent::McpServer;
+using ctx::agent::McpServerOptions;
+using ctx::agent::ToolError;
+using ctx::agent::ToolErrorCode;
+using ctx::agent::ToolOutput;
+using ctx::agent::ToolSpec;
+using namespace std::chrono_literals;
+
+// Tools whose behaviour is fixed by their name.
+class ScriptedBackend final : public ctx::agent::ToolBackend {
+ public:
+  ScriptedBackend() {
+    specs_.push_back(
+        ToolSpec{"echo", "Returns its arguments.",
+                 "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}",
+                 "{\"type\":\"object\",\n \"properties\":{\"echo\":{\"type\":\"object\"}}}"});
+    specs_.push_back(ToolSpec{"block", "Waits until cancelled.", "{\"type\":\"object\"}",
+                              "{\"type\":\"object\"}"});
+  }
+  const std::vector<ToolSpec>& specs() const override { return specs_; }
+
+  Expected<ToolOutput> call(std::string_view name, std::string_view arguments,
+                            const std::atomic<bool>& cancelled) override {
+    calls.fetch_add(1);
+    if (name == "echo") {
+      ToolOutput out;
+      // Pretty-printed on purpose: the server must still write one line.
+      out.structured = "{\n  \"echo\": " + std::string(arguments) + "\n}";
+      out.text = "line one\nline two";
+      return out;
+    }
+    if (name == "fail") {
+      return ToolError{ToolErrorCode::kNotFound, "'x.c' does not exist",
+                       "call find_files with pattern='**/x.c'"};
+    }
+    if (name == "bad_structured") {
+      ToolOutput out;
+      out.structured = "[1, 2";
+      out.text = "t";
+      return out;
+    }
+    if (name == "throw") throw std::runtime_error("boom");
+    if (name == "block") {
+      {
+        std::lock_guard lock(mutex);
+        ++started;
+      }
+      started_cv.notify_all();
+      const auto give_up = std::chrono::steady_clock::now() + 10s;
+      while (!cancelled.load() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(1ms);
+      }
+      saw_cancel.store(cancelled.load());
+      ToolOutput out;
+      out.structured = "{\"partial\":true}";
+      out.text = "partial";
+      return out;
+    }
+    return ToolError{ToolErrorCode::kInvalidArgument, "unknown tool", "use echo"};
+  }
+
+  // Waits until `n` block calls have started.
+  bool wait_started(int n) {
+    std::unique_lock lock(mutex);
+    return started_cv.wait_for(lock, 10s, [&] { return started >= n; });
+  }
+
+  std::atomic<int> calls{0};
+  std::atomic<bool> saw_cancel{false};
+
+ private:
+  std::vector<ToolSpec> specs_;
+  std::mutex mutex;
+  std::condition_variable started_cv;
+  int started = 0;
+};
+
+std::string init_line(std::string_view version, int id = 1) {
+  return "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) +
+         ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"" + std::string(version) +
+         "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+}
+
+std::string call_line(std::string_view id_json, std::string_view tool, std::string_view args) {
+  return "{\"jsonrpc\":\"2.0\",\"id\":" + std::string(id_json) +
+         ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + std::string(tool) +
+         "\",\"arguments\":" + std::string(args) + "}}";
+}
+
+std::string cancel_line(std::string_view id_json) {
+  return "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" +
+         std::string(id_json) + ",\"reason\":\"user\"}}";
+}
+
+// A parsed response that owns its parser.
+struct Parsed {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+};
+
+std::unique_ptr<Parsed> parse(const std::string& text) {
+  INFO(text);
+  REQUIRE(text.find('\n') == std::string::npos);
+  auto p = std::make_unique<Parsed>();
+  REQUIRE(p->parser.parse(text).get(p->root) == simdjson::SUCCESS);
+  return p;
+}
+
+// The error code of a JSON-RPC error response (0 when it is not one).
+std::int64_t error_code(const std::string& response) {
+  auto p = parse(response);
+  std::int64_t code = 0;
+  if (p->root["error"]["code"].get(code) != simdjson::SUCCESS) return 0;
+  std::string_view jsonrpc;
+  REQUIRE(p->root["jsonrpc"].get(jsonrpc) == simdjson::SUCCESS);
+  CHECK(jsonrpc == "2.0");
+  return code;
+}
+
+std::string id_of(const std::string& response) {
+  auto p = parse(response);
+  simdjson::dom::element id;
+  REQUIRE(p->root["id"].get(id) == simdjson::SUCCESS);
+  return simdjson::minify(id);
+}
+
+std::string respond(McpServer& server, std::string_view line) {
+  std::optional<std::string> r = server.handle_message(line);
+  INFO(line);
+  REQUIRE(r.has_value());
+  return *r;
+}
+
+}  // namespace
+
+TEST_CASE("initialize answers the client's protocol version when the server speaks it",
+          "[agent][mcp]") {
+  for (std::string_view version : ctx::agent::kMcpProtocolVersions) {
+    ScriptedBackend backend;
+    McpServer server(backend, {});
+    auto p = parse(respond(server, init_line(version)));
+    std::string_view got;
+    REQUIRE(p->root["result"]["protocolVersion"].get(got) == simdjson::SUCCESS);
+    CHECK(got == version);
+    CHECK(server.protocol_version() == version);
+  }
+}
+
+TEST_CASE("initialize answers the latest version to a client version it does not know",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  auto p = parse(respond(server, init_line("1999-01-01")));
+  std::string_view got;
+  REQUIRE(p->root["result"]["protocolVersion"].get(got) == simdjson::SUCCESS);
+  CHECK(got == "2025-11-25");
+}
+
+TEST_CASE("initialize reports the tools capability, server info and instructions", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServerOptions options;
+  options.server_version = "9.8.7";
+  McpServer server(backend, options);
+  auto p = parse(respond(server, init_line("2025-06-18")));
+  bool list_changed = true;
+  REQUIRE(p->root["result"]["capabilities"]["tools"]["listChanged"].get(list_changed) ==
+          simdjson::SUCCESS);
+  CHECK_FALSE(list_changed);
+  std::string_view name, version, instructions;
+  REQUIRE(p->root["result"]["serverInfo"]["name"].get(name) == simdjson::SUCCESS);
+  REQUIRE(p->root["result"]["serverInfo"]["version"].get(version) == simdjson::SUCCESS);
+  REQUIRE(p->root["result"]["instructions"].get(instructions) == simdjson::SUCCESS);
+  CHECK(name == "ctxsearch");
+  CHECK(version == "9.8.7");
+  CHECK(instructions.find("read_file") != std::string_view::npos);
+  CHECK(id_of(respond(server, init_line("2025-06-18", 42))) == "42");
+}
+
+TEST_CASE("initialize without a protocol version is invalid params", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  CHECK(error_code(respond(server, R"({"jsonrpc":"2.0","id":1,"method":"initialize"})")) == -32602);
+  CHECK(error_code(respond(
+            server,
+            R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":5}})")) ==
+        -32602);
+  CHECK(server.protocol_version().empty());
+}
+
+TEST_CASE("notifications and client responses get no reply", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  CHECK_FALSE(server.handle_message(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+  CHECK_FALSE(server.handle_message(
+      R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed","params":{}})"));
+  CHECK_FALSE(server.handle_message(cancel_line("99")));
+  CHECK_FALSE(server.handle_message(R"({"jsonrpc":"2.0","method":"notifications/x","params":3})"));
+  CHECK_FALSE(server.handle_message(R"({"jsonrpc":"2.0","id":5,"result":{}})"));
+  CHECK_FALSE(
+      server.handle_message(R"({"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}})"));
+  CHECK_FALSE(server.handle_message(""));
+  CHECK_FALSE(server.handle_message("   \r"));
+}
+
+TEST_CASE("ping answers an empty result and echoes string, integer and large ids exactly",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  for (std::string id :
+       {"1", "-3", "\"abc\"", "\"\"", "18446744073709551615", "\"q\\\"uote\\u00e9\""}) {
+    std::string response = respond(server, R"({"jsonrpc":"2.0","method":"ping","id":)" + id + "}");
+    auto p = parse(response);
+    simdjson::dom::object result;
+    REQUIRE(p->root["result"].get(result) == simdjson::SUCCESS);
+    CHECK(result.size() == 0);
+    simdjson::dom::element sent_parsed;
+    simdjson::dom::parser sent_parser;
+    REQUIRE(sent_parser.parse(id).get(sent_parsed) == simdjson::SUCCESS);
+    CHECK(id_of(response) == simdjson::minify(sent_parsed));
+  }
+}
+
+TEST_CASE("tools/list publishes every backend tool with schemas and read-only annotations",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  std::string response = respond(server, R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})");
+  auto p = parse(response);
+  simdjson::dom::array tools;
+  REQUIRE(p->root["result"]["tools"].get(tools) == simdjson::SUCCESS);
+  REQUIRE(tools.size() == 2);
+  std::vector<std::string> names;
+  for (simdjson::dom::element tool : tools) {
+    std::string_view name, title, description, type;
+    REQUIRE(tool["name"].get(name) == simdjson::SUCCESS);
+    REQUIRE(tool["title"].get(title) == simdjson::SUCCESS);
+    REQUIRE(tool["description"].get(description) == simdjson::SUCCESS);
+    REQUIRE(tool["inputSchema"]["type"].get(type) == simdjson::SUCCESS);
+    CHECK(type == "object");
+    REQUIRE(tool["outputSchema"]["type"].get(type) == simdjson::SUCCESS);
+    CHECK(type == "object");
+    bool read_only = false, open_world = true;
+    REQUIRE(tool["annotations"]["readOnlyHint"].get(read_only) == simdjson::SUCCESS);
+    REQUIRE(tool["annotations"]["openWorldHint"].get(open_world) == simdjson::SUCCESS);
+    CHECK(read_only);
+    CHECK_FALSE(open_world);
+    names.emplace_back(name);
+  }
+  CHECK(names == std::vector<std::string>{"echo", "block"});
+  CHECK(error_code(
+            respond(server, R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}})")) == 0);
+}
+
+TEST_CASE("tools/list refuses a cursor it never issued", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  CHECK(
+      error_code(respond(
+          server, R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"abc"}})")) ==
+      -32602);
+  CHECK(error_code(respond(
+            server, R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":7}})")) ==
+        -32602);
+}
+
+TEST_CASE("tools/call returns text content, structuredContent and isError false", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  std::string response = respond(server, call_line("\"c1\"", "echo", R"({"text": "hi\nthere"})"));
+  CHECK(id_of(response) == "\"c1\"");
+  auto p = parse(response);
+  std::string_view type, text, echoed;
+  REQUIRE(p->root["result"]["content"].at(0)["type"].get(type) == simdjson::SUCCESS);
+  REQUIRE(p->root["result"]["content"].at(0)["text"].get(text) == simdjson::SUCCESS);
+  REQUIRE(p->root["result"]["structuredContent"]["echo"]["text"].get(echoed) == simdjson::SUCCESS);
+  bool is_error = true;
+  REQUIRE(p->root["result"]["isError"].get(is_error) == simdjson::SUCCESS);
+  CHECK(type == "text");
+  CHECK(text == "line one\nline two");
+  CHECK(echoed == "hi\nthere");
+  CHECK_FALSE(is_error);
+}
+
+TEST_CASE("tools/call passes missing, null and JSON-text arguments on as an object text",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  auto echoed = [&](std::string_view line) {
+    auto p = parse(respond(server, line));
+    simdjson::dom::element e;
+    REQUIRE(p->root["result"]["structuredContent"]["echo"].get(e) == simdjson::SUCCESS);
+    return simdjson::minify(e);
+  };
+  CHECK(echoed(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}})") ==
+        "{}");
+  CHECK(echoed(call_line("2", "echo", "null")) == "{}");
+  CHECK(echoed(call_line("3", "echo", R"("{\"text\":\"s\"}")")) == R"({"text":"s"})");
+}
+
+TEST_CASE("a tool error is a result with isError true, the error JSON as text, no structure",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  auto p = parse(respond(server, call_line("7", "fail", "{}")));
+  bool is_error = false;
+  REQUIRE(p->root["result"]["isError"].get(is_error) == simdjson::SUCCESS);
+  CHECK(is_error);
+  simdjson::dom::element structured;
+  CHECK(p->root["result"]["structuredContent"].get(structured) != simdjson::SUCCESS);
+  std::string_view text;
+  REQUIRE(p->root["result"]["content"].at(0)["text"].get(text) == simdjson::SUCCESS);
+  simdjson::dom::parser inner;
+  simdjson::dom::element error;
+  REQUIRE(inner.parse(std::string(text)).get(error) == simdjson::SUCCESS);
+  std::string_view code, message, hint;
+  REQUIRE(error["code"].get(code) == simdjson::SUCCESS);
+  REQUIRE(error["message"].get(message) == simdjson::SUCCESS);
+  REQUIRE(error["hint"].get(hint) == simdjson::SUCCESS);
+  CHECK(code == "not_found");
+  CHECK(message == "'x.c' does not exist");
+  CHECK(hint == "call find_files with pattern='**/x.c'");
+}
+
+TEST_CASE("arguments that are not an object are a tool error, not a protocol error",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  for (std::string_view args : {"[1]", "5", "true"}) {
+    auto p = parse(respond(server, call_line("1", "echo", args)));
+    bool is_error = false;
+    REQUIRE(p->root["result"]["isError"].get(is_error) == simdjson::SUCCESS);
+    CHECK(is_error);
+  }
+  CHECK(backend.calls.load() == 0);
+}
+
+TEST_CASE("a tool that throws or returns a malformed structure yields an io_error result",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  for (std::string_view tool : {"throw", "bad_structured"}) {
+    auto p = parse(respond(server, call_line("1", tool, "{}")));
+    bool is_error = false;
+    REQUIRE(p->root["result"]["isError"].get(is_error) == simdjson::SUCCESS);
+    CHECK(is_error);
+    std::string_view text;
+    REQUIRE(p->root["result"]["content"].at(0)["text"].get(text) == simdjson::SUCCESS);
+    CHECK(text.find("\"io_error\"") != std::string_view::npos);
+  }
+}
+
+TEST_CASE("tools/call without a tool name is invalid params", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  CHECK(error_code(respond(server, R"({"jsonrpc":"2.0","id":1,"method":"tools/call"})")) == -32602);
+  CHECK(error_code(respond(
+            server, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}})")) == -32602);
+  CHECK(error_code(respond(
+            server, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}})")) ==
+        -32602);
+  CHECK(error_code(respond(
+            server, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]})")) == -32602);
+  CHECK(backend.calls.load() == 0);
+}
+
+TEST_CASE("malformed messages get the JSON-RPC error of their class", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  struct Row {
+    std::string line;
+    std::int64_t code;
+    std::string id;
+  };
+  const std::string deep = std::string(100, '[') + std::string(100, ']');
+  const std::vector<Row> rows = {
+      {"{", -32700, "null"},
+      {"not json", -32700, "null"},
+      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} trailing", -32700, "null"},
+      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xff\"}", -32700, "null"},  // invalid UTF-8
+      {"{\"a\":" + std::string(100, '[') + std::string(100, ']') + "}", -32700, "null"},
+      {"5", -32600, "null"},
+      {"\"ping\"", -32600, "null"},
+      {"null", -32600, "null"},
+      {R"({"jsonrpc":"1.0","id":4,"method":"ping"})", -32600, "4"},
+      {R"({"id":4,"method":"ping"})", -32600, "4"},
+      {R"({"jsonrpc":"2.0","id":4})", -32600, "4"},
+      {R"({"jsonrpc":"2.0","id":4,"method":7})", -32600, "4"},
+      {R"({"jsonrpc":"2.0","id":null,"method":"ping"})", -32600, "null"},
+      {R"({"jsonrpc":"2.0","id":true,"method":"ping"})", -32600, "null"},
+      {R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})", -32600, "null"},
+      {R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})", -32600, "null"},
+      {R"({"jsonrpc":"2.0","id":9,"method":"resources/list"})", -32601, "9"},
+      {R"({"jsonrpc":"2.0","id":9,"method":""})", -32601, "9"},
+      {R"({"jsonrpc":"2.0","id":9,"method":"ping","params":"x"})", -32602, "9"},
+  };
+  CHECK(deep.size() == 200);
+  for (const Row& row : rows) {
+    INFO(row.line);
+    std::string response = respond(server, row.line);
+    CHECK(error_code(response) == row.code);
+    CHECK(id_of(response) == row.id);
+  }
+}
+
+TEST_CASE("a message over the size limit is answered with an error and not parsed",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServerOptions options;
+  options.max_message_bytes = 1024;
+  McpServer server(backend, options);
+  std::string big = call_line("1", "echo", "{\"text\":\"" + std::string(2000, 'x') + "\"}");
+  CHECK(error_code(respond(server, big)) == -32600);
+  CHECK(backend.calls.load() == 0);
+  CHECK(error_code(respond(server, call_line("2", "echo", "{}"))) == 0);
+}
+
+TEST_CASE("batches are refused from protocol 2025-06-18 on and before initialize", "[agent][mcp]") {
+  const std::string batch = R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])";
+  {
+    ScriptedBackend backend;
+    McpServer server(backend, {});
+    CHECK(error_code(respond(server, batch)) == -32600);
+  }
+  for (std::string_view version : {"2025-11-25", "2025-06-18"}) {
+    ScriptedBackend backend;
+    McpServer server(backend, {});
+    respond(server, init_line(version));
+    std::string response = respond(server, batch);
+    CHECK(error_code(response) == -32600);
+    CHECK(id_of(response) == "null");
+  }
+}
+
+TEST_CASE("batches under 2025-03-26 and 2024-11-05 answer each request in order", "[agent][mcp]") {
+  for (std::string_view version : {"2025-03-26", "2024-11-05"}) {
+    ScriptedBackend backend;
+    McpServer server(backend, {});
+    respond(server, init_line(version));
+    std::string response =
+        respond(server, "[" + call_line("\"a\"", "echo", R"({"text":"1"})") +
+                            R"(,{"jsonrpc":"2.0","method":"notifications/initialized"},)"
+                            R"({"jsonrpc":"2.0","id":"b","method":"ping"},5,)"
+                            R"({"jsonrpc":"2.0","id":"c","method":"nope"}])");
+    auto p = parse(response);
+    simdjson::dom::array replies;
+    REQUIRE(p->root.get(replies) == simdjson::SUCCESS);
+    REQUIRE(replies.size() == 4);  // the notification has no reply
+    std::vector<std::string> ids;
+    for (simdjson::dom::element r : replies) ids.push_back(simdjson::minify(r["id"]));
+    CHECK(ids == std::vector<std::string>{"\"a\"", "\"b\"", "null", "\"c\""});
+    std::int64_t code = 0;
+    REQUIRE(replies.at(2)["error"]["code"].get(code) == simdjson::SUCCESS);
+    CHECK(code == -32600);
+    REQUIRE(replies.at(3)["error"]["code"].get(code) == simdjson::SUCCESS);
+    CHECK(code == -32601);
+
+    CHECK_FALSE(
+        server.handle_message(R"([{"jsonrpc":"2.0","method":"notifications/initialized"}])"));
+    CHECK(error_code(respond(server, "[]")) == -32600);
+    std::string init_batch = "[" + init_line(version, 8) + "]";
+    auto q = parse(respond(server, init_batch));
+    std::int64_t init_code = 0;
+    REQUIRE(q->root.at(0)["error"]["code"].get(init_code) == simdjson::SUCCESS);
+    CHECK(init_code == -32600);
+  }
+}
+
+TEST_CASE("a batch larger than the element limit is refused whole", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServerOptions options;
+  options.max_batch_elements = 3;
+  McpServer server(backend, options);
+  respond(server, init_line("2025-03-26"));
+  std::string ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+  CHECK(error_code(respond(server, "[" + ping + "," + ping + "," + ping + "," + ping + "]")) ==
+        -32600);
+}
+
+TEST_CASE("notifications/cancelled stops the running call and suppresses its response",
+          "[agent][mcp][cancel]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  std::optional<std::string> blocked_reply = std::string("unset");
+  std::thread caller([&] { blocked_reply = server.handle_message(call_line("7", "block", "{}")); });
+  REQUIRE(backend.wait_started(1));
+  // While it runs, its id is taken; a cancel for another id (or "7" as a string) does nothing.
+  CHECK(error_code(respond(server, call_line("7", "echo", "{}"))) == -32600);
+  CHECK_FALSE(server.handle_message(cancel_line("\"7\"")));
+  CHECK_FALSE(server.handle_message(cancel_line("8")));
+  std::this_thread::sleep_for(20ms);
+  CHECK_FALSE(backend.saw_cancel.load());
+  CHECK_FALSE(server.handle_message(cancel_line("7")));
+  caller.join();
+  CHECK(backend.saw_cancel.load());
+  CHECK_FALSE(blocked_reply.has_value());
+  // The id is free again once the call is over.
+  CHECK(error_code(respond(server, call_line("7", "echo", "{}"))) == 0);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The stdio loop
+
+namespace {
+
+struct Pipe {
+  int read = -1, write = -1;
+  Pipe() {
+    int fds[2];
+    REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
+    read = fds[0];
+    write = fds[1];
+  }
+  ~Pipe() {
+    close_read();
+    close_write();
+  }
+  void close_read() {
+    if (read >= 0) ::close(read);
+    read = -1;
+  }
+  void close_write() {
+    if (write >= 0) ::close(write);
+    write = -1;
+  }
+  void send(std::string_view text) const {
+    while (!text.empty()) {
+      ssize_t n = ::write(write, text.data(), text.size());
+      REQUIRE(n > 0);
+      text.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+};
+
+// Reads lines from `fd` until `count` lines arrived or 10 s passed.
+std::vector<std::string> read_lines(int fd, std::size_t count) {
+  std::vector<std::string> lines;
+  std::string buf;
+  const auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (lines.size() < count && std::chrono::steady_clock::now() < give_up) {
+    char chunk[4096];
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n <= 0) break;
+    buf.append(chunk, static_cast<std::size_t>(n));
+    std::size_t nl;
+    while ((nl = buf.find('\n')) != std::string::npos) {
+      lines.push_back(buf.substr(0, nl));
+      buf.erase(0, nl + 1);
+    }
+  }
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("the stdio loop reads a cancellation while a call runs and answers the rest",
+          "[agent][mcp][cancel]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  Pipe in, out;
+  int status = -1;
+  std::thread loop([&] { status = server.run(in.read, out.write); });
+  in.send(init_line("2025-11-25") + "\n");
+  in.send(call_line("10", "block", "{}") + "\n");
+  REQUIRE(backend.wait_started(1));
+  in.send(R"({"jsonrpc":"2.0","id":11,"method":"ping"})"
+          "\n");
+  in.send(cancel_line("10") + "\n" + call_line("12", "echo", "{}") + "\n");
+  in.close_write();
+  loop.join();
+  out.close_write();
+  CHECK(status == 0);
+  std::vector<std::string> lines = read_lines(out.read, 10);
+  std::vector<std::string> ids;
+  for (const std::string& line : lines) ids.push_back(id_of(line));
+  std::sort(ids.begin(), ids.end());
+  CHECK(ids == std::vector<std::string>{"1", "11", "12"});  // nothing for the cancelled 10
+  CHECK(backend.saw_cancel.load());
+}
+
+TEST_CASE("the stdio loop skips an oversized line without buffering it and carries on",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServerOptions options;
+  options.max_message_bytes = 4096;
+  McpServer server(backend, options);
+  Pipe in, out;
+  int status = -1;
+  std::thread loop([&] { status = server.run(in.read, out.write); });
+  std::thread writer([&] {
+    // 1 MiB on one line, in pieces, then a normal message and a last line without '\n'.
+    std::string piece(64 << 10, 'x');
+    in.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"p\":\"");
+    for (int i = 0; i < 16; ++i) in.send(piece);
+    in.send("\"}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n");
+    in.send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
+    in.close_write();
+  });
+  std::vector<std::string> lines = read_lines(out.read, 3);
+  writer.join();
+  loop.join();
+  CHECK(status == 0);
+  REQUIRE(lines.size() == 3);
+  CHECK(error_code(lines[0]) == -32600);
+  CHECK(id_of(lines[0]) == "null");
+  CHECK(id_of(lines[1]) == "2");
+  CHECK(error_code(lines[1]) == 0);
+  CHECK(id_of(lines[2]) == "3");
+}
+
+TEST_CASE("the stdio loop ends with status 2 when its output is closed", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  ::signal(SIGPIPE, SIG_IGN);  // as ctxsearch's main does: a closed pipe is EPIPE, not death
+  Pipe in, out;
+  out.close_read();
+  std::string pings;
+  for (int i = 0; i < 100; ++i)
+    pings += R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+             "\n";
+  in.send(pings);
+  in.close_write();
+  CHECK(server.run(in.read, out.write) == 2);
+}
+
+TEST_CASE("the stdio loop answers many concurrent calls exactly once each", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServerOptions options;
+  options.max_queued_calls = 4;  // the reader waits for room instead of queueing without bound
+  McpServer server(backend, options);
+  Pipe in, out;
+  int status = -1;
+  std::thread loop([&] { status = server.run(in.read, out.write); });
+  std::thread writer([&] {
+    for (int i = 0; i < 200; ++i) in.send(call_line(std::to_string(i), "echo", "{}") + "\n");
+    in.close_write();
+  });
+  std::vector<std::string> lines = read_lines(out.read, 200);
+  writer.join();
+  loop.join();
+  CHECK(status == 0);
+  REQUIRE(lines.size() == 200);
+  std::vector<int> seen(200, 0);
+  for (const std::string& line : lines) ++seen[static_cast<std::size_t>(std::stoi(id_of(line)))];
+  CHECK(std::count(seen.begin(), seen.end(), 1) == 200);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The registry backend and the audit log
+
+namespace {
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ctx-mcp-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+std::vector<std::string> file_lines(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("the registry backend serves the real tool list and reports unknown tools as results",
+          "[agent][mcp]") {
+  TempDir dir;
+  auto sandbox = ctx::agent::Sandbox::open(dir.path.string());
+  REQUIRE(sandbox.ok());
+  auto policy = ctx::agent::Policy::build({});
+  REQUIRE(policy.ok());
+  ctx::agent::AgentConfig config;
+  ctx::agent::SessionState session;
+  auto log = AuditLog::open((dir.path / "audit.jsonl").string());
+  REQUIRE(log.ok());
+  ctx::agent::RegistryBackend backend(*sandbox, *policy, config, &session, log->get());
+  McpServer server(backend, {});
+
+  auto p = parse(respond(server, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"));
+  simdjson::dom::array tools;
+  REQUIRE(p->root["result"]["tools"].get(tools) == simdjson::SUCCESS);
+  std::vector<std::string> names;
+  for (simdjson::dom::element tool : tools) {
+    names.emplace_back(tool["name"].get_string().value());
+  }
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"file_info", "find_files", "list_directory", "read_file",
+                                          "search_files"});
+
+  auto q = parse(respond(server, call_line("2", "no_such_tool", R"({"a": [1, 2]})")));
+  bool is_error = false;
+  REQUIRE(q->root["result"]["isError"].get(is_error) == simdjson::SUCCESS);
+  CHECK(is_error);
+  std::string_view text;
+  REQUIRE(q->root["result"]["content"].at(0)["text"].get(text) == simdjson::SUCCESS);
+  CHECK(text.find("invalid_argument") != std::string_view::npos);
+  CHECK(text.find("read_file") != std::string_view::npos);  // the valid names are listed
+
+  std::vector<std::string> lines = file_lines(dir.path / "audit.jsonl");
+  REQUIRE(lines.size() == 1);
+  auto r = parse(lines[0]);
+  std::string_view tool, error;
+  bool ok = true;
+  REQUIRE(r->root["tool"].get(tool) == simdjson::SUCCESS);
+  REQUIRE(r->root["ok"].get(ok) == simdjson::SUCCESS);
+  REQUIRE(r->root["error"].get(error) == simdjson::SUCCESS);
+  CHECK(tool == "no_such_tool");
+  CHECK_FALSE(ok);
+  CHECK(error == "invalid_argument");
+  CHECK(simdjson::minify(r->root["arguments"]) == R"({"a":[1,2]})");
+}
+
+TEST_CASE("an audit record holds time, tool, arguments, outcome, sizes and duration",
+          "[agent][mcp][audit]") {
+  ToolOutput out;
+  out.structured = "{\"x\":1}";
+  out.text = "hello";
+  out.tokens = 2;
+  out.truncated = true;
+  out.policy_hidden = 3;
+  const Expected<ToolOutput> outcome = out;
+  const auto time =
+      std::chrono::system_clock::time_point(std::chrono::milliseconds(1'700'000'000'123));
+  std::string line =
+      AuditLog::format(AuditRecord{time, "read_file", "{\"path\": \"a\"}", &outcome, false, 1.5});
+  REQUIRE(!line.empty());
+  CHECK(line.back() == '\n');
+  line.pop_back();
+  CHECK(line == R"({"time":"2023-11-14T22:13:20.123Z","tool":"read_file","arguments":{"path":"a"},)"
+                R"("ok":true,"error":null,"result_bytes":12,"tokens":2,"truncated":true,)"
+                R"("policy_hidden":3,"cancelled":false,"duration_ms":1.500})");
+
+  const Expected<ToolOutput> failed = ToolError{ToolErrorCode::kTimeout, "m", "h"};
+  std::string bad_args = AuditLog::format(AuditRecord{time, "t", "not json\n", &failed, true, 2});
+  CHECK(bad_args.find(R"("arguments":"not json\n")") != std::string::npos);
+  CHECK(bad_args.find(R"("ok":false,"error":"timeout")") != std::string::npos);
+  CHECK(bad_args.find(R"("cancelled":true)") != std::string::npos);
+  CHECK(std::count(bad_args.begin(), bad_args.end(), '\n') == 1);
+}
+
+TEST_CASE("the audit log appends one line per record and never truncates", "[agent][mcp][audit]") {
+  TempDir dir;
+  const auto path = dir.path / "log.jsonl";
+  { std::ofstream(path) << "earlier line\n"; }
+  const Expected<ToolOutput> outcome = ToolOutput{};
+  {
+    auto log = AuditLog::open(path.string());
+    REQUIRE(log.ok());
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        for (int i = 0; i < 50; ++i) {
+          (*log)->record(AuditRecord{std::chrono::system_clock::now(), "find_files", "{}", &outcome,
+                                     false, 0.1});
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  std::vector<std::string> lines = file_lines(path);
+  REQUIRE(lines.size() == 201);
+  CHECK(lines[0] == "earlier line");
+  for (std::size_t i = 1; i < lines.size(); ++i) parse(lines[i]);
+  CHECK_FALSE(AuditLog::open((dir.path / "missing" / "x").string()).ok());
+  CHECK_FALSE(AuditLog::open(dir.path.string()).ok());
+}

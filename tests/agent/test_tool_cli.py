@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+"""`ctxsearch tool`, `ctxsearch tools` and `ctxsearch mcp` as commands: exit codes and outputs.
+
+Covers: `tools` (one line per tool), `tools --schema mcp|openai` (valid JSON, the five tools,
+object schemas, OpenAI's {"type":"function","function":{...}} shape); `tool NAME 'JSON'` printing
+the structured result with exit 0 (real results from a small tree), a tool error as
+{"error":{code,message,hint}} with exit 1 (not_found, invalid JSON arguments, a denied path),
+arguments from stdin with '-', --text; usage errors with exit 2 and a message naming the input
+(unknown flag, missing tool name, unknown tool, bad root, bad --context-window, a bad config file,
+a flag without its value, extra arguments); the audit log (--log: one JSON line per call with the
+documented fields, appended); `mcp` over a pipe (initialize, tools/list, a call, EOF ends it with
+0, a log kept inside the root is hidden from the tools); and that other argv still reaches the
+rg-compatible CLI.
+
+Run as `python3 tests/agent/test_tool_cli.py` with CTXSEARCH set to the binary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+CTX = os.environ.get("CTXSEARCH", "")
+TIMEOUT = 60
+TOOLS = ["file_info", "find_files", "list_directory", "read_file", "search_files"]
+
+
+class Skip(Exception):
+    pass
+
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+def check(cond, message):
+    if not cond:
+        raise AssertionError(message)
+
+
+def run(args, stdin=None, cwd=None):
+    proc = subprocess.run([CTX] + args, input=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=TIMEOUT, cwd=cwd)
+    return proc.returncode, proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
+
+
+class Tree:
+    def __init__(self):
+        self.tmp = tempfile.mkdtemp(prefix="ctx-tool-cli-")
+        self.root = os.path.join(self.tmp, "root")
+        files = {
+            "a.txt": "first line\nsecond line\n",
+            "src/main.c": "int main(void) { return 0; }  /* marker_17 */\n",
+            "notes/todo.md": "- marker_17 again\n",
+            ".env": "SECRET=1\n",
+        }
+        for rel, text in files.items():
+            path = os.path.join(self.root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+
+    def close(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def usage_error(args, *needles, stdin=None):
+    rc, out, err = run(args, stdin=stdin)
+    check(rc == 2, "%s: exit %d, want 2 (stderr %r)" % (args, rc, err))
+    check(out == "", "%s: a usage error printed on stdout: %r" % (args, out))
+    for needle in needles:
+        check(needle in err, "%s: stderr should name %r: %r" % (args, needle, err))
+    check("--help" in err, "%s: stderr should point at --help: %r" % (args, err))
+
+
+def tool_error(args, code, stdin=None):
+    rc, out, err = run(args, stdin=stdin)
+    check(rc == 1, "%s: exit %d, want 1 (stdout %r, stderr %r)" % (args, rc, out, err))
+    doc = json.loads(out)
+    check(set(doc) == {"error"}, "%s: want only an error object: %r" % (args, doc))
+    check(set(doc["error"]) == {"code", "message", "hint"}, "%s: error fields: %r" % (args, doc))
+    check(doc["error"]["code"] == code, "%s: code %r, want %r" % (args, doc["error"]["code"], code))
+    check(doc["error"]["message"], "%s: empty message" % (args,))
+    return doc["error"]
+
+
+# ----------------------------------------------------------------------------------------------
+# tools
+
+
+@case
+def tools_lists_one_line_per_tool():
+    rc, out, err = run(["tools"])
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    names = sorted(line.split(":", 1)[0] for line in out.splitlines())
+    check(names == TOOLS, "names %r" % names)
+
+
+@case
+def tools_schema_mcp_is_the_tools_list_array():
+    rc, out, err = run(["tools", "--schema", "mcp"])
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    check(out.count("\n") == 1, "one line of JSON expected")
+    tools = json.loads(out)
+    check(sorted(t["name"] for t in tools) == TOOLS, "names %r" % [t["name"] for t in tools])
+    for t in tools:
+        check(t["inputSchema"]["type"] == "object", "%s inputSchema" % t["name"])
+        check(t["outputSchema"]["type"] == "object", "%s outputSchema" % t["name"])
+        check(t["annotations"]["readOnlyHint"] is True, "%s readOnlyHint" % t["name"])
+        check(t["description"], "%s description" % t["name"])
+    rc2, out2, _ = run(["tools", "--schema=mcp"])
+    check(rc2 == 0 and out2 == out, "--schema=mcp differs from --schema mcp")
+
+
+@case
+def tools_schema_openai_is_function_calling_shaped():
+    rc, out, err = run(["tools", "--schema", "openai"])
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    tools = json.loads(out)
+    check(sorted(t["function"]["name"] for t in tools) == TOOLS, "names")
+    mcp = {t["name"]: t for t in json.loads(run(["tools", "--schema", "mcp"])[1])}
+    for t in tools:
+        check(set(t) == {"type", "function"} and t["type"] == "function", "shape %r" % t)
+        f = t["function"]
+        check(set(f) == {"name", "description", "parameters"}, "function keys %r" % sorted(f))
+        check(f["parameters"] == mcp[f["name"]]["inputSchema"], "%s parameters" % f["name"])
+        check(f["description"] == mcp[f["name"]]["description"], "%s description" % f["name"])
+
+
+@case
+def tools_usage_errors():
+    usage_error(["tools", "--schema", "yaml"], "yaml", "--schema")
+    usage_error(["tools", "--schema"], "--schema")
+    usage_error(["tools", "--root", "."], "--root")
+    usage_error(["tools", "extra"], "extra")
+
+
+@case
+def help_for_each_command():
+    for command in ("mcp", "tool", "tools"):
+        rc, out, err = run([command, "--help"])
+        check(rc == 0, "%s --help: exit %d" % (command, rc))
+        check(out.startswith("Usage: ctxsearch " + command), "%s --help: %r" % (command, out[:80]))
+    rc, out, _ = run(["tool", "-h"])
+    check(rc == 0 and "search_files" in out, "tool -h lists the tools")
+
+
+# ----------------------------------------------------------------------------------------------
+# tool
+
+
+@case
+def tool_prints_the_structured_result():
+    with Tree() as t:
+        rc, out, err = run(["tool", "read_file", "--root", t.root, '{"path": "a.txt"}'])
+        check(rc == 0, "exit %d: stdout %r stderr %r" % (rc, out, err))
+        doc = json.loads(out)
+        check("second line" in json.dumps(doc), "read_file result lacks the file's line: %r" % doc)
+        rc, out, err = run(["tool", "search_files", "--root", t.root, '{"pattern": "marker_17"}'])
+        check(rc == 0, "search_files exit %d: %s %s" % (rc, out, err))
+        text = json.dumps(json.loads(out))
+        check("src/main.c" in text and "notes/todo.md" in text, "search result: %s" % text)
+
+
+@case
+def tool_reads_arguments_from_stdin_and_prints_text_with_text_flag():
+    with Tree() as t:
+        rc, out, err = run(["tool", "--root", t.root, "read_file", "-"],
+                           stdin=b'{"path": "a.txt", "offset": 2}')
+        check(rc == 0, "exit %d: %s %s" % (rc, out, err))
+        check("second line" in out and "first line" not in out, "stdin arguments: %r" % out)
+        rc, out, err = run(["tool", "read_file", "--text", "--root", t.root, '{"path": "a.txt"}'])
+        check(rc == 0, "exit %d: %s" % (rc, err))
+        check("first line" in out, "--text output: %r" % out)
+        try:
+            json.loads(out)
+            is_json = True
+        except ValueError:
+            is_json = False
+        check(not is_json, "--text printed JSON: %r" % out)
+
+
+@case
+def tool_defaults_the_root_to_the_working_directory():
+    with Tree() as t:
+        proc = subprocess.run([CTX, "tool", "read_file", '{"path": "a.txt"}'], cwd=t.root,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+        check(proc.returncode == 0, "exit %d: %r" % (proc.returncode, proc.stderr))
+        check(b"first line" in proc.stdout, "stdout %r" % proc.stdout)
+
+
+@case
+def tool_errors_exit_1_with_the_error_object():
+    with Tree() as t:
+        tool_error(["tool", "read_file", "--root", t.root, '{"path": "missing.txt"}'], "not_found")
+        tool_error(["tool", "read_file", "--root", t.root, "{not json"], "invalid_argument")
+        tool_error(["tool", "read_file", "--root", t.root, '{"path": "a.txt", "bogus": 1}'],
+                   "invalid_argument")
+        tool_error(["tool", "read_file", "--root", t.root, "-"], "invalid_argument", stdin=b"[1]")
+        tool_error(["tool", "read_file", "--root", t.root, '{"path": "../x"}'], "outside_root")
+        # Hidden paths are missing, whether protected by default or denied by a flag.
+        tool_error(["tool", "read_file", "--root", t.root, '{"path": ".env"}'], "not_found")
+        tool_error(["tool", "read_file", "--root", t.root, "--deny", "a.txt",
+                    '{"path": "a.txt"}'], "not_found")
+
+
+@case
+def tool_usage_errors_exit_2_and_name_the_input():
+    with Tree() as t:
+        usage_error(["tool"], "missing the tool name")
+        usage_error(["tool", "nope_tool", "--root", t.root, "{}"], "nope_tool", "read_file")
+        usage_error(["tool", "read_file", "--bogus", "{}"], "--bogus")
+        usage_error(["tool", "read_file", "--root"], "--root")
+        usage_error(["tool", "read_file", "--root", os.path.join(t.tmp, "nope"), "{}"], "nope")
+        usage_error(["tool", "read_file", "--root", os.path.join(t.root, "a.txt"), "{}"], "a.txt")
+        usage_error(["tool", "read_file", "--root", t.root, "--context-window", "lots", "{}"],
+                    "lots")
+        usage_error(["tool", "read_file", "--root", t.root, "--context-window", "10", "{}"],
+                    "--context-window")
+        usage_error(["tool", "read_file", "--root", t.root, "--no-default-protect=yes", "{}"],
+                    "--no-default-protect")
+        usage_error(["tool", "read_file", "--root", t.root, "{}", "extra"], "extra")
+        usage_error(["tool", "read_file", "--root", t.root, "--deny", "#x", "{}"], "#x")
+        bad = os.path.join(t.tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"deny": ["x"], "colour": 1}')
+        usage_error(["tool", "read_file", "--root", t.root, "--config", bad, "{}"], bad, "colour")
+        usage_error(["tool", "read_file", "--root", t.root, "--config",
+                     os.path.join(t.tmp, "none.json"), "{}"], "none.json")
+
+
+@case
+def tool_reads_the_project_config_from_the_root():
+    with Tree() as t:
+        with open(os.path.join(t.root, ".ctxsearch.json"), "w") as f:
+            f.write('{"deny": ["notes/"]}')
+        tool_error(["tool", "read_file", "--root", t.root, '{"path": "notes/todo.md"}'],
+                   "not_found")
+        rc, out, err = run(["tool", "read_file", "--root", t.root, '{"path": "a.txt"}'])
+        check(rc == 0, "exit %d: %s" % (rc, err))
+        with open(os.path.join(t.root, ".ctxsearch.json"), "w") as f:
+            f.write('{"deny": [')
+        usage_error(["tool", "read_file", "--root", t.root, '{"path": "a.txt"}'],
+                    ".ctxsearch.json")
+
+
+@case
+def tool_appends_one_audit_line_per_call():
+    with Tree() as t:
+        log = os.path.join(t.tmp, "audit.jsonl")
+        with open(log, "w") as f:
+            f.write('{"earlier": true}\n')
+        rc, _, err = run(["tool", "read_file", "--root", t.root, "--log", log, '{"path":"a.txt"}'])
+        check(rc == 0, "exit %d: %s" % (rc, err))
+        rc, _, _ = run(["tool", "read_file", "--root", t.root, "--log", log, '{"path":"nope"}'])
+        check(rc == 1, "exit %d" % rc)
+        with open(log) as f:
+            lines = f.read().splitlines()
+        check(len(lines) == 3, "log lines: %r" % lines)
+        check(json.loads(lines[0]) == {"earlier": True}, "the log was not appended to")
+        want = {"time", "tool", "arguments", "ok", "error", "result_bytes", "tokens", "truncated",
+                "policy_hidden", "cancelled", "duration_ms"}
+        first, second = json.loads(lines[1]), json.loads(lines[2])
+        check(set(first) == want, "fields %r" % sorted(first))
+        check(first["tool"] == "read_file" and first["arguments"] == {"path": "a.txt"}, "%r" % first)
+        check(first["ok"] is True and first["error"] is None and first["result_bytes"] > 0,
+              "%r" % first)
+        check(first["tokens"] > 0 and first["duration_ms"] >= 0, "%r" % first)
+        check(second["ok"] is False and second["error"] == "not_found", "%r" % second)
+        usage_error(["tool", "read_file", "--root", t.root, "--log", t.tmp, "{}"], t.tmp)
+
+
+# ----------------------------------------------------------------------------------------------
+# mcp and the rg CLI
+
+
+def mcp_session(args, messages):
+    lines = "".join(json.dumps(m) + "\n" for m in messages).encode()
+    proc = subprocess.run([CTX, "mcp"] + args, input=lines, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=TIMEOUT)
+    replies = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    return proc.returncode, {r.get("id"): r for r in replies}, proc.stderr.decode(errors="replace")
+
+
+def init_message():
+    return {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "1"}}}
+
+
+@case
+def mcp_serves_a_session_over_pipes_and_ends_at_eof():
+    with Tree() as t:
+        rc, replies, err = mcp_session(["--root", t.root], [
+            init_message(),
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+             "params": {"name": "read_file", "arguments": {"path": "a.txt"}}},
+        ])
+        check(rc == 0, "exit %d: %s" % (rc, err))
+        check(replies[1]["result"]["protocolVersion"] == "2025-06-18", "%r" % replies[1])
+        check(sorted(x["name"] for x in replies[2]["result"]["tools"]) == TOOLS, "tools/list")
+        result = replies[3]["result"]
+        check(result["isError"] is False, "read_file failed: %r" % result)
+        check("second line" in result["content"][0]["text"], "%r" % result)
+        check("serving" in err and t.root in err, "the startup line on stderr: %r" % err)
+
+
+@case
+def mcp_hides_an_audit_log_kept_inside_the_root():
+    with Tree() as t:
+        log = os.path.join(t.root, "audit.jsonl")
+        rc, replies, err = mcp_session(["--root", t.root, "--log", log], [
+            init_message(),
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "read_file", "arguments": {"path": "audit.jsonl"}}},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+             "params": {"name": "list_directory", "arguments": {}}},
+        ])
+        check(rc == 0, "exit %d: %s" % (rc, err))
+        check(replies[2]["result"]["isError"] is True, "the log was readable: %r" % replies[2])
+        check(json.loads(replies[2]["result"]["content"][0]["text"])["code"] == "not_found",
+              "%r" % replies[2])
+        listing = replies[3]["result"]
+        check(listing["isError"] is False, "list_directory failed: %r" % listing)
+        check("a.txt" in json.dumps(listing) and "audit.jsonl" not in json.dumps(listing),
+              "the listing shows the log: %r" % listing)
+        with open(log) as f:
+            check(len(f.read().splitlines()) == 2, "two calls, two log lines")
+
+
+@case
+def mcp_usage_errors():
+    usage_error(["mcp", "extra"], "extra")
+    usage_error(["mcp", "--schema", "mcp"], "--schema")
+    usage_error(["mcp", "--root", "/nonexistent/ctx-root"], "/nonexistent/ctx-root")
+
+
+@case
+def other_arguments_still_reach_the_rg_cli():
+    with Tree() as t:
+        rc, out, err = run(["-e", "mcp", t.root])
+        check(rc == 1, "searching for 'mcp' in a tree without it: exit %d (%s)" % (rc, err))
+        rc, out, err = run(["second", os.path.join(t.root, "a.txt")])
+        check(rc == 0 and out == "second line\n", "rg search: %d %r %r" % (rc, out, err))
+        rc, out, err = run(["--files", t.root])
+        check(rc == 0 and "a.txt" in out, "--files: %d %r" % (rc, out))
+
+
+def main():
+    if not CTX or not os.path.exists(CTX):
+        print("CTXSEARCH is not set to the ctxsearch binary (got %r)" % CTX)
+        print("0 passed, 1 failed")
+        return 1
+    passed = failed = skipped = 0
+    for fn in CASES:
+        start = time.time()
+        try:
+            fn()
+        except Skip as e:
+            skipped += 1
+            print("SKIP %s: %s" % (fn.__name__, e))
+        except AssertionError as e:
+            failed += 1
+            print("FAIL %s: %s" % (fn.__name__, e))
+        except Exception as e:  # noqa: BLE001 - report and go on
+            failed += 1
+            print("FAIL %s: %s: %s" % (fn.__name__, type(e).__name__, e))
+        else:
+            passed += 1
+            print("PASS %s (%.2fs)" % (fn.__name__, time.time() - start))
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
