@@ -405,3 +405,14 @@ TEST_CASE("read_file stops at the output size cap whatever the budget", "[agent]
   CHECK(shown < 30);
   CHECK(int64_t(json["next_offset"]) == static_cast<int64_t>(shown) + 1);
 }
+
+TEST_CASE("read_file shows a NUL byte past the first 8 KiB as U+FFFD", "[agent][read_file]") {
+  ToolEnv env;
+  std::string text = numbered(1, 1000);  // ~9 KB of text before the NUL
+  text += std::string("tail\0end\n", 9);
+  env.file("late_nul.txt", text);
+  auto out = env.ok("read_file", R"({"path":"late_nul.txt","offset":1001})");
+  CHECK(out.text.find("  1001\ttail\xEF\xBF\xBD"
+                      "end\n") == 0);
+  CHECK(out.structured.find("\"lossy\":true") != std::string::npos);
+}
