@@ -8,6 +8,7 @@
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/base/sha1.hpp"
+#include "ctx/engine/searcher.hpp"
 #include "file_reading.hpp"
 #include "json_writer.hpp"
 #include "tool_common.hpp"
@@ -41,7 +42,7 @@ std::string short_blob_id(std::string_view data) {
 // Lines as read_file numbers them: '\n'-terminated, plus a last line without one.
 std::uint64_t count_lines(std::string_view text) {
   if (text.empty()) return 0;
-  auto newlines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+  const std::uint64_t newlines = engine::count_newlines(text);
   return newlines + (text.back() != '\n' ? 1 : 0);
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 
+#include "ctx/engine/searcher.hpp"
 #include "cursor.hpp"
 #include "file_reading.hpp"
 #include "json_writer.hpp"
@@ -229,8 +230,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     const std::size_t n = chunk.size();
     while (pos < n && phase != Phase::kDone) {
       if (phase == Phase::kCount) {
-        std::string_view rest = chunk.substr(pos);
-        newlines += static_cast<std::uint64_t>(std::count(rest.begin(), rest.end(), '\n'));
+        newlines += engine::count_newlines(chunk.substr(pos));
         pos = n;
         break;
       }

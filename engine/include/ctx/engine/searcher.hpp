@@ -90,8 +90,6 @@ class FileBuffer {
  private:
   void reserve(std::size_t bytes);
   void unmap();
-  Result<std::string_view> read_stat(int fd, const struct stat& st, std::string_view path,
-                                     bool stop_at_nul);
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
   std::unique_ptr<char[]> data_;
@@ -101,6 +99,9 @@ class FileBuffer {
 // UTF-16 (without its BOM) to UTF-8; unpaired surrogates and a dangling odd byte become U+FFFD.
 // (The searcher transcodes UTF-16 files with a BOM through this; the agent's read_file too.)
 std::string utf16_to_utf8(std::string_view in, bool little_endian);
+
+// The number of '\n' bytes in `s` (SIMD; the line counter of every searcher and tool).
+std::uint64_t count_newlines(std::string_view s);
 
 // Searches `haystack` (a whole file's bytes). Returns how many lines were reported.
 Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scratch& scratch,
