@@ -741,7 +741,9 @@ class Search {
         workers_([this] { return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}}; }) {}
 
   // Searches one file; the output is written (whole, or streamed past a threshold) before return.
-  void search_file(std::string_view path, bool explicit_file, Worker& w) {
+  // With `dir_fd` >= 0 the file is opened as the NUL-terminated `name` in that directory.
+  void search_file(std::string_view path, bool explicit_file, Worker& w, int dir_fd = -1,
+                   std::string_view name = {}) {
     w.out.clear();
     OutputStream stream(out_, group_separator());
     std::string owned(path);
@@ -754,8 +756,9 @@ class Search {
     const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary && !print_.multiline;
     Result<std::string_view> bytes = std::string_view();
     if (!streamed) {
-      bytes = is_stdin ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
-                       : w.buffer.read(owned.c_str(), quit_on_binary);
+      bytes = is_stdin      ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
+              : dir_fd >= 0 ? w.buffer.read_at(dir_fd, name.data(), path, quit_on_binary)
+                            : w.buffer.read(owned.c_str(), quit_on_binary);
     }
     if (!bytes.ok()) {
       out_.error(bytes.error().detail);
@@ -932,7 +935,7 @@ class Search {
         ordered.emplace_back(std::string(e.path), e.depth == 0);
         return walker::Flow::kContinue;
       }
-      search.search_file(e.path, e.depth == 0, search.workers_.local());
+      search.search_file(e.path, e.depth == 0, search.workers_.local(), e.dir_fd, e.name);
       return search.stop_.load(std::memory_order_relaxed) ? walker::Flow::kStop
                                                           : walker::Flow::kContinue;
     }

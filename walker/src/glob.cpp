@@ -249,8 +249,21 @@ Glob Glob::compile(std::string_view p, GlobOptions options) {
     while (head < g.ops_.size() && kind_of(g.ops_[head]) == OpKind::kLit) {
       g.head_.push_back(static_cast<char>(g.ops_[head++].byte));
     }
-    for (std::size_t k = g.ops_.size(); k > head && kind_of(g.ops_[k - 1]) == OpKind::kLit; --k) {
-      g.tail_.insert(g.tail_.begin(), static_cast<char>(g.ops_[k - 1].byte));
+    std::size_t tail = g.ops_.size();
+    for (; tail > head && kind_of(g.ops_[tail - 1]) == OpKind::kLit; --tail) {
+      g.tail_.insert(g.tail_.begin(), static_cast<char>(g.ops_[tail - 1].byte));
+    }
+    // The longest literal run between them (`*.vcproj.*`: ".vcproj."), which every match holds
+    // somewhere between its head and tail: a substring search rejects most texts.
+    for (std::size_t k = head; k < tail;) {
+      std::size_t end = k;
+      while (end < tail && kind_of(g.ops_[end]) == OpKind::kLit) ++end;
+      if (end - k > g.middle_.size()) {
+        g.middle_.clear();
+        for (std::size_t i = k; i < end; ++i)
+          g.middle_.push_back(static_cast<char>(g.ops_[i].byte));
+      }
+      k = end + 1;
     }
   }
   if (g.classes_.size() / 4 > 0xffff) g.shape_ = Shape::kNever;  // absurdly many classes
@@ -299,6 +312,18 @@ bool Glob::matches(std::string_view text) const {
   };
   if (!same(text.substr(0, head_.size()), head_)) return false;
   if (!same(text.substr(text.size() - tail_.size()), tail_)) return false;
+  if (!middle_.empty()) {
+    std::string_view inner = text.substr(head_.size(), text.size() - head_.size() - tail_.size());
+    bool found = false;
+    if (!case_insensitive_) {
+      found = inner.find(middle_) != std::string_view::npos;
+    } else {
+      for (std::size_t i = 0; !found && i + middle_.size() <= inner.size(); ++i) {
+        found = same(inner.substr(i), middle_);
+      }
+    }
+    if (!found) return false;
+  }
   return matches_nfa(text);
 }
 

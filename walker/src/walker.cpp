@@ -155,7 +155,7 @@ class Walker {
 
   bool sorted() const { return options_.sort != SortBy::kNone; }
   bool beneath() const { return options_.beneath_fd >= 0; }
-  void emit(std::string_view path, std::size_t depth);
+  void emit(std::string_view path, std::size_t depth, int dir_fd = -1, std::string_view name = {});
   void report(const Error& error) { sink_.on_error(error); }
 
   // `inside_len`: in confined walks, ancestors at least this long are beneath the fd and are
@@ -390,8 +390,8 @@ std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root
   return chain;
 }
 
-void Walker::emit(std::string_view path, std::size_t depth) {
-  if (sink_.on_file(WalkEntry{path, depth}) == Flow::kStop)
+void Walker::emit(std::string_view path, std::size_t depth, int dir_fd, std::string_view name) {
+  if (sink_.on_file(WalkEntry{path, depth, EntryType::kFile, dir_fd, name}) == Flow::kStop)
     stop_.store(true, std::memory_order_relaxed);
 }
 
@@ -553,7 +553,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     if (task.out != nullptr) {
       task.out->children.push_back(SortedChild{std::string(name), nullptr});
     } else {
-      emit(path, child_depth);
+      emit(path, child_depth, fd, std::string_view(path).substr(base));  // NUL-terminated
       if (stop_.load(std::memory_order_relaxed)) return;
     }
   }

@@ -80,6 +80,11 @@ class FileBuffer {
   // Reads `path` (whole, or cut as above). Errors name the path. The bytes stay valid until the
   // next read.
   Result<std::string_view> read(const char* path, bool stop_at_nul);
+  // The same for `name` relative to the open directory `dir_fd` (or AT_FDCWD); symlinks are
+  // followed as by open(2). One path component to resolve instead of the whole path (measured:
+  // path lookup was about 5% of a tree search's CPU time). `path` names the file in errors.
+  Result<std::string_view> read_at(int dir_fd, const char* name, std::string_view path,
+                                   bool stop_at_nul);
   // The same for an open fd (read from its current offset; not closed), always with read(2);
   // `path` names it in errors.
   Result<std::string_view> read_fd(int fd, std::string_view path, bool stop_at_nul);

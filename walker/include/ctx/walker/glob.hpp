@@ -51,6 +51,7 @@ class Glob {
   std::vector<std::uint64_t> classes_;  // 4 words (256 bits) per class op
   std::string literal_;
   std::string head_, tail_;  // kGeneral: literal bytes every match starts / ends with (folded)
+  std::string middle_;       // kGeneral: the longest literal run between them (folded)
   Shape shape_ = Shape::kGeneral;
   bool case_insensitive_ = false;
   bool pathname_ = true;

@@ -73,6 +73,12 @@ struct WalkEntry {
   std::string_view path;  // as it should be printed; valid during the call only
   std::size_t depth;      // 0 for a root given on the command line
   EntryType type = EntryType::kFile;
+  // For files found in a directory listing: that directory, open during the call only, and the
+  // entry's name in it (the tail of `path`, so NUL-terminated), so a sink can open the file with
+  // openat(dir_fd, name.data()) and skip resolving the whole path again. -1 (and an empty name) for
+  // roots and for sorted walks (replayed after their directories were closed).
+  int dir_fd = -1;
+  std::string_view name = {};
 };
 
 class WalkSink {
