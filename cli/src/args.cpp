@@ -260,6 +260,10 @@ constexpr Flag kFlags[] = {
   {"max-filesize", 0, "NUM+SUFFIX?", "Skip files larger than NUM bytes (suffixes K, M, G).",
    [](Args& a, std::string_view v) -> Status {
      CTX_TRY_ASSIGN(auto n, parse_size("max-filesize", v)); a.walk.max_filesize = n; return {}; }},
+  {"mmap", 0, "", "Memory-map files where that is faster (the default: files of 128 KiB or more).",
+   [](Args& a, std::string_view) -> Status { a.mmap = true; return {}; }},
+  {"no-mmap", 0, "", "Never memory-map files: read every one with read(2).",
+   [](Args& a, std::string_view) -> Status { a.mmap = false; return {}; }},
   {"one-file-system", 0, "", "Do not descend into directories on other file systems.",
    [](Args& a, std::string_view) -> Status { a.walk.one_file_system = true; return {}; }},
   {"no-one-file-system", 0, "", "Undo --one-file-system.",

@@ -756,6 +756,7 @@ class Search {
     const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary && !print_.multiline;
     Result<std::string_view> bytes = std::string_view();
     if (!streamed) {
+      w.buffer.allow_mapping(args_.mmap);
       bytes = is_stdin      ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
               : dir_fd >= 0 ? w.buffer.read_at(dir_fd, name.data(), path, quit_on_binary)
                             : w.buffer.read(owned.c_str(), quit_on_binary);
@@ -784,6 +785,12 @@ class Search {
       return {};
     }();
     if (!searched.ok()) out_.error(fmt::format("{}: {}", shown, searched.error().detail));
+    if (w.buffer.truncated()) {
+      out_.error(
+          fmt::format("{}: the file shrank while it was searched; what it held past its new "
+                      "end was not searched (search it again)",
+                      shown));
+    }
     if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
     printer.finish();
     // As ripgrep, --json's summary counts only the files with a match; --stats counts all.

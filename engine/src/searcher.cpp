@@ -2,6 +2,7 @@
 
 #include <emmintrin.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 namespace ctx::engine {
 namespace {
@@ -124,6 +126,56 @@ void FileBuffer::reserve(std::size_t bytes) {
   capacity_ = grown;
 }
 
+// A mapped file that shrinks while it is searched raises SIGBUS on the first access past its new
+// end. The handler below finds the mapping among the faulting thread's FileBuffers, puts zero pages
+// over the rest of it (the scan goes on over NUL bytes) and flags the buffer; the caller reports
+// the file (see FileBuffer::truncated). A SIGBUS anywhere else goes to the previous disposition.
+namespace {
+
+thread_local FileBuffer* t_mapped = nullptr;  // this thread's FileBuffers holding a mapping
+struct sigaction g_previous_sigbus {};
+std::uintptr_t g_page_bytes = 4096;
+
+}  // namespace
+
+void FileBuffer::on_sigbus(int signal, siginfo_t* info, void* context) {
+  auto* addr = static_cast<char*>(info->si_addr);
+  for (FileBuffer* b = t_mapped; b != nullptr; b = b->next_mapped_) {
+    char* base = static_cast<char*>(b->map_);
+    if (addr < base || addr >= base + b->map_bytes_) continue;
+    const std::uintptr_t mask = ~(g_page_bytes - 1);
+    auto* from = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(addr) & mask);
+    auto* end = reinterpret_cast<char*>(
+        (reinterpret_cast<std::uintptr_t>(base + b->map_bytes_) + g_page_bytes - 1) & mask);
+    void* zeros = ::mmap(from, static_cast<std::size_t>(end - from), PROT_READ,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (zeros == MAP_FAILED) break;
+    b->truncated_ = 1;
+    return;
+  }
+  if ((g_previous_sigbus.sa_flags & SA_SIGINFO) != 0 && g_previous_sigbus.sa_sigaction != nullptr) {
+    g_previous_sigbus.sa_sigaction(signal, info, context);
+    return;
+  }
+  if (g_previous_sigbus.sa_handler != SIG_DFL && g_previous_sigbus.sa_handler != SIG_IGN) {
+    g_previous_sigbus.sa_handler(signal);
+    return;
+  }
+  ::signal(SIGBUS, SIG_DFL);  // returning re-runs the access, which now ends the process
+}
+
+void FileBuffer::install_sigbus_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    g_page_bytes = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    struct sigaction action {};
+    action.sa_sigaction = &FileBuffer::on_sigbus;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGBUS, &action, &g_previous_sigbus);
+  });
+}
+
 Result<std::string_view> FileBuffer::read(const char* path, bool stop_at_nul) {
   return read_at(AT_FDCWD, path, path, stop_at_nul);
 }
@@ -138,14 +190,17 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
   } closer{fd};
   unmap();
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+  if (::fstat(fd, &st) == 0 && allow_mapping_ && S_ISREG(st.st_mode) &&
       static_cast<std::uint64_t>(st.st_size) >= kMmapMinBytes) {
     const auto size = static_cast<std::size_t>(st.st_size);
+    install_sigbus_handler();
     void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map != MAP_FAILED) {
       ::madvise(map, size, MADV_SEQUENTIAL);
       map_ = map;
       map_bytes_ = size;
+      next_mapped_ = t_mapped;
+      t_mapped = this;
       std::string_view bytes(static_cast<const char*>(map), size);
       // As the read(2) path: a NUL in the first chunk (and no UTF-16 BOM) keeps that chunk only.
       std::string_view first = bytes.substr(0, kChunkBytes);
@@ -158,7 +213,16 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
 }
 
 void FileBuffer::unmap() {
-  if (map_ != nullptr) ::munmap(map_, map_bytes_);
+  truncated_ = 0;
+  if (map_ == nullptr) return;
+  for (FileBuffer** link = &t_mapped; *link != nullptr; link = &(*link)->next_mapped_) {
+    if (*link == this) {
+      *link = next_mapped_;
+      break;
+    }
+  }
+  next_mapped_ = nullptr;
+  ::munmap(map_, map_bytes_);
   map_ = nullptr;
   map_bytes_ = 0;
 }

@@ -3,8 +3,10 @@
 // reports lines to a LineSink, which says after each whether to go on.
 #pragma once
 
+#include <signal.h>
 #include <sys/stat.h>
 
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -67,9 +69,11 @@ class LineSink {
 // (never zero-filled). Binary files can be cut short: with `stop_at_nul`, reading stops after the
 // first chunk (64 KiB) that holds a NUL byte, as ripgrep does for files found by the walk.
 //
-// `read` memory-maps large regular files instead (faster for big files, measured); like ripgrep,
-// a mapped file truncated by another process while it is searched can end the process with
-// SIGBUS, so `read_fd` (the agent's path, which must survive hostile trees) never maps.
+// `read`/`read_at` memory-map larger regular files instead (measured faster). A mapped file that
+// another process truncates while it is searched does not end the process (as it can in ripgrep):
+// a SIGBUS handler puts zero pages over the vanished part and `truncated()` says so, so the caller
+// can report the file. The bytes of a mapping must be read on the thread that called read/read_at
+// (where the handler looks for them). `read_fd` (the agent's path) never maps.
 class FileBuffer {
  public:
   FileBuffer() = default;
@@ -91,12 +95,22 @@ class FileBuffer {
   // The same with the fd's fstat already taken by the caller (one system call per file less).
   Result<std::string_view> read_fd(int fd, const struct stat& st, std::string_view path,
                                    bool stop_at_nul);
+  // True when the file last read was mapped and shrank while its bytes were read: the part past
+  // its new end read as NUL bytes. Reset by the next read.
+  bool truncated() const { return truncated_ != 0; }
+  // Whether read/read_at may map files at all (rg's --mmap/--no-mmap); on by default.
+  void allow_mapping(bool allow) { allow_mapping_ = allow; }
 
  private:
   void reserve(std::size_t bytes);
   void unmap();
+  static void install_sigbus_handler();
+  static void on_sigbus(int signal, siginfo_t* info, void* context);
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
+  FileBuffer* next_mapped_ = nullptr;  // the thread's list of buffers holding a mapping
+  volatile std::sig_atomic_t truncated_ = 0;
+  bool allow_mapping_ = true;
   std::unique_ptr<char[]> data_;
   std::size_t capacity_ = 0;
 };
