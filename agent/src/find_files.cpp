@@ -161,6 +161,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   bool truncated = false;
   std::string next_cursor;
   std::string text;
+  std::size_t tokens = 0;  // of `text`
   for (;;) {
     TextBudget budget(context, max_tokens, reserve);
     shown_count = 0;
@@ -204,6 +205,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
     if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
     footer += ")";
     text = budget.finish(footer);
+    tokens = budget.tokens();
     if (!budget.trimmed() || shown_count == 0) break;
     cap = shown_count - std::max<std::size_t>(1, shown_count / 4);
     shrunk = true;
@@ -211,7 +213,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
 
   ToolOutput out;
   out.text = std::move(text);
-  out.tokens = context.counter.count(out.text);
+  out.tokens = tokens;
   out.truncated = truncated;
   out.policy_hidden = walk.policy_hidden;
 

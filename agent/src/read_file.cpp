@@ -327,7 +327,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   out.text = budget.finish(footer);
   trimmed = budget.trimmed();
   shown_count = shown.size();
-  out.tokens = context.counter.count(out.text);
+  out.tokens = budget.tokens();
   out.truncated = truncated;
 
   JsonWriter w;
