@@ -5,6 +5,7 @@
 // included. A pruned walk must never hide a visible path nor show a hidden one.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <mutex>
 #include <random>
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "ctx/agent/policy.hpp"
 #include "ctx/walker/glob.hpp"
+#include "ctx/walker/walker.hpp"
 #include "tool_test_env.hpp"
 
 using ctx::agent::Policy;
@@ -87,6 +89,39 @@ std::set<std::string> strings_of(const std::string& structured, const char* arra
   return out;
 }
 
+// The files a plain walk (no report_all, no agent hook: what `ctxsearch --files --hidden` lists)
+// finds under `root` with the ignore rules on, relative to `root`.
+std::set<std::string> plain_walk(const fs::path& root) {
+  class Collect final : public ctx::walker::WalkSink {
+   public:
+    explicit Collect(std::string prefix) : prefix_(std::move(prefix)) {}
+    ctx::walker::Flow on_file(const ctx::walker::WalkEntry& entry) override {
+      std::lock_guard lock(mutex_);
+      if (entry.path.substr(0, prefix_.size()) == prefix_) {
+        files.emplace(entry.path.substr(prefix_.size()));
+      } else {
+        files.emplace(std::string("(outside the root) ") + std::string(entry.path));
+      }
+      return ctx::walker::Flow::kContinue;
+    }
+    void on_error(const ctx::Error& error) override {
+      std::lock_guard lock(mutex_);
+      files.emplace("(error) " + error.detail);
+    }
+    std::set<std::string> files;
+
+   private:
+    std::string prefix_;
+    std::mutex mutex_;
+  };
+  Collect sink(root.string() + "/");
+  ctx::walker::WalkOptions options;
+  options.paths = {root.string()};
+  options.hidden = true;
+  REQUIRE(ctx::walker::walk(options, sink).ok());
+  return std::move(sink.files);
+}
+
 std::string describe(const PolicyConfig& config) {
   auto list = [](const std::vector<std::string>& globs) {
     std::string s = "[";
@@ -160,10 +195,10 @@ TEST_CASE("pruned tool walks show exactly the paths the full policy check shows"
   CHECK(hidden_seen > 200);
 }
 
-TEST_CASE("find_files with a glob lists exactly the matching files of the full listing",
+TEST_CASE("find_files with a glob lists exactly the visible, unignored files it matches",
           "[agent][find_files][ignore]") {
   // The glob is matched before the ignore rules and the policy; the result must be the same as
-  // filtering the full listing (ignore rules on) by the glob.
+  // filtering a plain walk (ignore rules on) by the full policy check and the glob.
   const std::vector<std::string> patterns = {"*.c",  "**/b.c",  "src/**",     "*.md",
                                              "b",    "**/x/*",  "a/**/*.h",   ".env*",
                                              "KEY*", "*/*/a.c", "docs/ok.md", "[ab].c"};
@@ -184,9 +219,17 @@ TEST_CASE("find_files with a glob lists exactly the matching files of the full l
     }
     env.file(".gitignore", ignore);
     INFO("seed " << seed << ": " << describe(config) << " .gitignore:\n" << ignore);
+    // The oracle: the plain walker's files (ignore rules decided without the agent's hook) that
+    // the full policy check shows.
+    auto policy = Policy::build(config);
+    REQUIRE(policy.ok());
+    std::set<std::string> every;
+    for (const std::string& path : plain_walk(env.root())) {
+      if (policy->check(path, false) == Visibility::kVisible) every.insert(path);
+    }
     auto all =
         env.ok("find_files", R"({"pattern":"**","max_results":100000,"max_tokens":1000000})");
-    const std::set<std::string> every = strings_of(all.structured, "files");
+    CHECK(strings_of(all.structured, "files") == every);
     for (const std::string& pattern : patterns) {
       INFO("pattern " << pattern);
       const bool basename_only = pattern.find('/') == std::string::npos;
