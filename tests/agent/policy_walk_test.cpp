@@ -199,9 +199,9 @@ TEST_CASE("find_files with a glob lists exactly the visible, unignored files it 
           "[agent][find_files][ignore]") {
   // The glob is matched before the ignore rules and the policy; the result must be the same as
   // filtering a plain walk (ignore rules on) by the full policy check and the glob.
-  const std::vector<std::string> patterns = {"*.c",  "**/b.c",  "src/**",     "*.md",
-                                             "b",    "**/x/*",  "a/**/*.h",   ".env*",
-                                             "KEY*", "*/*/a.c", "docs/ok.md", "[ab].c"};
+  const std::vector<std::string> patterns = {
+      "*.c",  "**/b.c",  "src/**",     "*.md",   "b",      "**/x/*", "a/**/*.h", ".env*",
+      "KEY*", "*/*/a.c", "docs/ok.md", "[ab].c", "**/*.c", "**/**",  "**/[ab]*", "**/*b"};
   for (std::uint32_t seed = 100; seed < 130; ++seed) {
     std::mt19937 rng(seed);
     PolicyConfig config;
