@@ -1,5 +1,6 @@
 #include "ctx/agent/budget.hpp"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -9,7 +10,7 @@ namespace {
 
 enum class ByteClass : std::uint8_t { kLetter, kDigit, kSpace, kBreak, kNonAscii, kPunct };
 
-ByteClass class_of(unsigned char c) {
+constexpr ByteClass classify(unsigned char c) {
   if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return ByteClass::kLetter;
   if (c >= '0' && c <= '9') return ByteClass::kDigit;
   if (c == ' ' || c == '\t') return ByteClass::kSpace;
@@ -17,6 +18,16 @@ ByteClass class_of(unsigned char c) {
   if (c >= 0x80) return ByteClass::kNonAscii;
   return ByteClass::kPunct;
 }
+
+// classify() as a table: every byte of every text a tool returns is classified (read_file's
+// texts, counted whole once more by BudgetWriter::finish).
+constexpr std::array<ByteClass, 256> kClassTable = [] {
+  std::array<ByteClass, 256> table{};
+  for (std::size_t c = 0; c < table.size(); ++c) table[c] = classify(static_cast<unsigned char>(c));
+  return table;
+}();
+
+ByteClass class_of(unsigned char c) { return kClassTable[c]; }
 
 }  // namespace
 
@@ -99,9 +110,11 @@ std::string BudgetWriter::finish(std::string_view footer) {
     return counter_.count(compose(body_len, tail)) <= max_tokens_;
   };
 
-  if (fits_whole(text_.size(), footer)) {  // the usual case: one count of the whole
+  // The usual case: one count of the whole, which is then the count used() reports.
+  if (const std::size_t whole = counter_.count(compose(text_.size(), footer));
+      whole <= max_tokens_) {
     text_ = std::move(candidate);
-    used_ = counter_.count(text_);
+    used_ = whole;
     return std::move(text_);
   }
 

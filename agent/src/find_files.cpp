@@ -82,7 +82,15 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
                      "use a glob such as '**/*.py' or 'README*'"};
   }
   const bool basename_only = pattern.find('/') == std::string_view::npos;
-  const walker::Glob glob = walker::Glob::compile(pattern, walker::GlobOptions{});
+  // '**/NAME' (NAME without '/') matches exactly the paths whose last component matches NAME, as
+  // in gitignore: matched on the name alone, '**/*.c' takes the '*suffix' fast path and
+  // '**/Makefile.am' the literal one instead of the NFA over whole paths.
+  std::string_view glob_text = pattern;
+  const bool any_depth_name = glob_text.substr(0, 3) == "**/" && glob_text.size() > 3 &&
+                              glob_text.find('/', 3) == std::string_view::npos;
+  if (any_depth_name) glob_text.remove_prefix(3);
+  const bool name_only = basename_only || any_depth_name;
+  const walker::Glob glob = walker::Glob::compile(glob_text, walker::GlobOptions{});
   if (glob.shape() == walker::Glob::Shape::kNever) {
     return ToolError{ToolErrorCode::kInvalidPattern,
                      fmt::format("pattern '{}' is malformed and can match nothing", pattern_arg),
@@ -113,7 +121,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   }
 
   auto matches = [&](std::string_view path) {
-    if (basename_only) {
+    if (name_only) {
       std::size_t slash = path.rfind('/');
       return glob.matches(slash == std::string_view::npos ? path : path.substr(slash + 1));
     }
@@ -161,6 +169,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   bool truncated = false;
   std::string next_cursor;
   std::string text;
+  std::size_t tokens = 0;  // of `text`
   for (;;) {
     TextBudget budget(context, max_tokens, reserve);
     shown_count = 0;
@@ -204,6 +213,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
     if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
     footer += ")";
     text = budget.finish(footer);
+    tokens = budget.tokens();
     if (!budget.trimmed() || shown_count == 0) break;
     cap = shown_count - std::max<std::size_t>(1, shown_count / 4);
     shrunk = true;
@@ -211,7 +221,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
 
   ToolOutput out;
   out.text = std::move(text);
-  out.tokens = context.counter.count(out.text);
+  out.tokens = tokens;
   out.truncated = truncated;
   out.policy_hidden = walk.policy_hidden;
 

@@ -7,6 +7,7 @@
 namespace ctx::agent {
 
 std::string lossy_utf8(std::string_view text) {
+  if (is_valid_utf8(text)) return std::string(text);  // the usual text: one check, one copy
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;

@@ -1,6 +1,7 @@
 // list_directory: a directory's entries (and with depth > 1 its subdirectories'), sorted so each
 // directory's entries follow it, with kind and size, paged with a cursor, ignore-aware, and
 // filtered by the policy (hidden entries are neither listed nor counted).
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -57,6 +58,28 @@ std::string_view kind_name(walker::EntryType type) {
       return "special";
   }
   return "special";
+}
+
+// The stat of the listed `path` without following a final symlink: one fstatat on the listed
+// directory's fd for its own entries (a name without '/': nothing to resolve, so nothing can
+// lead out of the root), else stat_beneath.
+std::optional<struct stat> stat_entry(const CallContext& context, const OpenedPath& dir,
+                                      std::string_view path) {
+  std::string_view name = path;
+  if (!dir.canonical.empty()) {
+    if (name.size() <= dir.canonical.size() + 1 ||
+        name.substr(0, dir.canonical.size()) != std::string_view(dir.canonical) ||
+        name[dir.canonical.size()] != '/') {
+      return stat_beneath(context, std::string(path));
+    }
+    name.remove_prefix(dir.canonical.size() + 1);
+  }
+  if (name.find('/') != std::string_view::npos) return stat_beneath(context, std::string(path));
+  struct stat st {};
+  if (::fstatat(dir.fd.get(), std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return std::nullopt;
+  }
+  return st;
 }
 
 }  // namespace
@@ -158,7 +181,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
         p.line += "/";
         break;
       case walker::EntryType::kFile:
-        if (auto st = stat_beneath(context, e.path); st && S_ISREG(st->st_mode)) {
+        if (auto st = stat_entry(context, dir, e.path); st && S_ISREG(st->st_mode)) {
           p.size = static_cast<std::uint64_t>(st->st_size);
           p.line += fmt::format("  ({} bytes)", grouped(*p.size));
         }
@@ -184,6 +207,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   bool truncated = false;
   std::string next_cursor;
   std::string text;
+  std::size_t tokens = 0;  // of `text`
   for (;;) {
     TextBudget budget(context, max_tokens, reserve);
     budget.append(header);
@@ -225,6 +249,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
     if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
     footer += ")";
     text = budget.finish(footer);
+    tokens = budget.tokens();
     if (!budget.trimmed() || shown_count == 0) break;
     cap = shown_count - std::max<std::size_t>(1, shown_count / 4);
     shrunk = true;
@@ -232,7 +257,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
 
   ToolOutput out;
   out.text = std::move(text);
-  out.tokens = context.counter.count(out.text);
+  out.tokens = tokens;
   out.truncated = truncated;
   out.policy_hidden = walk.policy_hidden;
 

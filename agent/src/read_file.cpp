@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 
+#include "ctx/base/json.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "cursor.hpp"
 #include "file_reading.hpp"
@@ -51,6 +52,10 @@ const std::vector<ParamSpec>& params_table() {
 
 // A window line's text as shown: lossy UTF-8, NUL bytes as U+FFFD.
 std::string shown_text(std::string_view bytes, bool& lossy) {
+  // The usual line: valid UTF-8 without NUL bytes, shown as it is.
+  if (bytes.find('\0') == std::string_view::npos && is_valid_utf8(bytes)) {
+    return std::string(bytes);
+  }
   std::string text = lossy_utf8(bytes);
   lossy = lossy || text.size() != bytes.size() || text != bytes;
   std::string out;
@@ -327,7 +332,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   out.text = budget.finish(footer);
   trimmed = budget.trimmed();
   shown_count = shown.size();
-  out.tokens = context.counter.count(out.text);
+  out.tokens = budget.tokens();
   out.truncated = truncated;
 
   JsonWriter w;

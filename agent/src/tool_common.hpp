@@ -56,6 +56,8 @@ class TextBudget {
   bool trimmed() const { return trimmed_; }
   // True when a piece was refused for Limits::max_output_bytes (not the token budget).
   bool byte_capped() const { return byte_capped_; }
+  // After `finish`: the counter's count of the text it returned (no need to count it again).
+  std::size_t tokens() const { return writer_.used(); }
 
  private:
   BudgetWriter writer_;

@@ -38,17 +38,24 @@ class VisibleSink final : public walker::WalkSink {
       hidden_.fetch_add(1, std::memory_order_relaxed);
       return walker::Flow::kSkip;  // a hidden directory is never entered
     }
-    if (keep_(entry.path, entry.type)) {
+    if (!is_dir || keep_(entry.path, entry.type)) {  // `wants` kept the others already
       std::lock_guard lock(mutex_);
       entries_.push_back(WalkedEntry{std::string(entry.path), entry.type});
     }
     return walker::Flow::kContinue;
   }
 
+  // A non-directory `keep` refuses is dropped before the ignore rules and the policy: whatever
+  // they would say, it is neither listed nor counted (find_files matches its glob first).
+  bool wants(const walker::WalkEntry& entry) override {
+    if (stopped_.load(std::memory_order_relaxed) != nullptr) return false;
+    return keep_(entry.path, entry.type);
+  }
+
   void on_ignored(const walker::WalkEntry& entry) override {
     const bool is_dir = entry.type == walker::EntryType::kDirectory;
     if (!context_.policy.visible_entry(entry.path, is_dir)) return;  // hidden: not counted
-    if (is_dir || keep_(entry.path, entry.type)) ignored_.fetch_add(1, std::memory_order_relaxed);
+    ignored_.fetch_add(1, std::memory_order_relaxed);  // a directory, or what `wants` kept
   }
 
   void on_error(const Error& /*error*/) override {

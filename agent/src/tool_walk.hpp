@@ -30,8 +30,12 @@ struct VisibleWalk {
 };
 
 // Walks the directory `start` (root-relative, "" for the root) down to `max_depth` levels (1:
-// its entries only). `keep(path, type)` picks the entries to return (called concurrently).
-// Ignored entries are counted when they are directories or `keep` accepts them.
+// its entries only). `keep(path, type)` picks the entries to return (called concurrently); it is
+// asked about every non-directory first, before the ignore rules and the policy, and one it
+// refuses is neither returned nor counted anywhere (nor visited for Limits::max_visited), so a
+// selective `keep` spares the matching of everything else. Directories are judged by the policy
+// and the ignore rules first, and only visible ones are offered to `keep`. Ignored entries are
+// counted when they are directories or `keep` accepts them.
 Expected<VisibleWalk> walk_visible(
     const CallContext& context, const std::string& start, std::optional<std::size_t> max_depth,
     bool include_ignored,

@@ -76,7 +76,13 @@ class Record final : public ctx::walker::WalkSink {
     std::lock_guard lock(mutex_);
     errors.push_back(e.detail);
   }
-  std::vector<std::string> seen, order, ignored, errors, skip;
+  bool wants(const ctx::walker::WalkEntry& e) override {
+    std::lock_guard lock(mutex_);
+    std::string rel = relative(e.path);
+    asked.push_back(std::string(1, letter(e.type)) + " " + rel);
+    return std::find(refuse.begin(), refuse.end(), rel) == refuse.end();
+  }
+  std::vector<std::string> seen, order, ignored, errors, skip, asked, refuse;
 
  private:
   std::string relative(std::string_view p) const {
@@ -176,4 +182,30 @@ TEST_CASE("report_all respects max_depth and refuses sorting", "[walker][report_
   options.sort = ctx::walker::SortBy::kPath;
   Record sorted_sink(tree.path());
   CHECK_FALSE(ctx::walker::walk(options, sorted_sink).ok());
+}
+
+TEST_CASE("report_all: wants is asked about every non-directory first and drops what it refuses",
+          "[walker][report_all]") {
+  Tree tree;
+  { std::ofstream(tree.path(".ignore")) << "*.log\n"; }
+  tree.file("keep.c");
+  tree.file("drop.c");
+  tree.file("drop.log");
+  tree.file("kept.log");
+  tree.file("dir/inner.c");
+  fs::create_symlink("keep.c", tree.path("link"));
+  WalkOptions options;
+  options.paths = {tree.path()};
+  options.report_all = true;
+  options.hidden = true;
+  Record sink(tree.path());
+  sink.refuse = {"drop.c", "drop.log", "dir/inner.c"};
+  REQUIRE(ctx::walker::walk(options, sink).ok());
+  // Directories are never asked; every other entry is, ignored ones included.
+  CHECK(sorted(sink.asked) == std::vector<std::string>{"f .ignore", "f dir/inner.c", "f drop.c",
+                                                       "f drop.log", "f keep.c", "f kept.log",
+                                                       "l link"});
+  // A refused entry is neither reported nor handed to on_ignored; the rest are filtered as usual.
+  CHECK(sorted(sink.seen) == std::vector<std::string>{"d dir", "f .ignore", "f keep.c", "l link"});
+  CHECK(sink.ignored == std::vector<std::string>{"f kept.log"});
 }

@@ -516,6 +516,10 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     // Symlinks (without -L), FIFOs and devices are listed under report_all only.
     if (type != DT_DIR && type != DT_REG && !options_.report_all) continue;
     const bool is_dir = is_dir_type(type);
+    if (options_.report_all && !is_dir &&
+        !sink_.wants(WalkEntry{path, child_depth, entry_type(type)})) {
+      continue;
+    }
     if (skip_entry(path, name, is_dir, node.get(), *task.root, scratch)) {
       if (options_.report_all) sink_.on_ignored(WalkEntry{path, child_depth, entry_type(type)});
       continue;

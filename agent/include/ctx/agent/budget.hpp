@@ -63,6 +63,7 @@ class BudgetWriter {
   // what it showed (item counts, a paging cursor) must then render again with fewer items.
   bool trimmed() const { return trimmed_; }
 
+  // Tokens charged so far; after `finish`, the counter's count of the text it returned.
   std::size_t used() const { return used_; }
   std::size_t max_tokens() const { return max_tokens_; }
 

@@ -61,7 +61,8 @@ struct WalkOptions {
   // directory (before anything beneath it; on_file returning Flow::kSkip keeps the walk out of
   // it), each symlink (never followed) and each other non-regular entry (FIFO, socket, device),
   // with WalkEntry::type set, and hand on_ignored every entry the ignore rules, overrides, types
-  // or the hidden filter skipped (not descended). Unsorted walks only (sort must be kNone).
+  // or the hidden filter skipped (not descended); WalkSink::wants sees each non-directory first.
+  // Unsorted walks only (sort must be kNone).
   bool report_all = false;
 
   // Optional filters; they must outlive the walk.
@@ -92,6 +93,11 @@ class WalkSink {
   // Under report_all: an entry the filters skipped (a directory is not descended). Called
   // concurrently too.
   virtual void on_ignored(const WalkEntry& /*entry*/) {}
+  // Under report_all: asked first about each entry that is not a directory, before any filter
+  // (ignore rules, overrides, types, hidden); false drops it silently (no on_file, no on_ignored),
+  // so a sink that wants a few names saves the ignore matching of all the others. Called
+  // concurrently too.
+  virtual bool wants(const WalkEntry& /*entry*/) { return true; }
 };
 
 // Walks `options.paths`. Problems with single paths go to `sink.on_error`; the returned Status is
