@@ -126,7 +126,14 @@ class FilePrinter final : public engine::LineSink {
   engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
                        std::string_view line) override {
     ++lines_;
-    last_end_ = offset + with_terminator(line).size();
+    if (binary_stops_printing()) {
+      // ripgrep's standard printer after binary data under BinaryMode::convert: the line counts
+      // (and its matches, for --stats), is not printed, and the search stops.
+      matched_lines_ +=
+          multi() ? 1 + static_cast<std::uint64_t>(std::count(line.begin(), line.end(), '\n')) : 1;
+      if (p_.stats && !invert_) count_matches(line);
+      return engine::Flow::kStop;
+    }
     matched_lines_ +=
         multi() ? 1 + static_cast<std::uint64_t>(std::count(line.begin(), line.end(), '\n')) : 1;
     if (p_.output != Args::Output::kLines || p_.quiet) {
@@ -134,7 +141,11 @@ class FilePrinter final : public engine::LineSink {
           p_.output == Args::Output::kCount || p_.output == Args::Output::kCountMatches;
       // In multiline mode ripgrep's summaries (-c, -l, -q, ...) count matches, not lines.
       if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
-      return counting || p_.stats ? engine::Flow::kContinue : engine::Flow::kStop;
+      // ripgrep's --files-without-match reads on (binary data found later drops the file).
+      const bool read_on =
+          counting || p_.stats ||
+          (p_.output == Args::Output::kFilesWithoutMatch && !convert_ && !p_.quiet);
+      return read_on ? engine::Flow::kContinue : engine::Flow::kStop;
     }
     if (p_.json) return json_line("match", line_number, offset, line, !invert_);
     heading_once();
@@ -154,6 +165,7 @@ class FilePrinter final : public engine::LineSink {
   engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
                           std::string_view line) override {
     if (p_.output != Args::Output::kLines || p_.quiet) return engine::Flow::kContinue;
+    if (binary_stops_printing()) return engine::Flow::kStop;
     // As ripgrep, under -v the context lines are the matching ones and show their submatches.
     if (p_.json) return json_line("context", line_number, offset, line, invert_);
     heading_once();
@@ -175,21 +187,10 @@ class FilePrinter final : public engine::LineSink {
     if (p_.output == Args::Output::kLines && !p_.json) w_.out.append("--\n");
   }
 
-  void on_binary(std::uint64_t offset, bool matched) override {
-    binary_offset_ = offset;
-    if (p_.output != Args::Output::kLines || p_.json) return;
-    if (!matched && !explicit_file_) return;
-    std::string where = p_.with_filename ? fmt::format("{}: ", path_) : std::string();
-    if (explicit_file_) {
-      w_.out += fmt::format("{}binary file matches (found \"\\0\" byte around offset {})\n", where,
-                            offset);
-    } else {
-      binary_warning_ = fmt::format(
-          "{}WARNING: stopped searching binary file after match (found \"\\0\" byte around offset "
-          "{})",
-          where, offset);
-    }
+  void on_binary(std::uint64_t offset, bool /*matched*/) override {
+    if (!binary_offset_) binary_offset_ = offset;
   }
+  void on_finish(std::uint64_t bytes_searched) override { bytes_searched_ = bytes_searched; }
 
   // This file's share of the totals (--stats, --json).
   void fill_stats(std::uint64_t bytes_searched, std::chrono::nanoseconds elapsed,
@@ -219,9 +220,22 @@ class FilePrinter final : public engine::LineSink {
         file.searches_with_match, file.bytes_searched, json_bytes_, matched_lines_, matches_);
   }
 
-  // Writes the per-file summary forms (-l, -c, ...) once the file is done.
+  // Writes the per-file summary forms (-l, -c, ...), or the standard printer's binary message,
+  // once the file is done.
   void finish() {
     const std::string_view sep = p_.null ? std::string_view("\0", 1) : std::string_view(":");
+    if (p_.output == Args::Output::kLines && !p_.quiet && !p_.json && binary_offset_ &&
+        lines_ > 0) {
+      if (p_.with_filename) {
+        append_path();
+        w_.out.append(": ");
+      }
+      w_.out.append(convert_ ? "binary file matches"
+                             : "WARNING: stopped searching binary file after match");
+      w_.out += fmt::format(" (found \"\\0\" byte around offset {})\n", *binary_offset_);
+    }
+    // ripgrep's summary printer drops a file in which BinaryMode::quit saw binary data.
+    if (summary_squashed()) return;
     switch (p_.output) {
       case Args::Output::kFilesWithMatches:
         if (has_match()) append_path_line();
@@ -246,7 +260,7 @@ class FilePrinter final : public engine::LineSink {
     }
   }
 
-  void set_explicit(bool e) { explicit_file_ = e; }
+  void set_convert(bool c) { convert_ = c; }
   void set_invert(bool v) { invert_ = v; }
   std::uint64_t lines() const { return lines_; }
   // Whether the file counts as matching: a reported line, or in multiline mode under -c, -l, -q
@@ -254,17 +268,29 @@ class FilePrinter final : public engine::LineSink {
   bool has_match() const {
     return multi() && p_.output != Args::Output::kLines ? matches_ > 0 : lines_ > 0;
   }
-  // The bytes searched: the file's after a BOM is dropped (UTF-16: transcoded), as ripgrep counts.
-  std::uint64_t searched_bytes(std::uint64_t file_bytes) const {
-    return hay_.data() != nullptr ? hay_.size() : file_bytes;
+  // Whether the file makes the search succeed (exit 0), as ripgrep's printers say: a summary
+  // dropped for binary data has no match, except that --files-without-match then counts it.
+  bool succeeded() const {
+    if (p_.output == Args::Output::kFilesWithoutMatch) return summary_squashed() || !has_match();
+    return has_match() && !summary_squashed();
   }
-  // The end (past its terminator) of the last matching line reported.
-  std::uint64_t last_end() const { return last_end_; }
+  // The bytes searched as ripgrep counts them (after a BOM is dropped, UTF-16 transcoded; where
+  // the search stopped), or `file_bytes` when the searcher did not say.
+  std::uint64_t searched_bytes(std::uint64_t file_bytes) const {
+    return bytes_searched_.value_or(file_bytes);
+  }
   const std::optional<Error>& error() const { return error_; }
-  const std::string& binary_warning() const { return binary_warning_; }
 
  private:
   bool multi() const { return p_.multiline; }
+  // The summary printer's (-c, -l, -q, ...) squash: BinaryMode::quit saw binary data.
+  bool summary_squashed() const {
+    return (p_.output != Args::Output::kLines || p_.quiet) && binary_offset_ && !convert_;
+  }
+  // The standard printer under BinaryMode::convert once binary data was seen.
+  bool binary_stops_printing() const {
+    return binary_offset_ && convert_ && p_.output == Args::Output::kLines && !p_.quiet && !p_.json;
+  }
 
   // `line` (a view into the haystack) with its '\n' when the haystack has one right after it.
   std::string_view with_terminator(std::string_view line) const {
@@ -720,16 +746,15 @@ class FilePrinter final : public engine::LineSink {
   std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
   std::uint64_t matched_lines_ = 0;  // lines in them
   std::uint64_t matches_ = 0;
-  std::uint64_t last_end_ = 0;
-  bool explicit_file_ = false;
+  bool convert_ = false;  // BinaryMode::kConvert (else kQuit or kText)
   bool invert_ = false;
   bool heading_done_ = false;
   bool in_color_ = false;
   bool began_ = false;  // --json: the begin message was written
   std::uint64_t json_bytes_ = 0;
   std::optional<std::uint64_t> binary_offset_;
+  std::optional<std::uint64_t> bytes_searched_;
   std::optional<Error> error_;
-  std::string binary_warning_;
 };
 
 class Search {
@@ -767,10 +792,13 @@ class Search {
                      : (explicit_file || args_.binary) ? engine::BinaryMode::kConvert
                                                        : engine::BinaryMode::kQuit;
     options.line_numbers = print_.line_numbers;
+    // ripgrep memory-maps the files named on the command line when they are all it searches.
+    options.whole_file = whole_files_ && explicit_file && !is_stdin;
+    options.slow_lines = args_.pattern.pcre2;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
     FilePrinter printer(print_, patterns_, w, shown, stream);
-    printer.set_explicit(explicit_file || args_.binary);
+    printer.set_convert(options.binary == engine::BinaryMode::kConvert);
     printer.set_invert(options.invert);
     // -q stops at the first match, unless --stats wants the totals of a whole search (as rg).
     if (args_.quiet && !options.max_count && !args_.stats) options.max_count = 1;
@@ -786,12 +814,9 @@ class Search {
     // As ripgrep, --json's summary counts only the files with a match; --stats counts all.
     if ((print_.json && printer.lines() > 0) || (args_.stats && !print_.json)) {
       Stats file;
-      // A search cut short by -m searched up to the end of its last matching line, as ripgrep's
-      // fast line searcher counts (its other paths differ: see the diff test's open bugs).
-      std::uint64_t searched_bytes = printer.searched_bytes(total_bytes);
-      if (options.max_count && printer.lines() >= *options.max_count) {
-        searched_bytes = std::min<std::uint64_t>(searched_bytes, printer.last_end());
-      }
+      // A search cut short (-m, binary data) says where it stopped, as ripgrep counts.
+      const std::uint64_t searched_bytes =
+          streamed ? total_bytes : printer.searched_bytes(total_bytes);
       printer.fill_stats(searched_bytes, std::chrono::steady_clock::now() - started, file);
       if (print_.json) printer.finish_json(file);
       std::lock_guard lock(stats_mutex_);
@@ -803,17 +828,18 @@ class Search {
       stats_.matches += file.matches;
       stats_.elapsed += file.elapsed;
     }
-    bool matched = printer.has_match();
-    if (print_.output == Args::Output::kFilesWithoutMatch) matched = !matched;
-    if (matched) {
+    if (printer.succeeded()) {
       matched_.store(true, std::memory_order_relaxed);
       if (args_.quiet && !args_.stats) stop_.store(true, std::memory_order_relaxed);
     }
     if (out_.broken_pipe()) stop_.store(true, std::memory_order_relaxed);
     if (args_.quiet) w.out.clear();
     stream.finish(w.out);
-    if (!printer.binary_warning().empty()) out_.warn(printer.binary_warning());
   }
+
+  // Whether ripgrep would memory-map the files named on the command line (then it has each whole
+  // in memory, which decides where it notices binary data): when they are all it searches.
+  void set_whole_files(bool whole) { whole_files_ = whole; }
 
   static bool stdin_is_stream() {
     struct stat st {};
@@ -1050,6 +1076,7 @@ class Search {
   PrintOptions print_;
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
+  bool whole_files_ = false;
   tbb::enumerable_thread_specific<Worker> workers_;
   std::mutex slots_mutex_;
   std::mutex stats_mutex_;
@@ -1146,6 +1173,12 @@ int run_search(Args& args) {
   walk.types = &filters->types;
   print.multiline = compiled->multiline();
   Search search(args, std::move(*compiled), print);
+  // As ripgrep 14 (hiargs.rs, mmap_choice): at most 10 paths, all of them files.
+  search.set_whole_files(!paths.empty() && paths.size() <= 10 &&
+                         std::all_of(paths.begin(), paths.end(), [](const std::string& p) {
+                           struct stat ps {};
+                           return ::stat(p.c_str(), &ps) == 0 && S_ISREG(ps.st_mode);
+                         }));
   return search.run(walk, paths, search_stdin);
 }
 

@@ -694,22 +694,6 @@ def can_match_empty(pattern):
 # Open ctxsearch-vs-rg 14 disagreements: (name, description, applies(case), ablate(case) -> the
 # case without what the bug needs, or None when nothing is left to compare).
 OPEN_BUGS = [
-    ("binary-walked",
-     "a binary file found by the walk (BinaryMode::kQuit): rg 14 searches no line of the 64 KiB "
-     "read buffer holding the first NUL (for an early NUL: nothing at all, exit 1 when nothing "
-     "else matched), prints `PATH: WARNING: stopped searching binary file after match (found "
-     "\"\\0\" byte around offset N)` on *stdout* only after lines were printed, and under -c, "
-     "--count-matches, -l, --files-without-match, -q drops the file entirely; ctxsearch reports "
-     "every line before the NUL's line and prints the warning on stderr",
-     lambda c: any(b"\x00" in c.tree.files[p] for p in c.walked_files()),
-     lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
-    ("binary-explicit",
-     "a binary file named on the command line (BinaryMode::kConvert) with matches: rg 14 exits 0 "
-     "and -c / --count-matches / -l print the file's counts and name (NUL counted as a line end); "
-     "ctxsearch exits 1, prints nothing for -c / --count-matches / -l, and lists the file "
-     "under --files-without-match",
-     lambda c: any(b"\x00" in c.tree.files[p] for p in c.explicit_files()),
-     lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
     ("stats-bytes-searched-max-count",
      "--stats or --json with -m: ripgrep's `bytes searched` is where its searcher stood when -m "
      "stopped it: the end of the last matching line in its fast line searcher (as ctxsearch), "
