@@ -59,15 +59,6 @@ IS_RG = CTX_VERSION.startswith("ripgrep")
 # Disagreements with rg 14 found by these cases (and tests/diff/test_rg_search.py), reported,
 # not yet fixed. Remove an entry once fixed.
 OPEN_BUGS = {
-    "binary-walked":
-        "a binary file found by the walk: rg 14 searches no line of the read buffer holding the "
-        "first NUL (an early NUL: nothing, exit 1 when nothing else matched), prints "
-        "`PATH: WARNING: stopped searching binary file after match (...)` on stdout, and -c/-l "
-        "drop the file; ctxsearch reports the lines before the NUL's line, warns on stderr",
-    "binary-explicit":
-        "a binary file named on the command line (or under --binary, or stdin) with a match: "
-        "rg 14 exits 0, prints the lines of the buffers before the NUL, and -c counts every "
-        "line; ctxsearch exits 1, prints no line and no count",
 }
 
 CASES = []
@@ -146,6 +137,8 @@ FILES = {
     "bin/mixed/t.txt": b"foo\n",
     "bin/only/bin.dat": BINARY,
     "bin/late/late.dat": LATE_NUL,
+    "bin/peek/p.dat": b"ar\nbb\x00 ar\n",
+    "bin/conv/c.dat": b"a foo\x00foo b\nfoo\n",
     "u/greek.txt": "αβγ foo\nΑΒΓ\n".encode(),
     "u/nonl.txt": b"last foo",
 }
@@ -250,8 +243,7 @@ golden("stdin with -c", ["-c", "foo"], b"2\n", 0, stdin=b"a foo\nb\nfoo c\n")
 golden("stdin without a match exits 1", ["foo"], b"", 1, stdin=b"bar\n")
 golden("empty stdin exits 1", ["foo"], b"", 1, stdin=b"")
 golden("binary stdin reports a binary match", ["foo"],
-       b'binary file matches (found "\\0" byte around offset 3)\n', 0, stdin=b"foo\x00bar\n",
-       open_bug="binary-explicit")
+       b'binary file matches (found "\\0" byte around offset 3)\n', 0, stdin=b"foo\x00bar\n")
 golden("stdin that is /dev/null is not searched: the cwd is", S + ["foo"], b"c.txt:x foo\n", 0,
        cwd="d/sub")
 golden("- names stdin among other paths, in argument order", ["foo", "-", "d/sub"],
@@ -377,37 +369,53 @@ golden("-m 0 does not even look at the paths", S + ["-m", "0", "foo", "nope"], b
 OFF11 = b'binary file matches (found "\\0" byte around offset 11)\n'
 
 golden("a binary file found by the walk is skipped from its first NUL's buffer on",
-       S + ["foo", "bin/mixed"], b"bin/mixed/t.txt:foo\n", 0, open_bug="binary-walked")
-golden("a walked binary file alone: nothing found, exit 1", S + ["foo", "bin/only"], b"", 1,
-       open_bug="binary-walked")
-golden("-q: a walked binary file alone is no match", ["-q", "foo", "bin/only"], b"", 1,
-       open_bug="binary-walked")
-golden("-c skips a walked binary file", S + ["-c", "foo", "bin/only"], b"", 1,
-       open_bug="binary-walked")
+       S + ["foo", "bin/mixed"], b"bin/mixed/t.txt:foo\n", 0)
+golden("a walked binary file alone: nothing found, exit 1", S + ["foo", "bin/only"], b"", 1)
+golden("-q: a walked binary file alone is no match", ["-q", "foo", "bin/only"], b"", 1)
+golden("-c skips a walked binary file", S + ["-c", "foo", "bin/only"], b"", 1)
 golden("a walked binary file with a match before a late NUL: the match, then a warning on stdout",
        S + ["-n", "foo", "bin/late"],
        b"bin/late/late.dat:1:foo first\nbin/late/late.dat: WARNING: stopped searching binary file "
-       b"after match (found \"\\0\" byte around offset %d)\n" % LATE_NUL_OFFSET, 0,
-       open_bug="binary-walked")
+       b"after match (found \"\\0\" byte around offset %d)\n" % LATE_NUL_OFFSET, 0)
 golden("a binary file named on the command line reports a binary match",
-       ["foo", "bin/only/bin.dat"], OFF11, 0, open_bug="binary-explicit")
+       ["foo", "bin/only/bin.dat"], OFF11, 0)
 golden("named binary file among others is prefixed with its path",
        S + ["foo", "bin/mixed/bin.dat", "bin/mixed/t.txt"],
        b"bin/mixed/bin.dat: " + OFF11 + b"bin/mixed/t.txt:foo\n", 0)
 golden("a named binary file without a match prints nothing", ["zzz", "bin/only/bin.dat"], b"", 1)
-golden("-c on a named binary file counts all its lines (NUL as a line end)",
-       ["-c", "foo", "bin/only/bin.dat"], b"3\n", 0, open_bug="binary-explicit")
-golden("-l on a named binary file", ["-l", "foo", "bin/only/bin.dat"], b"bin/only/bin.dat\n", 0,
-       open_bug="binary-explicit")
+golden("-c on a named binary file counts all its matching lines (memory-mapped: NUL is no line end)",
+       ["-c", "foo", "bin/only/bin.dat"], b"3\n", 0)
+golden("-l on a named binary file", ["-l", "foo", "bin/only/bin.dat"], b"bin/only/bin.dat\n", 0)
 golden("a named file with a late NUL prints the lines before it, then the message",
        ["foo", "bin/late/late.dat"],
        b"foo first\nbinary file matches (found \"\\0\" byte around offset %d)\n" % LATE_NUL_OFFSET,
-       0, open_bug="binary-explicit")
+       0)
 golden("--binary searches walked binary files like named ones", S + ["--binary", "foo", "bin/only"],
-       b"bin/only/bin.dat: " + OFF11, 0, open_bug="binary-explicit")
+       b"bin/only/bin.dat: " + OFF11, 0)
+golden("a walked binary file: the first read brings 3 bytes (BOM peek), so a line ending there "
+       "is searched", S + ["ar", "bin/peek"],
+       b"bin/peek/p.dat:ar\nbin/peek/p.dat: WARNING: stopped searching binary file after match "
+       b"(found \"\\0\" byte around offset 5)\n", 0)
+golden("--files-without-match drops a walked binary file, yet it makes the search succeed",
+       S + ["--files-without-match", "zzz", "bin/only"], b"", 0)
+golden("-c: named binary files among a directory are read, not mapped: NUL ends a line",
+       S + ["-c", "foo", "bin/conv/c.dat", "bin/peek"], b"bin/conv/c.dat:3\n", 0)
+golden("-c: a named binary file alone is mapped: NUL ends no line", ["-c", "foo", "bin/conv/c.dat"],
+       b"2\n", 0)
 golden("-a searches binary files as text", ["-a", "foo", "bin/only/bin.dat"], BINARY, 0)
 golden("-a -c on a walked binary file", S + ["-a", "-c", "foo", "bin/only"],
        b"bin/only/bin.dat:3\n", 0)
+
+@case
+def stats_bytes_searched_where_the_search_stopped():
+    """--stats' `bytes searched` is where ripgrep's searcher stood when -m stopped it: a walked
+    file goes through the roll buffer, which had consumed nothing of its first round (0; the binary
+    file there quits before its first round); a file named alone is memory-mapped and counts up
+    to the end of the matching line (8 of d/a.txt)."""
+    for args, want in ((["bin/mixed"], b"\n0 bytes searched\n"), (["d/a.txt"], b"\n8 bytes searched\n")):
+        rc, out, _ = tree().run(["--color", "never", "--stats", "-m1", "foo"] + args)
+        check(rc == 0 and want in out, "%r: rc=%d, stdout %r lacks %r" % (args, rc, out, want))
+
 
 
 # ----------------------------------------------------------------------------------------------
