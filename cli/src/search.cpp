@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "colors.hpp"
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/engine/pattern_set.hpp"
@@ -35,11 +36,7 @@ namespace {
 constexpr std::size_t kMaxPatternFileBytes = std::size_t{1} << 30;
 constexpr std::size_t kStreamThreshold = std::size_t{1} << 20;  // bytes of one file's output
 
-// ripgrep's default colors, byte for byte: each colored piece starts with a reset.
-constexpr std::string_view kReset = "\x1b[0m";
-constexpr std::string_view kPathColor = "\x1b[0m\x1b[35m";
-constexpr std::string_view kLineColor = "\x1b[0m\x1b[32m";
-constexpr std::string_view kMatchColor = "\x1b[0m\x1b[1m\x1b[31m";
+constexpr std::string_view kReset = kColorReset;
 
 struct PrintOptions {
   bool with_filename;
@@ -51,7 +48,8 @@ struct PrintOptions {
   bool vimgrep;
   const std::string* replace;  // -r, or null
   bool json;
-  bool color;  // ripgrep's default ANSI colors
+  bool color;                // ANSI colors, as ripgrep's (--colors) in `colors`
+  const ColorSpecs* colors;  // outlives the search
   bool null;
   Args::Output output;
   bool multiline;                            // the patterns run in multiline mode (-U)
@@ -60,6 +58,9 @@ struct PrintOptions {
   bool trim;
   bool stats;  // --stats (needs every match found, as in ripgrep)
   bool quiet;  // -q: count, print nothing
+  // ripgrep would search with one thread (--sort, one file, -j1), so its printer, not its
+  // buffer writer, writes the separators between files.
+  bool rg_one_thread;
 };
 
 // Totals for --json's end and summary messages.
@@ -151,7 +152,7 @@ class FilePrinter final : public engine::LineSink {
     heading_once();
     w_.spans.clear();
     w_.expansions.clear();
-    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || p_.color ||
+    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || color_matches() ||
                             p_.replace != nullptr || p_.stats;
     const std::string_view bytes = with_terminator(line);
     if (need_spans && !invert_) record_matches(line, bytes);
@@ -174,7 +175,7 @@ class FilePrinter final : public engine::LineSink {
     const std::string_view bytes = with_terminator(line);
     // As ripgrep: under -v context lines are the matching ones, and their matches are shown
     // when the output needs them.
-    if (invert_ && (p_.only_matching || p_.column || p_.vimgrep || p_.color ||
+    if (invert_ && (p_.only_matching || p_.column || p_.vimgrep || color_matches() ||
                     p_.replace != nullptr || p_.stats)) {
       record_matches(line, bytes, true);
     }
@@ -226,6 +227,9 @@ class FilePrinter final : public engine::LineSink {
     const std::string_view sep = p_.null ? std::string_view("\0", 1) : std::string_view(":");
     if (p_.output == Args::Output::kLines && !p_.quiet && !p_.json && binary_offset_ &&
         lines_ > 0) {
+      // ripgrep's printer writes no file separator (or heading) before a binary message alone;
+      // with several threads its buffer writer puts one before every file's output.
+      if (w_.out.empty() && p_.rg_one_thread) stream_.drop_separator();
       if (p_.with_filename) {
         append_path();
         w_.out.append(": ");
@@ -283,6 +287,8 @@ class FilePrinter final : public engine::LineSink {
 
  private:
   bool multi() const { return p_.multiline; }
+  // As ripgrep, matches are colored unless the match spec is empty (--colors match:none).
+  bool color_matches() const { return p_.color && !p_.colors->match_none; }
   // The summary printer's (-c, -l, -q, ...) squash: BinaryMode::quit saw binary data.
   bool summary_squashed() const {
     return (p_.output != Args::Output::kLines || p_.quiet) && binary_offset_ && !convert_;
@@ -551,7 +557,7 @@ class FilePrinter final : public engine::LineSink {
 
   void write_colored_line(const Unit& u, const std::vector<engine::MatchSpan>& matches,
                           std::string_view bytes) {
-    if (!p_.color) return write_line(u, bytes);
+    if (!color_matches()) return write_line(u, bytes);
     Range line{0, bytes.size()};
     trim_ascii_prefix(bytes, line);
     std::size_t zero = 0;
@@ -623,7 +629,7 @@ class FilePrinter final : public engine::LineSink {
 
   void start_color() {
     if (!p_.color || in_color_) return;
-    w_.out.append(kMatchColor);
+    w_.out.append(p_.colors->match);
     in_color_ = true;
   }
   void end_color() {
@@ -688,8 +694,8 @@ class FilePrinter final : public engine::LineSink {
     w_.out.append(text);
     w_.out.append(kReset);
   }
-  void append_path() { append_colored(kPathColor, path_); }
-  void append_match(std::string_view text) { append_colored(kMatchColor, text); }
+  void append_path() { append_colored(p_.colors->path, path_); }
+  void append_match(std::string_view text) { append_colored(p_.colors->match, text); }
   void append_path_line() {
     append_path();
     w_.out.push_back(p_.null ? '\0' : '\n');
@@ -709,15 +715,15 @@ class FilePrinter final : public engine::LineSink {
       w_.out.push_back(p_.null ? '\0' : sep);
     }
     if (p_.line_numbers) {
-      append_colored(kLineColor, fmt::format("{}", line_number));
+      append_colored(p_.colors->line, fmt::format("{}", line_number));
       w_.out.push_back(sep);
     }
     if (p_.column && column) {
-      append_colored(kReset, fmt::format("{}", *column));
+      append_colored(p_.colors->column, fmt::format("{}", *column));
       w_.out.push_back(sep);
     }
     if (p_.byte_offset) {
-      append_colored(kReset, fmt::format("{}", offset));
+      append_colored(p_.colors->column, fmt::format("{}", offset));
       w_.out.push_back(sep);
     }
   }
@@ -1132,7 +1138,9 @@ int run_search(Args& args) {
       search_stdin ||
       (paths.size() == 1 &&
        (paths[0] == "-" || (::stat(paths[0].c_str(), &st) == 0 && !S_ISDIR(st.st_mode))));
+  const ColorSpecs colors = color_specs(args.colors);
   PrintOptions print{};
+  print.colors = &colors;
   print.with_filename = args.with_filename.value_or(!one_file);
   print.column = args.column;
   print.line_numbers = args.line_numbers.value_or(tty) || args.column;
@@ -1150,10 +1158,7 @@ int run_search(Args& args) {
     print.line_numbers = true;
     print.heading = false;
   }
-  const char* term = std::getenv("TERM");
-  print.color =
-      args.color == Args::Color::kAlways || (args.color == Args::Color::kAuto && tty &&
-                                             term != nullptr && std::string_view(term) != "dumb");
+  print.color = color_enabled(args.color);
   if (args.vimgrep &&
       !args.json) {  // as ripgrep: path, line and column on every match, no headings
     print.with_filename = args.with_filename.value_or(true);
@@ -1168,6 +1173,9 @@ int run_search(Args& args) {
   print.trim = args.trim;
   print.stats = args.stats;
   print.quiet = args.quiet;
+  print.rg_one_thread = args.walk.sort != walker::SortBy::kNone || one_file ||
+                        args.walk.threads == 1 ||
+                        (args.walk.threads == 0 && std::thread::hardware_concurrency() == 1);
   walker::WalkOptions walk = args.walk;
   walk.overrides = &filters->overrides;
   walk.types = &filters->types;

@@ -419,6 +419,80 @@ def stats_bytes_searched_where_the_search_stopped():
 
 
 # ----------------------------------------------------------------------------------------------
+# --color always and --colors (expected outputs are rg 14's, byte for byte)
+# ----------------------------------------------------------------------------------------------
+
+def esc(*codes):
+    return b"".join(b"\x1b[%sm" % c for c in codes)
+
+
+R = esc(b"0")
+golden("--color always: ripgrep's default colors", ["--color", "always", "-H", "-n", "foo",
+                                                    "d/a.txt"],
+       R + esc(b"35") + b"d/a.txt" + R + b":" + R + esc(b"32") + b"1" + R + b":" + R
+       + esc(b"1", b"31") + b"foo" + R + b" one\n" + R + esc(b"35") + b"d/a.txt" + R + b":" + R
+       + esc(b"32") + b"3" + R + b":" + R + esc(b"1", b"31") + b"foo" + R + b" two\n", 0)
+golden("--colors: fg/bg by name, number, hex, RGB; styles bold, underline, intense; the column "
+       "spec also colors byte offsets",
+       ["--color", "always", "--colors", "match:fg:100", "--colors", "match:bg:1,2,0x3",
+        "--colors", "match:style:intense", "--colors", "path:fg:red", "--colors", "path:bg:green",
+        "--colors", "path:style:intense", "--colors", "path:style:underline", "--colors",
+        "line:fg:+5", "--colors", "column:bg:white", "-H", "-n", "--column", "-b", "-m1", "foo",
+        "d/a.txt"],
+       R + esc(b"4", b"38;5;9", b"48;5;10") + b"d/a.txt" + R + b":" + R + esc(b"38;5;5") + b"1"
+       + R + b":" + R + esc(b"47") + b"1" + R + b":" + R + esc(b"47") + b"0" + R + b":" + R
+       + esc(b"1", b"38;5;100", b"48;2;1;2;3") + b"foo" + R + b" one\n", 0)
+golden("--colors NAME:none clears a spec; an empty match spec prints matches plain",
+       ["--color", "always", "--colors", "match:none", "--colors", "LINE:NONE", "--colors",
+        "line:style:nobold", "-n", "-m1", "foo", "d/a.txt"],
+       R + b"1" + R + b":foo one\n", 0)
+golden("--colors with only intense left on the match spec still colors it (an empty escape)",
+       ["--color", "always", "--colors", "match:none", "--colors", "match:style:intense", "-m1",
+        "foo", "d/a.txt"], R + b"foo" + R + b" one\n", 0)
+golden("--colors path applies to --files", ["--color", "always", "--colors", "path:fg:0x10",
+                                            "--files", "d/sub"],
+       R + esc(b"38;5;16") + b"d/sub/c.txt" + R + b"\n", 0)
+golden("--colors path applies to -c",
+       ["--color", "always", "--colors", "path:fg:cyan", "-H", "-c", "foo", "d/a.txt"],
+       R + esc(b"36") + b"d/a.txt" + R + b":2\n", 0)
+golden("--colors path colors the binary message's path",
+       ["--color", "always", "--colors", "path:fg:cyan", "foo", "bin/only/bin.dat", "d/a.txt"],
+       R + esc(b"36") + b"bin/only/bin.dat" + R + b": " + OFF11 + R + esc(b"36") + b"d/a.txt" + R
+       + b":" + R + esc(b"1", b"31") + b"foo" + R + b" one\n" + R + esc(b"36") + b"d/a.txt" + R
+       + b":" + R + esc(b"1", b"31") + b"foo" + R + b" two\n", 0)
+golden("--colors is checked even without color", ["--colors", "match:fg:bogus", "foo", "d"], b"", 2,
+       err=[("line", "ctxsearch: error parsing flag --colors: unrecognized color name 'bogus'. "
+                     "Choose from: black, blue, green, red, cyan, magenta, yellow, white")])
+for spec, message in (
+        ("match:fg:256", "unrecognized ansi256 color number, should be '[0-255]' (or a hex "
+                         "number), but is '256'"),
+        ("line:fg:1,2", "unrecognized RGB color triple, should be '[0-255],[0-255],[0-255]' (or "
+                        "a hex triple), but is '1,2'"),
+        ("match:xx:red", "unrecognized spec type 'xx'. Choose from: fg, bg, style, none."),
+        ("foo:fg:red", "unrecognized output type 'foo'. Choose from: path, line, column, match."),
+        ("match:style:blink", "unrecognized style attribute 'blink'. Choose from: nobold, bold, "
+                              "nointense, intense, nounderline, underline."),
+        ("match:fg", "invalid color spec format: 'match:fg'. Valid format is "
+                     "'(path|line|column|match):(fg|bg|style):(value)'.")):
+    golden("--colors rejects %r as ripgrep does" % spec, ["--colors", spec, "foo", "d"], b"", 2,
+           err=[("line", "ctxsearch: error parsing flag --colors: " + message)])
+golden("--heading: no blank line before a binary message alone (ripgrep writes no heading "
+       "there), one before the next heading",
+       ["--heading", "-j1", "foo", "d/a.txt", "bin/only/bin.dat", "d/crlf.txt"],
+       b"d/a.txt\nfoo one\nfoo two\nbin/only/bin.dat: " + OFF11 + b"\nd/crlf.txt\nfoo\r\n", 0)
+
+
+@case
+def heading_with_threads_separates_every_file():
+    """--heading with several threads: ripgrep's buffer writer puts a blank line before every
+    file's output, a binary message alone included (files in either order)."""
+    rc, out, _ = tree().run(["--color", "never", "--heading", "-j2", "foo", "d/a.txt",
+                             "bin/only/bin.dat"])
+    a, b = b"d/a.txt\nfoo one\nfoo two\n", b"bin/only/bin.dat: " + OFF11
+    check(rc == 0 and out in (a + b"\n" + b, b + b"\n" + a), "rc=%d stdout=%r" % (rc, out))
+
+
+# ----------------------------------------------------------------------------------------------
 # -U/--multiline, --max-columns, --trim, --stats (expected outputs are rg 14's; rg 13 agrees on
 # all of these except the error's "rg: " prefix)
 # ----------------------------------------------------------------------------------------------
