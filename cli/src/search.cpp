@@ -66,7 +66,7 @@ struct PrintOptions {
 // Totals for --json's end and summary messages.
 struct Stats {
   std::uint64_t searches = 0, searches_with_match = 0, bytes_searched = 0, bytes_printed = 0,
-                matched_lines = 0, matches = 0;
+                matched_lines = 0, matches = 0, color_bytes = 0;
   std::chrono::nanoseconds elapsed{0};
 };
 
@@ -284,6 +284,8 @@ class FilePrinter final : public engine::LineSink {
     return bytes_searched_.value_or(file_bytes);
   }
   const std::optional<Error>& error() const { return error_; }
+  // The bytes of color escapes in this file's output (ripgrep's bytes printed leave them out).
+  std::uint64_t color_bytes() const { return color_bytes_; }
 
  private:
   bool multi() const { return p_.multiline; }
@@ -630,11 +632,13 @@ class FilePrinter final : public engine::LineSink {
   void start_color() {
     if (!p_.color || in_color_) return;
     w_.out.append(p_.colors->match);
+    color_bytes_ += p_.colors->match.size();
     in_color_ = true;
   }
   void end_color() {
     if (!in_color_) return;
     w_.out.append(kReset);
+    color_bytes_ += kReset.size();
     in_color_ = false;
   }
 
@@ -693,6 +697,7 @@ class FilePrinter final : public engine::LineSink {
     w_.out.append(color);
     w_.out.append(text);
     w_.out.append(kReset);
+    color_bytes_ += color.size() + kReset.size();
   }
   void append_path() { append_colored(p_.colors->path, path_); }
   void append_match(std::string_view text) { append_colored(p_.colors->match, text); }
@@ -756,7 +761,8 @@ class FilePrinter final : public engine::LineSink {
   bool invert_ = false;
   bool heading_done_ = false;
   bool in_color_ = false;
-  bool began_ = false;  // --json: the begin message was written
+  std::uint64_t color_bytes_ = 0;  // escape sequences written (not in --stats' bytes printed)
+  bool began_ = false;             // --json: the begin message was written
   std::uint64_t json_bytes_ = 0;
   std::optional<std::uint64_t> binary_offset_;
   std::optional<std::uint64_t> bytes_searched_;
@@ -830,6 +836,7 @@ class Search {
       stats_.searches_with_match += file.searches_with_match;
       stats_.bytes_searched += file.bytes_searched;
       stats_.bytes_printed += file.bytes_printed;
+      stats_.color_bytes += printer.color_bytes();
       stats_.matched_lines += file.matched_lines;
       stats_.matches += file.matches;
       stats_.elapsed += file.elapsed;
@@ -1044,7 +1051,9 @@ class Search {
       if (!args_.stats) return;
       // ripgrep counts the bytes of matching and context lines only (not -c, -l output).
       const std::uint64_t printed =
-          print_.output == Args::Output::kLines && !args_.quiet ? out_.bytes_written() : 0;
+          print_.output == Args::Output::kLines && !args_.quiet
+              ? out_.bytes_written() - std::min(out_.bytes_written(), stats_.color_bytes)
+              : 0;
       auto seconds = [](std::chrono::nanoseconds ns) {
         return static_cast<double>(ns.count()) / 1e9;
       };

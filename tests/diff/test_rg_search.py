@@ -18,7 +18,8 @@ Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with
 Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b
 --count-matches --files-without-match -H -I --null --heading, -U (with patterns that span lines:
 ML_PATTERNS) --multiline-dotall, -M N --max-columns-preview, --trim, -A/-B/-C N, --json,
---vimgrep, --stats (durations masked: --json's elapsed fields, --stats' seconds lines); patterns: literals, a literal dot,
+--vimgrep, --stats (durations masked: --json's elapsed fields, --stats' seconds lines),
+--color=always with --colors specs; patterns: literals, a literal dot,
 alternations, classes, \\w+, \\bfoo\\b, \\p{Greek}, (?i), anchors, empty-matching patterns (a*, ^,
 the empty pattern). Every command gets `--color never --sort path`; it runs from the tree root
 with no path, `.`, a directory, a single file (no file names then), a binary file, several
@@ -397,6 +398,12 @@ def pattern_file_bytes(patterns):
     return "".join(p + "\n" for p in patterns).encode()
 
 
+# --colors specs (with --color=always): every target, kinds, color forms, styles, none.
+COLOR_SPECS = ["match:fg:blue", "match:none", "match:style:nobold", "match:bg:1,2,3",
+               "path:fg:0x10", "path:none", "line:style:underline", "line:fg:white",
+               "column:bg:green", "column:style:intense", "match:style:intense"]
+
+
 def gen_case(rng, tree):
     flags = []
     mode = rng.choice(OUTPUT_MODES)
@@ -425,6 +432,10 @@ def gen_case(rng, tree):
         flags.append("--stats")
     if rng.random() < 0.12:
         flags += ["-m", str(rng.choice([0, 1, 1, 2, 3]))]
+    if rng.random() < 0.08:  # after the leading --color never, so it wins
+        flags.append("--color=always")
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            flags.append("--colors=" + rng.choice(COLOR_SPECS))
     rng.shuffle(flags)
     # keep "-m N" adjacent after shuffling
     if "-m" in flags:
