@@ -1100,6 +1100,36 @@ class Search {
   std::unordered_map<std::size_t, Captured> slots_;
 };
 
+// ripgrep 14's smart case under -P (grep-pcre2's has_uppercase_literal): case-sensitive when the
+// patterns hold an uppercase character (Unicode's Uppercase property) not right after a
+// backslash, so `\p{Han}` counts its `H`; under -F every character counts (ripgrep escapes the
+// literals, which only puts backslashes before punctuation).
+Result<bool> pcre2_smart_case_sensitive(const std::vector<std::string>& patterns, bool fixed) {
+  std::string candidates;  // the characters that count
+  auto char_len = [](unsigned char lead) -> std::size_t {
+    return lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+  };
+  for (const std::string& p : patterns) {
+    for (std::size_t i = 0; i < p.size();) {
+      if (!fixed && p[i] == '\\') {
+        i += 1;
+        if (i < p.size()) i += char_len(static_cast<unsigned char>(p[i]));
+        continue;
+      }
+      const std::size_t n = std::min(char_len(static_cast<unsigned char>(p[i])), p.size() - i);
+      candidates.append(p, i, n);
+      i += n;
+    }
+  }
+  engine::PatternOptions options;
+  options.pcre2 = true;
+  CTX_TRY_ASSIGN(engine::PatternSet upper,
+                 engine::PatternSet::compile({"\\p{Uppercase}"}, options));
+  engine::PatternSet::Scratch scratch = upper.make_scratch();
+  CTX_TRY_ASSIGN(std::optional<engine::LineSpan> hit, upper.find_line(candidates, 0, scratch));
+  return hit.has_value();
+}
+
 bool stdin_is_readable() {
   struct stat st {};
   if (::fstat(STDIN_FILENO, &st) != 0) return false;
@@ -1130,7 +1160,17 @@ int run_search(Args& args) {
     paths.erase(paths.begin());
   }
   if (args.search.max_count == std::optional<std::uint64_t>(0)) return 1;  // -m 0, as ripgrep
-  auto compiled = engine::PatternSet::compile(patterns, args.pattern);
+  engine::PatternOptions pattern_options = args.pattern;
+  if (pattern_options.pcre2 && pattern_options.smart_case && !pattern_options.case_insensitive) {
+    auto sensitive = pcre2_smart_case_sensitive(patterns, pattern_options.fixed_strings);
+    if (!sensitive.ok()) {
+      print_error(sensitive.error().detail);
+      return 2;
+    }
+    pattern_options.smart_case = false;
+    pattern_options.case_insensitive = !*sensitive;
+  }
+  auto compiled = engine::PatternSet::compile(patterns, pattern_options);
   if (!compiled.ok()) {
     print_error(compiled.error().detail);
     return 2;

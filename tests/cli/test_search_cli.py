@@ -141,6 +141,7 @@ FILES = {
     "bin/conv/c.dat": b"a foo\x00foo b\nfoo\n",
     "u/greek.txt": "αβγ foo\nΑΒΓ\n".encode(),
     "u/nonl.txt": b"last foo",
+    "pcase/case.txt": b".FOO\nxfoo\n\\foo\n",
 }
 
 TREE = None
@@ -416,6 +417,15 @@ def stats_bytes_searched_where_the_search_stopped():
         rc, out, _ = tree().run(["--color", "never", "--stats", "-m1", "foo"] + args)
         check(rc == 0 and want in out, "%r: rc=%d, stdout %r lacks %r" % (args, rc, out, want))
 
+
+
+golden("-P -S: an uppercase character right after a backslash does not count (\\S)",
+       ["-P", "-S", "\\Sfoo", "pcase/case.txt"], b".FOO\nxfoo\n\\foo\n", 0)
+golden("-P -S: other uppercase characters count, inside \\p{...} too (as rg 14)",
+       ["-P", "-S", "\\p{Han}|\\Sfoo", "pcase/case.txt"], b"xfoo\n\\foo\n", 0)
+golden("-P -S: an uppercase non-ASCII letter counts (Unicode's Uppercase: circled A)",
+       ["-P", "-S", "\u24b6|\\Sfoo", "pcase/case.txt"], b"xfoo\n\\foo\n", 0)
+golden("-P -S -F: every character counts", ["-P", "-S", "-F", "\\Foo", "pcase/case.txt"], b"", 1)
 
 
 # ----------------------------------------------------------------------------------------------

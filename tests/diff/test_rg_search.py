@@ -41,7 +41,8 @@ ended (`a*` -o); an empty file matching an empty-matching pattern; -v --column p
 -v -o printing nothing; -b counting a UTF-8 BOM; -m 0 still walking the paths; binary files
 (where ripgrep notices a NUL: its roll buffer's reads, a 3-byte first one and context lines kept
 from round to round, or the whole file when memory-mapped or multiline; what its printers do
-then); --stats' bytes searched when -m stops a search.
+then); --stats' bytes searched when -m stops a search; -P -S (rg 14 counts any uppercase
+character not right after a backslash, `\\p{Han}` included).
 
 On a mismatch the case is shrunk (files, flags, patterns, lines, bytes) and printed: the files
 involved, the command, expected vs got.
@@ -730,13 +731,6 @@ OPEN_BUGS = [
      lambda c: not c.has("-P") and any("[:" in p for p in c.patterns),
      lambda c: c.copy(patterns=[p.replace("[:upper:]", "A-Z").replace("[:alpha:]", "A-Za-z")
                                 for p in c.patterns])),
-    ("pcre2-smart-case",
-     "-P with -S: rg 14 counts any uppercase character not right after a backslash, so "
-     "`-P -S '\\p{Han}|\\Sfoo'` is case-sensitive (the `H`) and does not match `.FOO`; ctxsearch "
-     "applies its non--P rule (escapes never count) and matches",
-     lambda c: c.has("-P") and case_mode(c) == "-S"
-     and rg_pcre2_smart_caseless(c.patterns) != rg_smart_caseless(c.patterns),
-     lambda c: without_smart_case(c, rg_pcre2_smart_caseless(c.patterns))),
     ("unicode-word-chars",
      "\\w, \\W, \\b, -w: Rust's \\w (rg 14) is Alphabetic + marks + Nd + Pc + Join_Control, "
      "PCRE2 10.42's (UCP) is letters + all numbers + `_`: `-o '\\w+'` on `x₀y` prints `x`, `y` in "
