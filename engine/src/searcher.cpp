@@ -366,10 +366,15 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   std::size_t printed_until = 0;
   bool printed_any = false;
   std::uint64_t after_left = 0;
+  // ripgrep's searcher keeps its own after-context count (reset by each line or block it reports
+  // successfully), apart from its printer's (`after_left`); they differ only past -m.
+  std::uint64_t core_after_left = 0;
   bool stopped = quit;
   // Where ripgrep's searcher stands (its `pos`), for the bytes searched of a search cut short.
   std::size_t rg_pos = 0;
+  std::size_t last_context = 0;  // the start of the last context line printed
   auto print_context = [&](std::size_t start) {
+    last_context = start;
     std::size_t end = line_end(start);
     printed_until = end + 1;
     if (!check_line(start, end)) {
@@ -387,6 +392,9 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
            printed_until < hay.size()) {
       print_context(printed_until);
       --after_left;
+      // A line that ends -m's after-context fails in ripgrep's printer: its searcher's count
+      // stays.
+      if (core_after_left > 0 && !(limit_reached() && after_left == 0)) --core_after_left;
     }
   };
   // Roll buffer: whether the line at `start` is searched at all (rounds up to the one holding it
@@ -413,8 +421,17 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       return !limit_reached();
     }
     if (!reach(start)) return false;
+    // Multiline mode past -m (the after-context of the last counted block still prints): as
+    // ripgrep's printer, every line or block it reports uses up one line of that context, and the
+    // search ends when none is left.
+    const bool overflow = multiline && limit_reached();
+    std::size_t block_start_visited = printed_until;
     if (context) {
       flush_after(start);
+      if (overflow && after_left == 0) {
+        printed_until = last_context;  // its sink failed: not visited, for ripgrep
+        return false;
+      }
       std::size_t first = start;
       for (std::size_t n = 0; n < options.before && first > printed_until; ++n) {
         first = first - 1;  // the previous line's '\n'
@@ -427,6 +444,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       }
       if (stopped || empty_block) return false;
       printed_any = true;
+      block_start_visited = printed_until;
       printed_until = end + 1;
     }
     if (empty_block) return false;
@@ -434,15 +452,25 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       stopped = true;
       return false;
     }
-    ++reported;
-    after_left = options.after;
+    if (overflow) {
+      --after_left;
+    } else {
+      ++reported;
+      after_left = options.after;
+    }
     if (!multiline && (!options.invert || options.slow_lines)) {
       rg_pos = std::min(end + 1, hay.size());
     }
     std::string_view line = hay.substr(start, end - start);
     Flow flow = sink.on_line(lines.at(start), base_offset + start, line);
     if (flow != Flow::kContinue) stopped = true;
-    return !stopped && !limit_reached();
+    bool go_on = !stopped && !limit_reached();
+    if (multiline && context && limit_reached()) {
+      go_on = !stopped && after_left > 0;
+      if (!go_on && !stopped) printed_until = block_start_visited;  // not visited, for ripgrep
+    }
+    if (go_on) core_after_left = options.after;
+    return go_on;
   };
 
   std::size_t pos = 0;
@@ -503,8 +531,17 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         go_on = emit(done.start, block_end(done.start, done.end), done.start == done.end);
       }
     }
-    if (go_on && last)
-      emit(last->start, block_end(last->start, last->end), last->start == last->end);
+    if (go_on && last) {
+      const bool sunk =
+          emit(last->start, block_end(last->start, last->end), last->start == last->end);
+      // ripgrep quirk: when -m's after-context runs out at the last block, its trailing
+      // after-context pass still prints the next unvisited line (the block's first, or the one
+      // after the last context line) as context, its own count allowing.
+      if (!sunk && !stopped && context && limit_reached() && after_left == 0 &&
+          core_after_left > 0 && last->start != last->end && printed_until < hay.size()) {
+        print_context(printed_until);
+      }
+    }
     pos = hay.size() + 1;
   }
   while (pos <= hay.size()) {

@@ -141,6 +141,7 @@ FILES = {
     "bin/conv/c.dat": b"a foo\x00foo b\nfoo\n",
     "u/greek.txt": "αβγ foo\nΑΒΓ\n".encode(),
     "u/nonl.txt": b"last foo",
+    "mlm/b.txt": b"foo\nbar\nfoo\nx\nfoo\nfoo\ny\nz\nfoo\n",
     "pcase/case.txt": b".FOO\nxfoo\n\\foo\n",
 }
 
@@ -426,6 +427,14 @@ golden("-P -S: other uppercase characters count, inside \\p{...} too (as rg 14)"
 golden("-P -S: an uppercase non-ASCII letter counts (Unicode's Uppercase: circled A)",
        ["-P", "-S", "\u24b6|\\Sfoo", "pcase/case.txt"], b"xfoo\n\\foo\n", 0)
 golden("-P -S -F: every character counts", ["-P", "-S", "-F", "\\Foo", "pcase/case.txt"], b"", 1)
+
+
+golden("-U -m with -A: later blocks print as matches while the after-context lasts",
+       ["-U", "-A5", "-m2", "-n", "fo+\\n?", "mlm/b.txt"],
+       b"1:foo\n2-bar\n3:foo\n4-x\n5:foo\n6:foo\n7-y\n8-z\n9:foo\n9-foo\n", 0)
+golden("-U -m with -A: the line that ends the after-context prints twice (rg 14's quirk)",
+       ["-U", "-A3", "-m2", "-n", "fo+\\n?", "mlm/b.txt"],
+       b"1:foo\n2-bar\n3:foo\n4-x\n5:foo\n6:foo\n7-y\n7-y\n", 0)
 
 
 # ----------------------------------------------------------------------------------------------

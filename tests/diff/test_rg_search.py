@@ -42,7 +42,8 @@ ended (`a*` -o); an empty file matching an empty-matching pattern; -v --column p
 (where ripgrep notices a NUL: its roll buffer's reads, a 3-byte first one and context lines kept
 from round to round, or the whole file when memory-mapped or multiline; what its printers do
 then); --stats' bytes searched when -m stops a search; -P -S (rg 14 counts any uppercase
-character not right after a backslash, `\\p{Han}` included).
+character not right after a backslash, `\\p{Han}` included); -U -m N with -A (later blocks print
+as matches while the after-context lasts; ripgrep's duplicate of the line that ends it).
 
 On a mismatch the case is shrunk (files, flags, patterns, lines, bytes) and printed: the files
 involved, the command, expected vs got.
@@ -709,13 +710,6 @@ def can_match_empty(pattern):
 # Open ctxsearch-vs-rg 14 disagreements: (name, description, applies(case), ablate(case) -> the
 # case without what the bug needs, or None when nothing is left to compare).
 OPEN_BUGS = [
-    ("multiline-max-count-context",
-     "-U -m N with -A/-C: after the N-th block ripgrep keeps printing its after-context lines, "
-     "and those that match (under -v: do not match) print as matches; ctxsearch prints them as "
-     "context lines in multiline mode (`-U -v -A1 -m 1 'bar\\n?'` on `\\n.` prints `:.` in "
-     "rg, `-.` in ctxsearch)",
-     lambda c: c.has("-U") and c.has("-m") and any(f[:2] in ("-A", "-C") for f in c.flags),
-     lambda c: c.copy(flags=[f for f in c.flags if f[:2] not in ("-A", "-C")])),
     ("multiline-empty-match-invalid-utf8",
      "-U with an empty-matching pattern (`^`) on a file with invalid UTF-8: the number of matches "
      "can differ by one (`-U -c -e '\\p{Greek}|foo' -e '^'`: 53 in rg 14, 52 in ctxsearch on a "
