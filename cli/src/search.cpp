@@ -807,6 +807,7 @@ class Search {
     // ripgrep memory-maps the files named on the command line when they are all it searches.
     options.whole_file = whole_files_ && explicit_file && !is_stdin;
     options.slow_lines = args_.pattern.pcre2;
+    options.stdin_reader = is_stdin;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
     FilePrinter printer(print_, patterns_, w, shown, stream);

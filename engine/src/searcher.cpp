@@ -207,6 +207,7 @@ namespace {
 
 constexpr std::size_t kNoNul = static_cast<std::size_t>(-1);
 constexpr std::size_t kBomPeek = 3;
+constexpr std::size_t kStdinBuffer = 8 << 10;
 
 // ripgrep's roll buffer (grep-searcher's LineBuffer as its ReadByLine searcher drives it),
 // modelled to know what each of its reads brings in. A round reads up to the buffer's capacity
@@ -217,9 +218,10 @@ constexpr std::size_t kBomPeek = 3;
 // that brings in the first NUL byte is where ripgrep notices binary data.
 class RollBuffer {
  public:
-  // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B).
-  RollBuffer(std::string_view hay, std::size_t nul, std::size_t context)
-      : hay_(hay), nul_(nul), context_(context) {
+  // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B); `stdin`: the
+  // reads come through Rust's 8 KiB stdin buffer (the second ends at 8 KiB).
+  RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, bool stdin)
+      : hay_(hay), nul_(nul), context_(context), stdin_(stdin) {
     fill();
   }
   std::size_t start() const { return start_; }  // the first byte not consumed
@@ -240,7 +242,9 @@ class RollBuffer {
     nul_read_ = false;
     for (;;) {
       if (read_ - start_ >= capacity_) capacity_ *= 3;  // full without a line end: grow
-      const std::size_t upto = std::min(hay_.size(), read_ == 0 ? kBomPeek : start_ + capacity_);
+      std::size_t upto = read_ == 0 ? kBomPeek : start_ + capacity_;
+      if (stdin_ && read_ > 0 && read_ < kStdinBuffer) upto = kStdinBuffer;
+      upto = std::min(hay_.size(), upto);
       if (upto <= read_) {  // end of file: the rest is one last line
         end_ = read_;
         eof_ = true;
@@ -278,6 +282,7 @@ class RollBuffer {
   std::string_view hay_;
   std::size_t nul_;
   std::size_t context_;
+  bool stdin_;
   std::size_t capacity_ = kChunkBytes;
   std::size_t start_ = 0, read_ = 0, end_ = 0;
   bool eof_ = false;
@@ -357,7 +362,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   std::optional<RollBuffer> roll;
   if (!whole && !suppress) {
     roll.emplace(hay, detect ? nul : kNoNul,
-                 report_lines ? std::max(options.before, options.after) : 0);
+                 report_lines ? std::max(options.before, options.after) : 0, options.stdin_reader);
     if (roll->nul_read()) notice(nul);
   }
 

@@ -88,6 +88,15 @@ TEST_CASE("kQuit: the roll buffer's round that reads the first NUL is not search
   CHECK_FALSE(has(r, "5958:line 05957"));  // past the first round's last line feed
   CHECK(r.seen.back() == "binary@66000+");
   CHECK(r.searched == 65527);  // ripgrep's bytes searched: what its rounds consumed
+  // ripgrep reads stdin through an 8 KiB buffer: its first round ends at 8 KiB (after line 744),
+  // so the second, up to 73720, brings the NUL in.
+  SearchOptions stdin;
+  stdin.stdin_reader = true;
+  const PatternSet around = compile_ok({"line 0074[0-9]"});
+  Recorder piped = search(around, hay, stdin);
+  CHECK(has(piped, "744:line 00743"));
+  CHECK_FALSE(has(piped, "745:line 00744"));
+  CHECK(piped.searched == 8184);
 }
 
 TEST_CASE(

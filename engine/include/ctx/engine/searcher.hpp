@@ -46,6 +46,9 @@ struct SearchOptions {
   // ripgrep steps line by line (its PCRE2 matcher, -P, names no line terminator): only changes
   // where a search cut short says it stopped (on_finish).
   bool slow_lines = false;
+  // The haystack is ripgrep's stdin, which it reads through Rust's 8 KiB buffer (so its roll
+  // buffer's second read ends at 8 KiB): where it notices binary data.
+  bool stdin_reader = false;
   // A piece of a longer stream (stdin searched as it arrives): the number of its first line and
   // the stream offset of its first byte, for reported line numbers and offsets. A piece after the
   // first has no BOM.
