@@ -423,10 +423,10 @@ class Search final : public walker::WalkSink {
     hits.path = path;
     engine::SearchOptions options;
     options.line_numbers = query_.mode == SearchMode::kContent;
-    // kConvert: a file with a NUL byte (read up to its first NUL chunk) reports no lines, only
+    // kSuppress: a file with a NUL byte (read up to its first NUL chunk) reports no lines, only
     // on_binary when it matches: binary files are never shown, and one that matches is reported
-    // as skipped. Text files are searched as under kQuit.
-    options.binary = engine::BinaryMode::kConvert;
+    // as skipped. Text files are searched whole.
+    options.binary = engine::BinaryMode::kSuppress;
     if (query_.mode == SearchMode::kContent) {
       options.before = query_.context;
       options.after = query_.context;

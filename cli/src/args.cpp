@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "colors.hpp"
 #include "ctx/base/file_buffer.hpp"
 
 namespace ctx::cli {
@@ -223,6 +224,14 @@ constexpr Flag kFlags[] = {
      else return usage(fmt::format("invalid value '{}' for --color: expected never, auto, always "
                                    "or ansi", v));
      return {}; }, "never auto always ansi"},
+  {"colors", 0, "SPEC",
+   "Colors: {path,line,column,match}:{fg,bg,style,none}:VALUE, as ripgrep (e.g. match:fg:red, "
+   "line:style:bold, path:none). May repeat.",
+   [](Args& a, std::string_view v) -> Status {
+     if (Status s = check_color_spec(v); !s.ok()) {
+       return usage(fmt::format("error parsing flag --colors: {}", s.error().detail));
+     }
+     a.colors.emplace_back(v); return {}; }},
   {"files", 0, "", "Print each file that would be searched, without searching.",
    [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kFiles; return {}; }},
   {"type-list", 0, "", "Show every known file type and its globs.",

@@ -57,6 +57,7 @@ struct Args {
   bool only_matching = false;         // -o
   enum class Color : std::uint8_t { kNever, kAuto, kAlways };
   Color color = Color::kAuto;
+  std::vector<std::string> colors;           // --colors specs, in order (checked)
   std::optional<std::string> replace;        // -r: print matches replaced by this (output only)
   bool json = false;                         // --json: ripgrep's JSON Lines messages
   bool vimgrep = false;                      // --vimgrep: path:line:column:text for every match

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "colors.hpp"
 #include "ctx/agent/commands.hpp"
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
@@ -31,13 +32,17 @@ constexpr std::size_t kFlushBytes = 64 << 10;
 // under a lock, so lines never interleave and nothing is shared on the hot path.
 class PathPrinter final : public walker::WalkSink {
  public:
-  PathPrinter(char terminator, bool quiet) : terminator_(terminator), quiet_(quiet) {}
+  // `color`: the escape that starts a colored path (empty: no color).
+  PathPrinter(char terminator, bool quiet, std::string color)
+      : terminator_(terminator), quiet_(quiet), color_(std::move(color)) {}
 
   walker::Flow on_file(const walker::WalkEntry& entry) override {
     found_.store(true, std::memory_order_relaxed);
     if (quiet_) return walker::Flow::kStop;
     std::string& buf = buffers_.local();
+    buf.append(color_);
     buf.append(entry.path);
+    if (!color_.empty()) buf.append(kColorReset);
     buf.push_back(terminator_);
     if (buf.size() >= kFlushBytes && !flush(buf)) return walker::Flow::kStop;
     return walker::Flow::kContinue;
@@ -66,6 +71,7 @@ class PathPrinter final : public walker::WalkSink {
 
   char terminator_;
   bool quiet_;
+  std::string color_;
   std::mutex mutex_;
   bool broken_pipe_ = false;
   std::atomic<bool> found_{false}, errored_{false};
@@ -81,7 +87,8 @@ int run_files(Args& args) {
   args.walk.paths = args.positionals;
   args.walk.overrides = &filters->overrides;
   args.walk.types = &filters->types;
-  PathPrinter printer(args.null ? '\0' : '\n', args.quiet);
+  PathPrinter printer(args.null ? '\0' : '\n', args.quiet,
+                      color_enabled(args.color) ? color_specs(args.colors).path : std::string());
   if (Status s = walker::walk(args.walk, printer); !s.ok()) {
     print_error(s.error().detail);
     return 2;

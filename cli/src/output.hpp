@@ -89,6 +89,10 @@ class OutputStream {
   OutputStream& operator=(const OutputStream&) = delete;
   void stream(std::string& buffer);  // writes and clears `buffer`
   void finish(std::string& buffer);  // writes the rest and clears `buffer`
+  // No separator before this file's output (unless streaming began).
+  void drop_separator() {
+    if (!streaming_) separator_ = {};
+  }
   bool broken_pipe() const { return out_.broken_pipe(); }
 
  private:

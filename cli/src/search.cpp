@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "colors.hpp"
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/engine/pattern_set.hpp"
@@ -35,11 +36,7 @@ namespace {
 constexpr std::size_t kMaxPatternFileBytes = std::size_t{1} << 30;
 constexpr std::size_t kStreamThreshold = std::size_t{1} << 20;  // bytes of one file's output
 
-// ripgrep's default colors, byte for byte: each colored piece starts with a reset.
-constexpr std::string_view kReset = "\x1b[0m";
-constexpr std::string_view kPathColor = "\x1b[0m\x1b[35m";
-constexpr std::string_view kLineColor = "\x1b[0m\x1b[32m";
-constexpr std::string_view kMatchColor = "\x1b[0m\x1b[1m\x1b[31m";
+constexpr std::string_view kReset = kColorReset;
 
 struct PrintOptions {
   bool with_filename;
@@ -51,7 +48,8 @@ struct PrintOptions {
   bool vimgrep;
   const std::string* replace;  // -r, or null
   bool json;
-  bool color;  // ripgrep's default ANSI colors
+  bool color;                // ANSI colors, as ripgrep's (--colors) in `colors`
+  const ColorSpecs* colors;  // outlives the search
   bool null;
   Args::Output output;
   bool multiline;                            // the patterns run in multiline mode (-U)
@@ -60,12 +58,15 @@ struct PrintOptions {
   bool trim;
   bool stats;  // --stats (needs every match found, as in ripgrep)
   bool quiet;  // -q: count, print nothing
+  // ripgrep would search with one thread (--sort, one file, -j1), so its printer, not its
+  // buffer writer, writes the separators between files.
+  bool rg_one_thread;
 };
 
 // Totals for --json's end and summary messages.
 struct Stats {
   std::uint64_t searches = 0, searches_with_match = 0, bytes_searched = 0, bytes_printed = 0,
-                matched_lines = 0, matches = 0;
+                matched_lines = 0, matches = 0, color_bytes = 0;
   std::chrono::nanoseconds elapsed{0};
 };
 
@@ -126,7 +127,14 @@ class FilePrinter final : public engine::LineSink {
   engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
                        std::string_view line) override {
     ++lines_;
-    last_end_ = offset + with_terminator(line).size();
+    if (binary_stops_printing()) {
+      // ripgrep's standard printer after binary data under BinaryMode::convert: the line counts
+      // (and its matches, for --stats), is not printed, and the search stops.
+      matched_lines_ +=
+          multi() ? 1 + static_cast<std::uint64_t>(std::count(line.begin(), line.end(), '\n')) : 1;
+      if (p_.stats && !invert_) count_matches(line);
+      return engine::Flow::kStop;
+    }
     matched_lines_ +=
         multi() ? 1 + static_cast<std::uint64_t>(std::count(line.begin(), line.end(), '\n')) : 1;
     if (p_.output != Args::Output::kLines || p_.quiet) {
@@ -134,13 +142,17 @@ class FilePrinter final : public engine::LineSink {
           p_.output == Args::Output::kCount || p_.output == Args::Output::kCountMatches;
       // In multiline mode ripgrep's summaries (-c, -l, -q, ...) count matches, not lines.
       if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
-      return counting || p_.stats ? engine::Flow::kContinue : engine::Flow::kStop;
+      // ripgrep's --files-without-match reads on (binary data found later drops the file).
+      const bool read_on =
+          counting || p_.stats ||
+          (p_.output == Args::Output::kFilesWithoutMatch && !convert_ && !p_.quiet);
+      return read_on ? engine::Flow::kContinue : engine::Flow::kStop;
     }
     if (p_.json) return json_line("match", line_number, offset, line, !invert_);
     heading_once();
     w_.spans.clear();
     w_.expansions.clear();
-    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || p_.color ||
+    const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || color_matches() ||
                             p_.replace != nullptr || p_.stats;
     const std::string_view bytes = with_terminator(line);
     if (need_spans && !invert_) record_matches(line, bytes);
@@ -154,6 +166,7 @@ class FilePrinter final : public engine::LineSink {
   engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
                           std::string_view line) override {
     if (p_.output != Args::Output::kLines || p_.quiet) return engine::Flow::kContinue;
+    if (binary_stops_printing()) return engine::Flow::kStop;
     // As ripgrep, under -v the context lines are the matching ones and show their submatches.
     if (p_.json) return json_line("context", line_number, offset, line, invert_);
     heading_once();
@@ -162,7 +175,7 @@ class FilePrinter final : public engine::LineSink {
     const std::string_view bytes = with_terminator(line);
     // As ripgrep: under -v context lines are the matching ones, and their matches are shown
     // when the output needs them.
-    if (invert_ && (p_.only_matching || p_.column || p_.vimgrep || p_.color ||
+    if (invert_ && (p_.only_matching || p_.column || p_.vimgrep || color_matches() ||
                     p_.replace != nullptr || p_.stats)) {
       record_matches(line, bytes, true);
     }
@@ -175,21 +188,10 @@ class FilePrinter final : public engine::LineSink {
     if (p_.output == Args::Output::kLines && !p_.json) w_.out.append("--\n");
   }
 
-  void on_binary(std::uint64_t offset, bool matched) override {
-    binary_offset_ = offset;
-    if (p_.output != Args::Output::kLines || p_.json) return;
-    if (!matched && !explicit_file_) return;
-    std::string where = p_.with_filename ? fmt::format("{}: ", path_) : std::string();
-    if (explicit_file_) {
-      w_.out += fmt::format("{}binary file matches (found \"\\0\" byte around offset {})\n", where,
-                            offset);
-    } else {
-      binary_warning_ = fmt::format(
-          "{}WARNING: stopped searching binary file after match (found \"\\0\" byte around offset "
-          "{})",
-          where, offset);
-    }
+  void on_binary(std::uint64_t offset, bool /*matched*/) override {
+    if (!binary_offset_) binary_offset_ = offset;
   }
+  void on_finish(std::uint64_t bytes_searched) override { bytes_searched_ = bytes_searched; }
 
   // This file's share of the totals (--stats, --json).
   void fill_stats(std::uint64_t bytes_searched, std::chrono::nanoseconds elapsed,
@@ -219,9 +221,25 @@ class FilePrinter final : public engine::LineSink {
         file.searches_with_match, file.bytes_searched, json_bytes_, matched_lines_, matches_);
   }
 
-  // Writes the per-file summary forms (-l, -c, ...) once the file is done.
+  // Writes the per-file summary forms (-l, -c, ...), or the standard printer's binary message,
+  // once the file is done.
   void finish() {
     const std::string_view sep = p_.null ? std::string_view("\0", 1) : std::string_view(":");
+    if (p_.output == Args::Output::kLines && !p_.quiet && !p_.json && binary_offset_ &&
+        lines_ > 0) {
+      // ripgrep's printer writes no file separator (or heading) before a binary message alone;
+      // with several threads its buffer writer puts one before every file's output.
+      if (w_.out.empty() && p_.rg_one_thread) stream_.drop_separator();
+      if (p_.with_filename) {
+        append_path();
+        w_.out.append(": ");
+      }
+      w_.out.append(convert_ ? "binary file matches"
+                             : "WARNING: stopped searching binary file after match");
+      w_.out += fmt::format(" (found \"\\0\" byte around offset {})\n", *binary_offset_);
+    }
+    // ripgrep's summary printer drops a file in which BinaryMode::quit saw binary data.
+    if (summary_squashed()) return;
     switch (p_.output) {
       case Args::Output::kFilesWithMatches:
         if (has_match()) append_path_line();
@@ -246,7 +264,7 @@ class FilePrinter final : public engine::LineSink {
     }
   }
 
-  void set_explicit(bool e) { explicit_file_ = e; }
+  void set_convert(bool c) { convert_ = c; }
   void set_invert(bool v) { invert_ = v; }
   std::uint64_t lines() const { return lines_; }
   // Whether the file counts as matching: a reported line, or in multiline mode under -c, -l, -q
@@ -254,17 +272,33 @@ class FilePrinter final : public engine::LineSink {
   bool has_match() const {
     return multi() && p_.output != Args::Output::kLines ? matches_ > 0 : lines_ > 0;
   }
-  // The bytes searched: the file's after a BOM is dropped (UTF-16: transcoded), as ripgrep counts.
-  std::uint64_t searched_bytes(std::uint64_t file_bytes) const {
-    return hay_.data() != nullptr ? hay_.size() : file_bytes;
+  // Whether the file makes the search succeed (exit 0), as ripgrep's printers say: a summary
+  // dropped for binary data has no match, except that --files-without-match then counts it.
+  bool succeeded() const {
+    if (p_.output == Args::Output::kFilesWithoutMatch) return summary_squashed() || !has_match();
+    return has_match() && !summary_squashed();
   }
-  // The end (past its terminator) of the last matching line reported.
-  std::uint64_t last_end() const { return last_end_; }
+  // The bytes searched as ripgrep counts them (after a BOM is dropped, UTF-16 transcoded; where
+  // the search stopped), or `file_bytes` when the searcher did not say.
+  std::uint64_t searched_bytes(std::uint64_t file_bytes) const {
+    return bytes_searched_.value_or(file_bytes);
+  }
   const std::optional<Error>& error() const { return error_; }
-  const std::string& binary_warning() const { return binary_warning_; }
+  // The bytes of color escapes in this file's output (ripgrep's bytes printed leave them out).
+  std::uint64_t color_bytes() const { return color_bytes_; }
 
  private:
   bool multi() const { return p_.multiline; }
+  // As ripgrep, matches are colored unless the match spec is empty (--colors match:none).
+  bool color_matches() const { return p_.color && !p_.colors->match_none; }
+  // The summary printer's (-c, -l, -q, ...) squash: BinaryMode::quit saw binary data.
+  bool summary_squashed() const {
+    return (p_.output != Args::Output::kLines || p_.quiet) && binary_offset_ && !convert_;
+  }
+  // The standard printer under BinaryMode::convert once binary data was seen.
+  bool binary_stops_printing() const {
+    return binary_offset_ && convert_ && p_.output == Args::Output::kLines && !p_.quiet && !p_.json;
+  }
 
   // `line` (a view into the haystack) with its '\n' when the haystack has one right after it.
   std::string_view with_terminator(std::string_view line) const {
@@ -525,7 +559,7 @@ class FilePrinter final : public engine::LineSink {
 
   void write_colored_line(const Unit& u, const std::vector<engine::MatchSpan>& matches,
                           std::string_view bytes) {
-    if (!p_.color) return write_line(u, bytes);
+    if (!color_matches()) return write_line(u, bytes);
     Range line{0, bytes.size()};
     trim_ascii_prefix(bytes, line);
     std::size_t zero = 0;
@@ -597,12 +631,14 @@ class FilePrinter final : public engine::LineSink {
 
   void start_color() {
     if (!p_.color || in_color_) return;
-    w_.out.append(kMatchColor);
+    w_.out.append(p_.colors->match);
+    color_bytes_ += p_.colors->match.size();
     in_color_ = true;
   }
   void end_color() {
     if (!in_color_) return;
     w_.out.append(kReset);
+    color_bytes_ += kReset.size();
     in_color_ = false;
   }
 
@@ -661,9 +697,10 @@ class FilePrinter final : public engine::LineSink {
     w_.out.append(color);
     w_.out.append(text);
     w_.out.append(kReset);
+    color_bytes_ += color.size() + kReset.size();
   }
-  void append_path() { append_colored(kPathColor, path_); }
-  void append_match(std::string_view text) { append_colored(kMatchColor, text); }
+  void append_path() { append_colored(p_.colors->path, path_); }
+  void append_match(std::string_view text) { append_colored(p_.colors->match, text); }
   void append_path_line() {
     append_path();
     w_.out.push_back(p_.null ? '\0' : '\n');
@@ -683,15 +720,15 @@ class FilePrinter final : public engine::LineSink {
       w_.out.push_back(p_.null ? '\0' : sep);
     }
     if (p_.line_numbers) {
-      append_colored(kLineColor, fmt::format("{}", line_number));
+      append_colored(p_.colors->line, fmt::format("{}", line_number));
       w_.out.push_back(sep);
     }
     if (p_.column && column) {
-      append_colored(kReset, fmt::format("{}", *column));
+      append_colored(p_.colors->column, fmt::format("{}", *column));
       w_.out.push_back(sep);
     }
     if (p_.byte_offset) {
-      append_colored(kReset, fmt::format("{}", offset));
+      append_colored(p_.colors->column, fmt::format("{}", offset));
       w_.out.push_back(sep);
     }
   }
@@ -720,16 +757,16 @@ class FilePrinter final : public engine::LineSink {
   std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
   std::uint64_t matched_lines_ = 0;  // lines in them
   std::uint64_t matches_ = 0;
-  std::uint64_t last_end_ = 0;
-  bool explicit_file_ = false;
+  bool convert_ = false;  // BinaryMode::kConvert (else kQuit or kText)
   bool invert_ = false;
   bool heading_done_ = false;
   bool in_color_ = false;
-  bool began_ = false;  // --json: the begin message was written
+  std::uint64_t color_bytes_ = 0;  // escape sequences written (not in --stats' bytes printed)
+  bool began_ = false;             // --json: the begin message was written
   std::uint64_t json_bytes_ = 0;
   std::optional<std::uint64_t> binary_offset_;
+  std::optional<std::uint64_t> bytes_searched_;
   std::optional<Error> error_;
-  std::string binary_warning_;
 };
 
 class Search {
@@ -771,10 +808,14 @@ class Search {
                      : (explicit_file || args_.binary) ? engine::BinaryMode::kConvert
                                                        : engine::BinaryMode::kQuit;
     options.line_numbers = print_.line_numbers;
+    // ripgrep memory-maps the files named on the command line when they are all it searches.
+    options.whole_file = whole_files_ && explicit_file && !is_stdin;
+    options.slow_lines = args_.pattern.pcre2;
+    options.stdin_reader = is_stdin;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
     FilePrinter printer(print_, patterns_, w, shown, stream);
-    printer.set_explicit(explicit_file || args_.binary);
+    printer.set_convert(options.binary == engine::BinaryMode::kConvert);
     printer.set_invert(options.invert);
     // -q stops at the first match, unless --stats wants the totals of a whole search (as rg).
     if (args_.quiet && !options.max_count && !args_.stats) options.max_count = 1;
@@ -796,12 +837,9 @@ class Search {
     // As ripgrep, --json's summary counts only the files with a match; --stats counts all.
     if ((print_.json && printer.lines() > 0) || (args_.stats && !print_.json)) {
       Stats file;
-      // A search cut short by -m searched up to the end of its last matching line, as ripgrep's
-      // fast line searcher counts (its other paths differ: see the diff test's open bugs).
-      std::uint64_t searched_bytes = printer.searched_bytes(total_bytes);
-      if (options.max_count && printer.lines() >= *options.max_count) {
-        searched_bytes = std::min<std::uint64_t>(searched_bytes, printer.last_end());
-      }
+      // A search cut short (-m, binary data) says where it stopped, as ripgrep counts.
+      const std::uint64_t searched_bytes =
+          streamed ? total_bytes : printer.searched_bytes(total_bytes);
       printer.fill_stats(searched_bytes, std::chrono::steady_clock::now() - started, file);
       if (print_.json) printer.finish_json(file);
       std::lock_guard lock(stats_mutex_);
@@ -809,21 +847,23 @@ class Search {
       stats_.searches_with_match += file.searches_with_match;
       stats_.bytes_searched += file.bytes_searched;
       stats_.bytes_printed += file.bytes_printed;
+      stats_.color_bytes += printer.color_bytes();
       stats_.matched_lines += file.matched_lines;
       stats_.matches += file.matches;
       stats_.elapsed += file.elapsed;
     }
-    bool matched = printer.has_match();
-    if (print_.output == Args::Output::kFilesWithoutMatch) matched = !matched;
-    if (matched) {
+    if (printer.succeeded()) {
       matched_.store(true, std::memory_order_relaxed);
       if (args_.quiet && !args_.stats) stop_.store(true, std::memory_order_relaxed);
     }
     if (out_.broken_pipe()) stop_.store(true, std::memory_order_relaxed);
     if (args_.quiet) w.out.clear();
     stream.finish(w.out);
-    if (!printer.binary_warning().empty()) out_.warn(printer.binary_warning());
   }
+
+  // Whether ripgrep would memory-map the files named on the command line (then it has each whole
+  // in memory, which decides where it notices binary data): when they are all it searches.
+  void set_whole_files(bool whole) { whole_files_ = whole; }
 
   static bool stdin_is_stream() {
     struct stat st {};
@@ -1022,7 +1062,9 @@ class Search {
       if (!args_.stats) return;
       // ripgrep counts the bytes of matching and context lines only (not -c, -l output).
       const std::uint64_t printed =
-          print_.output == Args::Output::kLines && !args_.quiet ? out_.bytes_written() : 0;
+          print_.output == Args::Output::kLines && !args_.quiet
+              ? out_.bytes_written() - std::min(out_.bytes_written(), stats_.color_bytes)
+              : 0;
       auto seconds = [](std::chrono::nanoseconds ns) {
         return static_cast<double>(ns.count()) / 1e9;
       };
@@ -1060,6 +1102,7 @@ class Search {
   PrintOptions print_;
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
+  bool whole_files_ = false;
   tbb::enumerable_thread_specific<Worker> workers_;
   std::mutex slots_mutex_;
   std::mutex stats_mutex_;
@@ -1067,6 +1110,36 @@ class Search {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::unordered_map<std::size_t, Captured> slots_;
 };
+
+// ripgrep 14's smart case under -P (grep-pcre2's has_uppercase_literal): case-sensitive when the
+// patterns hold an uppercase character (Unicode's Uppercase property) not right after a
+// backslash, so `\p{Han}` counts its `H`; under -F every character counts (ripgrep escapes the
+// literals, which only puts backslashes before punctuation).
+Result<bool> pcre2_smart_case_sensitive(const std::vector<std::string>& patterns, bool fixed) {
+  std::string candidates;  // the characters that count
+  auto char_len = [](unsigned char lead) -> std::size_t {
+    return lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+  };
+  for (const std::string& p : patterns) {
+    for (std::size_t i = 0; i < p.size();) {
+      if (!fixed && p[i] == '\\') {
+        i += 1;
+        if (i < p.size()) i += char_len(static_cast<unsigned char>(p[i]));
+        continue;
+      }
+      const std::size_t n = std::min(char_len(static_cast<unsigned char>(p[i])), p.size() - i);
+      candidates.append(p, i, n);
+      i += n;
+    }
+  }
+  engine::PatternOptions options;
+  options.pcre2 = true;
+  CTX_TRY_ASSIGN(engine::PatternSet upper,
+                 engine::PatternSet::compile({"\\p{Uppercase}"}, options));
+  engine::PatternSet::Scratch scratch = upper.make_scratch();
+  CTX_TRY_ASSIGN(std::optional<engine::LineSpan> hit, upper.find_line(candidates, 0, scratch));
+  return hit.has_value();
+}
 
 bool stdin_is_readable() {
   struct stat st {};
@@ -1098,7 +1171,17 @@ int run_search(Args& args) {
     paths.erase(paths.begin());
   }
   if (args.search.max_count == std::optional<std::uint64_t>(0)) return 1;  // -m 0, as ripgrep
-  auto compiled = engine::PatternSet::compile(patterns, args.pattern);
+  engine::PatternOptions pattern_options = args.pattern;
+  if (pattern_options.pcre2 && pattern_options.smart_case && !pattern_options.case_insensitive) {
+    auto sensitive = pcre2_smart_case_sensitive(patterns, pattern_options.fixed_strings);
+    if (!sensitive.ok()) {
+      print_error(sensitive.error().detail);
+      return 2;
+    }
+    pattern_options.smart_case = false;
+    pattern_options.case_insensitive = !*sensitive;
+  }
+  auto compiled = engine::PatternSet::compile(patterns, pattern_options);
   if (!compiled.ok()) {
     print_error(compiled.error().detail);
     return 2;
@@ -1115,7 +1198,9 @@ int run_search(Args& args) {
       search_stdin ||
       (paths.size() == 1 &&
        (paths[0] == "-" || (::stat(paths[0].c_str(), &st) == 0 && !S_ISDIR(st.st_mode))));
+  const ColorSpecs colors = color_specs(args.colors);
   PrintOptions print{};
+  print.colors = &colors;
   print.with_filename = args.with_filename.value_or(!one_file);
   print.column = args.column;
   print.line_numbers = args.line_numbers.value_or(tty) || args.column;
@@ -1133,10 +1218,7 @@ int run_search(Args& args) {
     print.line_numbers = true;
     print.heading = false;
   }
-  const char* term = std::getenv("TERM");
-  print.color =
-      args.color == Args::Color::kAlways || (args.color == Args::Color::kAuto && tty &&
-                                             term != nullptr && std::string_view(term) != "dumb");
+  print.color = color_enabled(args.color);
   if (args.vimgrep &&
       !args.json) {  // as ripgrep: path, line and column on every match, no headings
     print.with_filename = args.with_filename.value_or(true);
@@ -1151,11 +1233,20 @@ int run_search(Args& args) {
   print.trim = args.trim;
   print.stats = args.stats;
   print.quiet = args.quiet;
+  print.rg_one_thread = args.walk.sort != walker::SortBy::kNone || one_file ||
+                        args.walk.threads == 1 ||
+                        (args.walk.threads == 0 && std::thread::hardware_concurrency() == 1);
   walker::WalkOptions walk = args.walk;
   walk.overrides = &filters->overrides;
   walk.types = &filters->types;
   print.multiline = compiled->multiline();
   Search search(args, std::move(*compiled), print);
+  // As ripgrep 14 (hiargs.rs, mmap_choice): at most 10 paths, all of them files.
+  search.set_whole_files(!paths.empty() && paths.size() <= 10 &&
+                         std::all_of(paths.begin(), paths.end(), [](const std::string& p) {
+                           struct stat ps {};
+                           return ::stat(p.c_str(), &ps) == 0 && S_ISREG(ps.st_mode);
+                         }));
   return search.run(walk, paths, search_stdin);
 }
 

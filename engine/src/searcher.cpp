@@ -275,41 +275,134 @@ Result<std::string_view> FileBuffer::read_fd(int fd, const struct stat& st, std:
   return std::string_view(data_.get(), got);
 }
 
+namespace {
+
+constexpr std::size_t kNoNul = static_cast<std::size_t>(-1);
+constexpr std::size_t kBomPeek = 3;
+constexpr std::size_t kStdinBuffer = 8 << 10;
+
+// ripgrep's roll buffer (grep-searcher's LineBuffer as its ReadByLine searcher drives it),
+// modelled to know what each of its reads brings in. A round reads up to the buffer's capacity
+// (64 KiB; tripled whenever it is full and no line has ended yet) after what the last round left
+// unconsumed, then searches the complete lines it holds and consumes them, all but the last
+// max(-A, -B) + 1 lines not yet reported when there is context. The first read brings 3 bytes only
+// (ripgrep's decoder peeks that far for a BOM), so a line feed there ends a first round. A read
+// that brings in the first NUL byte is where ripgrep notices binary data.
+class RollBuffer {
+ public:
+  // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B); `stdin`: the
+  // reads come through Rust's 8 KiB stdin buffer (the second ends at 8 KiB).
+  RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, bool stdin)
+      : hay_(hay), nul_(nul), context_(context), stdin_(stdin) {
+    fill();
+  }
+  std::size_t start() const { return start_; }  // the first byte not consumed
+  std::size_t end() const { return end_; }      // the end of the complete lines held
+  bool eof() const { return eof_; }
+  bool nul_read() const { return nul_read_; }  // the last round's reads brought the NUL in
+
+  // The next round. `visited`: the end of the last line reported (its terminator included).
+  void next(std::size_t visited) {
+    std::size_t consumed_to = end_;
+    if (context_ > 0) consumed_to = std::max(preceding(), std::max(visited, start_));
+    start_ = std::min(consumed_to, end_);
+    fill();
+  }
+
+ private:
+  void fill() {
+    nul_read_ = false;
+    for (;;) {
+      if (read_ - start_ >= capacity_) capacity_ *= 3;  // full without a line end: grow
+      std::size_t upto = read_ == 0 ? kBomPeek : start_ + capacity_;
+      if (stdin_ && read_ > 0 && read_ < kStdinBuffer) upto = kStdinBuffer;
+      upto = std::min(hay_.size(), upto);
+      if (upto <= read_) {  // end of file: the rest is one last line
+        end_ = read_;
+        eof_ = true;
+        return;
+      }
+      const std::size_t from = read_;
+      read_ = upto;
+      if (nul_ >= from && nul_ < upto) nul_read_ = true;
+      const void* nl = ::memrchr(hay_.data() + from, '\n', upto - from);
+      if (nl != nullptr) {
+        end_ = static_cast<std::size_t>(static_cast<const char*>(nl) - hay_.data()) + 1;
+        return;
+      }
+    }
+  }
+
+  // grep-searcher's lines::preceding over the buffer's lines: the start of the line `context_`
+  // lines before the last one.
+  std::size_t preceding() const {
+    std::size_t pos = end_;
+    if (pos == start_) return start_;
+    if (hay_[pos - 1] == '\n') --pos;
+    std::size_t count = context_;
+    for (;;) {
+      const void* nl = ::memrchr(hay_.data() + start_, '\n', pos - start_);
+      if (nl == nullptr) return start_;
+      const auto i = static_cast<std::size_t>(static_cast<const char*>(nl) - hay_.data());
+      if (count == 0) return i + 1;
+      if (i == start_) return start_;
+      --count;
+      pos = i;
+    }
+  }
+
+  std::string_view hay_;
+  std::size_t nul_;
+  std::size_t context_;
+  bool stdin_;
+  std::size_t capacity_ = kChunkBytes;
+  std::size_t start_ = 0, read_ = 0, end_ = 0;
+  bool eof_ = false;
+  bool nul_read_ = false;
+};
+
+}  // namespace
+
 Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scratch& scratch,
                                     const SearchOptions& options, std::string_view hay,
                                     LineSink& sink) {
   const std::uint64_t base_offset = options.base_offset;
+  const BinaryMode mode = options.binary;
   std::string transcoded;
+  bool decoded = false;  // ripgrep decodes the file (a BOM): through its roll buffer, never whole
   if (base_offset > 0) {
     // A later piece of a stream: no BOM to look for.
-  } else if (options.binary != BinaryMode::kText && hay.size() >= 2 &&
+  } else if (mode != BinaryMode::kText && hay.size() >= 2 &&
              (hay.substr(0, 2) == "\xFF\xFE" || hay.substr(0, 2) == "\xFE\xFF")) {
     // UTF-16 with a BOM, as ripgrep: searched (and printed) as UTF-8.
     transcoded = utf16_to_utf8(hay.substr(2), hay[0] == '\xFF');
     hay = transcoded;
+    decoded = true;
   } else if (hay.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
     hay.remove_prefix(kUtf8Bom.size());  // offsets count from after the BOM, as ripgrep
+    decoded = true;
   }
-  // Multiline mode (a whole file in memory), as ripgrep: binary data is looked for in the first
-  // 64 KiB only, and a walked file with some there is not searched at all.
   const bool multiline = patterns.multiline();
-  const void* nul = options.binary == BinaryMode::kText
-                        ? nullptr
-                        : std::memchr(hay.data(), '\0',
-                                      multiline ? std::min(hay.size(), kChunkBytes) : hay.size());
-  std::optional<std::uint64_t> nul_offset;
-  if (nul != nullptr && multiline && options.binary == BinaryMode::kQuit) return std::uint64_t{0};
-  if (nul != nullptr) {
-    nul_offset = static_cast<std::uint64_t>(static_cast<const char*>(nul) - hay.data());
-    if (options.binary == BinaryMode::kQuit) {
-      // Search only the lines before the one holding the NUL, as ripgrep stops there.
-      std::size_t cut = static_cast<std::size_t>(*nul_offset);
-      while (cut > 0 && hay[cut - 1] != '\n') --cut;
-      hay = hay.substr(0, cut);
-    }
+  const bool suppress = mode == BinaryMode::kSuppress;
+  // Where ripgrep has the whole file (multiline mode, a memory map) it looks for a NUL in the
+  // first 64 KiB, then in each line (block) it is about to report; else its roll buffer notices
+  // the first NUL when a read brings it in.
+  const bool whole = multiline || (options.whole_file && !decoded);
+  std::size_t nul = kNoNul;
+  if (mode != BinaryMode::kText) {
+    const std::size_t look = suppress && multiline ? std::min(hay.size(), kChunkBytes) : hay.size();
+    const void* at = std::memchr(hay.data(), '\0', look);
+    if (at != nullptr) nul = static_cast<std::size_t>(static_cast<const char*>(at) - hay.data());
+  }
+  std::string converted;
+  if (nul != kNoNul && mode == BinaryMode::kConvert && !whole) {
+    // ripgrep's roll buffer reads a NUL as a line end under BinaryMode::convert.
+    converted.assign(hay);
+    std::replace(converted.begin() + static_cast<std::ptrdiff_t>(nul), converted.end(), '\0', '\n');
+    hay = converted;
   }
   sink.on_haystack(hay);
-  const bool report_lines = !(nul_offset && options.binary == BinaryMode::kConvert);
+  const bool report_lines = !(nul != kNoNul && suppress);
   LineCounter lines(hay, options.line_numbers, options.first_line_number);
   std::uint64_t reported = 0;
   auto limit_reached = [&] { return options.max_count && reported >= *options.max_count; };
@@ -319,55 +412,149 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
                          : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data());
   };
 
+  // Binary data (kQuit, kConvert): `quit` once ripgrep would stop searching.
+  std::optional<std::size_t> binary_at;
+  bool quit = false;
+  auto notice = [&](std::size_t at) {
+    binary_at = at;
+    sink.on_binary(base_offset + at, reported > 0);
+    if (mode == BinaryMode::kQuit) quit = true;
+  };
+  const bool detect = nul != kNoNul && !suppress;
+  // Whole file: a line (block) [start, end) about to be reported; false when ripgrep quits there.
+  auto check_line = [&](std::size_t start, std::size_t end) {
+    if (!detect || !whole || binary_at || end <= nul) return true;
+    const std::size_t from = std::max(start, nul);
+    const void* at = std::memchr(hay.data() + from, '\0', end - from);
+    if (at == nullptr) return true;
+    notice(static_cast<std::size_t>(static_cast<const char*>(at) - hay.data()));
+    return !quit;
+  };
+  if (detect && whole && nul < kChunkBytes) notice(nul);
+  std::optional<RollBuffer> roll;
+  if (!whole && !suppress) {
+    roll.emplace(hay, detect ? nul : kNoNul,
+                 report_lines ? std::max(options.before, options.after) : 0, options.stdin_reader);
+    if (roll->nul_read()) notice(nul);
+  }
+
   // Context (-A/-B): `printed_until` is the start of the first line not yet printed.
   const bool context = report_lines && (options.before > 0 || options.after > 0);
   std::size_t printed_until = 0;
   bool printed_any = false;
   std::uint64_t after_left = 0;
-  bool stopped = false;
+  // ripgrep's searcher keeps its own after-context count (reset by each line or block it reports
+  // successfully), apart from its printer's (`after_left`); they differ only past -m.
+  std::uint64_t core_after_left = 0;
+  bool stopped = quit;
+  // Where ripgrep's searcher stands (its `pos`), for the bytes searched of a search cut short.
+  std::size_t rg_pos = 0;
+  std::size_t last_context = 0;  // the start of the last context line printed
   auto print_context = [&](std::size_t start) {
+    last_context = start;
     std::size_t end = line_end(start);
+    printed_until = end + 1;
+    if (!check_line(start, end)) {
+      stopped = true;
+      return;
+    }
+    if (options.slow_lines && !multiline) rg_pos = std::min(end + 1, hay.size());
     if (sink.on_context(lines.at(start), base_offset + start, hay.substr(start, end - start)) ==
         Flow::kStop) {
       stopped = true;
     }
-    printed_until = end + 1;
   };
   auto flush_after = [&](std::size_t limit) {
     while (context && !stopped && after_left > 0 && printed_until < limit &&
            printed_until < hay.size()) {
       print_context(printed_until);
       --after_left;
+      // A line that ends -m's after-context fails in ripgrep's printer: its searcher's count
+      // stays.
+      if (core_after_left > 0 && !(limit_reached() && after_left == 0)) --core_after_left;
     }
   };
-  auto emit = [&](std::size_t start, std::size_t end) -> bool {
-    ++reported;
-    if (!report_lines) return !limit_reached();
+  // Roll buffer: whether the line at `start` is searched at all (rounds up to the one holding it
+  // happen first, printing the after-context lines of each, and may quit on binary data).
+  auto reach = [&](std::size_t start) {
+    if (!roll) return !stopped;
+    while (!stopped && start >= roll->end()) {
+      if (roll->eof()) return false;
+      flush_after(roll->end());
+      if (stopped) return false;
+      roll->next(printed_until);
+      if (roll->nul_read() && !binary_at) {
+        notice(nul);
+        stopped = stopped || quit;
+      }
+    }
+    return !stopped;
+  };
+  // Reports the line (block) [start, end) after its context lines; an empty block (multiline
+  // mode: a match after the last line feed) only prints the context and ends the search.
+  auto emit = [&](std::size_t start, std::size_t end, bool empty_block = false) -> bool {
+    if (!report_lines) {
+      ++reported;
+      return !limit_reached();
+    }
+    if (!reach(start)) return false;
+    // Multiline mode past -m (the after-context of the last counted block still prints): as
+    // ripgrep's printer, every line or block it reports uses up one line of that context, and the
+    // search ends when none is left.
+    const bool overflow = multiline && limit_reached();
+    std::size_t block_start_visited = printed_until;
     if (context) {
       flush_after(start);
+      if (overflow && after_left == 0) {
+        printed_until = last_context;  // its sink failed: not visited, for ripgrep
+        return false;
+      }
       std::size_t first = start;
       for (std::size_t n = 0; n < options.before && first > printed_until; ++n) {
         first = first - 1;  // the previous line's '\n'
         while (first > printed_until && hay[first - 1] != '\n') --first;
       }
-      if (printed_any && first > printed_until) sink.on_context_break();
+      if (printed_any && first > printed_until && !stopped) sink.on_context_break();
       while (!stopped && first < start) {
         print_context(first);
         first = printed_until;
       }
+      if (stopped || empty_block) return false;
       printed_any = true;
-      after_left = options.after;
+      block_start_visited = printed_until;
       printed_until = end + 1;
+    }
+    if (empty_block) return false;
+    if (!check_line(start, end)) {
+      stopped = true;
+      return false;
+    }
+    if (overflow) {
+      --after_left;
+    } else {
+      ++reported;
+      after_left = options.after;
+    }
+    if (!multiline && (!options.invert || options.slow_lines)) {
+      rg_pos = std::min(end + 1, hay.size());
     }
     std::string_view line = hay.substr(start, end - start);
     Flow flow = sink.on_line(lines.at(start), base_offset + start, line);
     if (flow != Flow::kContinue) stopped = true;
-    return flow == Flow::kContinue && !stopped && !limit_reached();
+    bool go_on = !stopped && !limit_reached();
+    if (multiline && context && limit_reached()) {
+      go_on = !stopped && after_left > 0;
+      if (!go_on && !stopped) printed_until = block_start_visited;  // not visited, for ripgrep
+    }
+    if (go_on) core_after_left = options.after;
+    return go_on;
   };
 
   std::size_t pos = 0;
-  if ((options.max_count && *options.max_count == 0) || hay.empty()) pos = hay.size() + 1;
-  if (patterns.multiline()) {
+  if ((options.max_count && *options.max_count == 0) || hay.empty() || stopped) {
+    pos = hay.size() + 1;
+  }
+  if (multiline && pos <= hay.size()) {
     // ripgrep's multiline searcher: a match may span lines; the lines of matches that touch or
     // share a line are reported as one block. An empty block (a match right after the last line
     // feed) ends the search.
@@ -395,6 +582,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
           pos = block.end;
           if (block.start == block.end && pos < hay.size()) ++pos;
         }
+        rg_pos = pos;
         for (std::size_t at = range_start; go_on && at < range_end;) {
           std::size_t e = line_end(at);
           go_on = emit(at, std::min(e, range_end));
@@ -402,9 +590,13 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         }
         continue;
       }
-      if (!m) break;
+      if (!m) {
+        rg_pos = hay.size();
+        break;
+      }
       pos = m->end;
       if (m->end == m->start && pos < hay.size()) ++pos;
+      rg_pos = pos;
       LineSpan block = locate(*m);
       if (!last) {
         last = block;
@@ -413,15 +605,20 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       } else {
         LineSpan done = *last;
         last = block;
-        if (done.start == done.end) {
-          go_on = false;
-          break;
-        }
-        go_on = emit(done.start, block_end(done.start, done.end));
+        go_on = emit(done.start, block_end(done.start, done.end), done.start == done.end);
       }
     }
-    if (go_on && last && last->start != last->end)
-      emit(last->start, block_end(last->start, last->end));
+    if (go_on && last) {
+      const bool sunk =
+          emit(last->start, block_end(last->start, last->end), last->start == last->end);
+      // ripgrep quirk: when -m's after-context runs out at the last block, its trailing
+      // after-context pass still prints the next unvisited line (the block's first, or the one
+      // after the last context line) as context, its own count allowing.
+      if (!sunk && !stopped && context && limit_reached() && after_left == 0 &&
+          core_after_left > 0 && last->start != last->end && printed_until < hay.size()) {
+        print_context(printed_until);
+      }
+    }
     pos = hay.size() + 1;
   }
   while (pos <= hay.size()) {
@@ -429,6 +626,9 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     if (options.invert) {
       // Every line from pos up to the hit (or the end) is a non-matching line.
       std::size_t stop = hit ? hit->start : hay.size();
+      if (!options.slow_lines && pos < stop) {
+        rg_pos = hit ? std::min(hit->end + 1, hay.size()) : hay.size();
+      }
       bool go_on = true;
       while (pos < stop && go_on) {
         std::size_t end = std::min(line_end(pos), stop);
@@ -446,28 +646,47 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   }
   // -m reached with -A: as ripgrep, the after-context lines still print, and those that match
   // print as matches (each using up one line of the context).
-  if (context && !stopped && limit_reached() && !patterns.multiline()) {
+  if (context && !stopped && limit_reached() && !multiline) {
     while (!stopped && after_left > 0 && printed_until < hay.size()) {
       const std::size_t start = printed_until;
+      if (!reach(start)) break;
       const std::size_t end = line_end(start);
       CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, start, scratch));
       const bool matches = hit && hit->start == start;
       if (matches != options.invert) {
+        printed_until = end + 1;
+        if (!check_line(start, end)) {
+          stopped = true;
+          break;
+        }
+        if (!options.invert || options.slow_lines) rg_pos = std::min(end + 1, hay.size());
         if (sink.on_line(lines.at(start), base_offset + start, hay.substr(start, end - start)) !=
             Flow::kContinue) {
           stopped = true;
         }
-        printed_until = end + 1;
       } else {
         print_context(start);
       }
       --after_left;
     }
   }
-  flush_after(hay.size());
-  if (nul_offset && (options.binary == BinaryMode::kConvert ? reported > 0 : true)) {
-    sink.on_binary(base_offset + *nul_offset, reported > 0);
+  // The after-context lines of the last match, through the rounds of the roll buffer.
+  while (context && !stopped && after_left > 0 && printed_until < hay.size()) {
+    if (roll && !reach(printed_until)) break;
+    flush_after(roll ? roll->end() : hay.size());
   }
+  if (suppress && nul != kNoNul && reported > 0) sink.on_binary(base_offset + nul, true);
+  // The bytes searched, as ripgrep counts them: all, unless the search stopped early (a sink's
+  // stop, -m, binary data under kQuit); then where its searcher stood.
+  bool early = stopped || (limit_reached() && after_left == 0);
+  if (roll && !early) {
+    reach(hay.size());  // ripgrep reads on to the end, and may find binary data there
+    early = stopped;
+  }
+  std::uint64_t searched = hay.size();
+  if (early) searched = roll ? roll->start() : rg_pos;
+  if (whole && binary_at) searched = std::min<std::uint64_t>(searched, *binary_at);
+  sink.on_finish(searched);
   return reported;
 }
 

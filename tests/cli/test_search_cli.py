@@ -59,15 +59,6 @@ IS_RG = CTX_VERSION.startswith("ripgrep")
 # Disagreements with rg 14 found by these cases (and tests/diff/test_rg_search.py), reported,
 # not yet fixed. Remove an entry once fixed.
 OPEN_BUGS = {
-    "binary-walked":
-        "a binary file found by the walk: rg 14 searches no line of the read buffer holding the "
-        "first NUL (an early NUL: nothing, exit 1 when nothing else matched), prints "
-        "`PATH: WARNING: stopped searching binary file after match (...)` on stdout, and -c/-l "
-        "drop the file; ctxsearch reports the lines before the NUL's line, warns on stderr",
-    "binary-explicit":
-        "a binary file named on the command line (or under --binary, or stdin) with a match: "
-        "rg 14 exits 0, prints the lines of the buffers before the NUL, and -c counts every "
-        "line; ctxsearch exits 1, prints no line and no count",
 }
 
 CASES = []
@@ -146,8 +137,12 @@ FILES = {
     "bin/mixed/t.txt": b"foo\n",
     "bin/only/bin.dat": BINARY,
     "bin/late/late.dat": LATE_NUL,
+    "bin/peek/p.dat": b"ar\nbb\x00 ar\n",
+    "bin/conv/c.dat": b"a foo\x00foo b\nfoo\n",
     "u/greek.txt": "αβγ foo\nΑΒΓ\n".encode(),
     "u/nonl.txt": b"last foo",
+    "mlm/b.txt": b"foo\nbar\nfoo\nx\nfoo\nfoo\ny\nz\nfoo\n",
+    "pcase/case.txt": b".FOO\nxfoo\n\\foo\n",
 }
 
 TREE = None
@@ -250,8 +245,7 @@ golden("stdin with -c", ["-c", "foo"], b"2\n", 0, stdin=b"a foo\nb\nfoo c\n")
 golden("stdin without a match exits 1", ["foo"], b"", 1, stdin=b"bar\n")
 golden("empty stdin exits 1", ["foo"], b"", 1, stdin=b"")
 golden("binary stdin reports a binary match", ["foo"],
-       b'binary file matches (found "\\0" byte around offset 3)\n', 0, stdin=b"foo\x00bar\n",
-       open_bug="binary-explicit")
+       b'binary file matches (found "\\0" byte around offset 3)\n', 0, stdin=b"foo\x00bar\n")
 golden("stdin that is /dev/null is not searched: the cwd is", S + ["foo"], b"c.txt:x foo\n", 0,
        cwd="d/sub")
 golden("- names stdin among other paths, in argument order", ["foo", "-", "d/sub"],
@@ -377,37 +371,144 @@ golden("-m 0 does not even look at the paths", S + ["-m", "0", "foo", "nope"], b
 OFF11 = b'binary file matches (found "\\0" byte around offset 11)\n'
 
 golden("a binary file found by the walk is skipped from its first NUL's buffer on",
-       S + ["foo", "bin/mixed"], b"bin/mixed/t.txt:foo\n", 0, open_bug="binary-walked")
-golden("a walked binary file alone: nothing found, exit 1", S + ["foo", "bin/only"], b"", 1,
-       open_bug="binary-walked")
-golden("-q: a walked binary file alone is no match", ["-q", "foo", "bin/only"], b"", 1,
-       open_bug="binary-walked")
-golden("-c skips a walked binary file", S + ["-c", "foo", "bin/only"], b"", 1,
-       open_bug="binary-walked")
+       S + ["foo", "bin/mixed"], b"bin/mixed/t.txt:foo\n", 0)
+golden("a walked binary file alone: nothing found, exit 1", S + ["foo", "bin/only"], b"", 1)
+golden("-q: a walked binary file alone is no match", ["-q", "foo", "bin/only"], b"", 1)
+golden("-c skips a walked binary file", S + ["-c", "foo", "bin/only"], b"", 1)
 golden("a walked binary file with a match before a late NUL: the match, then a warning on stdout",
        S + ["-n", "foo", "bin/late"],
        b"bin/late/late.dat:1:foo first\nbin/late/late.dat: WARNING: stopped searching binary file "
-       b"after match (found \"\\0\" byte around offset %d)\n" % LATE_NUL_OFFSET, 0,
-       open_bug="binary-walked")
+       b"after match (found \"\\0\" byte around offset %d)\n" % LATE_NUL_OFFSET, 0)
 golden("a binary file named on the command line reports a binary match",
-       ["foo", "bin/only/bin.dat"], OFF11, 0, open_bug="binary-explicit")
+       ["foo", "bin/only/bin.dat"], OFF11, 0)
 golden("named binary file among others is prefixed with its path",
        S + ["foo", "bin/mixed/bin.dat", "bin/mixed/t.txt"],
        b"bin/mixed/bin.dat: " + OFF11 + b"bin/mixed/t.txt:foo\n", 0)
 golden("a named binary file without a match prints nothing", ["zzz", "bin/only/bin.dat"], b"", 1)
-golden("-c on a named binary file counts all its lines (NUL as a line end)",
-       ["-c", "foo", "bin/only/bin.dat"], b"3\n", 0, open_bug="binary-explicit")
-golden("-l on a named binary file", ["-l", "foo", "bin/only/bin.dat"], b"bin/only/bin.dat\n", 0,
-       open_bug="binary-explicit")
+golden("-c on a named binary file counts all its matching lines (memory-mapped: NUL is no line end)",
+       ["-c", "foo", "bin/only/bin.dat"], b"3\n", 0)
+golden("-l on a named binary file", ["-l", "foo", "bin/only/bin.dat"], b"bin/only/bin.dat\n", 0)
 golden("a named file with a late NUL prints the lines before it, then the message",
        ["foo", "bin/late/late.dat"],
        b"foo first\nbinary file matches (found \"\\0\" byte around offset %d)\n" % LATE_NUL_OFFSET,
-       0, open_bug="binary-explicit")
+       0)
 golden("--binary searches walked binary files like named ones", S + ["--binary", "foo", "bin/only"],
-       b"bin/only/bin.dat: " + OFF11, 0, open_bug="binary-explicit")
+       b"bin/only/bin.dat: " + OFF11, 0)
+golden("a walked binary file: the first read brings 3 bytes (BOM peek), so a line ending there "
+       "is searched", S + ["ar", "bin/peek"],
+       b"bin/peek/p.dat:ar\nbin/peek/p.dat: WARNING: stopped searching binary file after match "
+       b"(found \"\\0\" byte around offset 5)\n", 0)
+golden("--files-without-match drops a walked binary file, yet it makes the search succeed",
+       S + ["--files-without-match", "zzz", "bin/only"], b"", 0)
+golden("-c: named binary files among a directory are read, not mapped: NUL ends a line",
+       S + ["-c", "foo", "bin/conv/c.dat", "bin/peek"], b"bin/conv/c.dat:3\n", 0)
+golden("-c: a named binary file alone is mapped: NUL ends no line", ["-c", "foo", "bin/conv/c.dat"],
+       b"2\n", 0)
 golden("-a searches binary files as text", ["-a", "foo", "bin/only/bin.dat"], BINARY, 0)
 golden("-a -c on a walked binary file", S + ["-a", "-c", "foo", "bin/only"],
        b"bin/only/bin.dat:3\n", 0)
+
+@case
+def stats_bytes_searched_where_the_search_stopped():
+    """--stats' `bytes searched` is where ripgrep's searcher stood when -m stopped it: a walked
+    file goes through the roll buffer, which had consumed nothing of its first round (0; the binary
+    file there quits before its first round); a file named alone is memory-mapped and counts up
+    to the end of the matching line (8 of d/a.txt)."""
+    for args, want in ((["bin/mixed"], b"\n0 bytes searched\n"), (["d/a.txt"], b"\n8 bytes searched\n")):
+        rc, out, _ = tree().run(["--color", "never", "--stats", "-m1", "foo"] + args)
+        check(rc == 0 and want in out, "%r: rc=%d, stdout %r lacks %r" % (args, rc, out, want))
+
+
+
+golden("-P -S: an uppercase character right after a backslash does not count (\\S)",
+       ["-P", "-S", "\\Sfoo", "pcase/case.txt"], b".FOO\nxfoo\n\\foo\n", 0)
+golden("-P -S: other uppercase characters count, inside \\p{...} too (as rg 14)",
+       ["-P", "-S", "\\p{Han}|\\Sfoo", "pcase/case.txt"], b"xfoo\n\\foo\n", 0)
+golden("-P -S: an uppercase non-ASCII letter counts (Unicode's Uppercase: circled A)",
+       ["-P", "-S", "\u24b6|\\Sfoo", "pcase/case.txt"], b"xfoo\n\\foo\n", 0)
+golden("-P -S -F: every character counts", ["-P", "-S", "-F", "\\Foo", "pcase/case.txt"], b"", 1)
+
+
+golden("-U -m with -A: later blocks print as matches while the after-context lasts",
+       ["-U", "-A5", "-m2", "-n", "fo+\\n?", "mlm/b.txt"],
+       b"1:foo\n2-bar\n3:foo\n4-x\n5:foo\n6:foo\n7-y\n8-z\n9:foo\n9-foo\n", 0)
+golden("-U -m with -A: the line that ends the after-context prints twice (rg 14's quirk)",
+       ["-U", "-A3", "-m2", "-n", "fo+\\n?", "mlm/b.txt"],
+       b"1:foo\n2-bar\n3:foo\n4-x\n5:foo\n6:foo\n7-y\n7-y\n", 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# --color always and --colors (expected outputs are rg 14's, byte for byte)
+# ----------------------------------------------------------------------------------------------
+
+def esc(*codes):
+    return b"".join(b"\x1b[%sm" % c for c in codes)
+
+
+R = esc(b"0")
+golden("--color always: ripgrep's default colors", ["--color", "always", "-H", "-n", "foo",
+                                                    "d/a.txt"],
+       R + esc(b"35") + b"d/a.txt" + R + b":" + R + esc(b"32") + b"1" + R + b":" + R
+       + esc(b"1", b"31") + b"foo" + R + b" one\n" + R + esc(b"35") + b"d/a.txt" + R + b":" + R
+       + esc(b"32") + b"3" + R + b":" + R + esc(b"1", b"31") + b"foo" + R + b" two\n", 0)
+golden("--colors: fg/bg by name, number, hex, RGB; styles bold, underline, intense; the column "
+       "spec also colors byte offsets",
+       ["--color", "always", "--colors", "match:fg:100", "--colors", "match:bg:1,2,0x3",
+        "--colors", "match:style:intense", "--colors", "path:fg:red", "--colors", "path:bg:green",
+        "--colors", "path:style:intense", "--colors", "path:style:underline", "--colors",
+        "line:fg:+5", "--colors", "column:bg:white", "-H", "-n", "--column", "-b", "-m1", "foo",
+        "d/a.txt"],
+       R + esc(b"4", b"38;5;9", b"48;5;10") + b"d/a.txt" + R + b":" + R + esc(b"38;5;5") + b"1"
+       + R + b":" + R + esc(b"47") + b"1" + R + b":" + R + esc(b"47") + b"0" + R + b":" + R
+       + esc(b"1", b"38;5;100", b"48;2;1;2;3") + b"foo" + R + b" one\n", 0)
+golden("--colors NAME:none clears a spec; an empty match spec prints matches plain",
+       ["--color", "always", "--colors", "match:none", "--colors", "LINE:NONE", "--colors",
+        "line:style:nobold", "-n", "-m1", "foo", "d/a.txt"],
+       R + b"1" + R + b":foo one\n", 0)
+golden("--colors with only intense left on the match spec still colors it (an empty escape)",
+       ["--color", "always", "--colors", "match:none", "--colors", "match:style:intense", "-m1",
+        "foo", "d/a.txt"], R + b"foo" + R + b" one\n", 0)
+golden("--colors path applies to --files", ["--color", "always", "--colors", "path:fg:0x10",
+                                            "--files", "d/sub"],
+       R + esc(b"38;5;16") + b"d/sub/c.txt" + R + b"\n", 0)
+golden("--colors path applies to -c",
+       ["--color", "always", "--colors", "path:fg:cyan", "-H", "-c", "foo", "d/a.txt"],
+       R + esc(b"36") + b"d/a.txt" + R + b":2\n", 0)
+golden("--colors path colors the binary message's path",
+       ["--color", "always", "--colors", "path:fg:cyan", "foo", "bin/only/bin.dat", "d/a.txt"],
+       R + esc(b"36") + b"bin/only/bin.dat" + R + b": " + OFF11 + R + esc(b"36") + b"d/a.txt" + R
+       + b":" + R + esc(b"1", b"31") + b"foo" + R + b" one\n" + R + esc(b"36") + b"d/a.txt" + R
+       + b":" + R + esc(b"1", b"31") + b"foo" + R + b" two\n", 0)
+golden("--colors is checked even without color", ["--colors", "match:fg:bogus", "foo", "d"], b"", 2,
+       err=[("line", "ctxsearch: error parsing flag --colors: unrecognized color name 'bogus'. "
+                     "Choose from: black, blue, green, red, cyan, magenta, yellow, white")])
+for spec, message in (
+        ("match:fg:256", "unrecognized ansi256 color number, should be '[0-255]' (or a hex "
+                         "number), but is '256'"),
+        ("line:fg:1,2", "unrecognized RGB color triple, should be '[0-255],[0-255],[0-255]' (or "
+                        "a hex triple), but is '1,2'"),
+        ("match:xx:red", "unrecognized spec type 'xx'. Choose from: fg, bg, style, none."),
+        ("foo:fg:red", "unrecognized output type 'foo'. Choose from: path, line, column, match."),
+        ("match:style:blink", "unrecognized style attribute 'blink'. Choose from: nobold, bold, "
+                              "nointense, intense, nounderline, underline."),
+        ("match:fg", "invalid color spec format: 'match:fg'. Valid format is "
+                     "'(path|line|column|match):(fg|bg|style):(value)'.")):
+    golden("--colors rejects %r as ripgrep does" % spec, ["--colors", spec, "foo", "d"], b"", 2,
+           err=[("line", "ctxsearch: error parsing flag --colors: " + message)])
+golden("--heading: no blank line before a binary message alone (ripgrep writes no heading "
+       "there), one before the next heading",
+       ["--heading", "-j1", "foo", "d/a.txt", "bin/only/bin.dat", "d/crlf.txt"],
+       b"d/a.txt\nfoo one\nfoo two\nbin/only/bin.dat: " + OFF11 + b"\nd/crlf.txt\nfoo\r\n", 0)
+
+
+@case
+def heading_with_threads_separates_every_file():
+    """--heading with several threads: ripgrep's buffer writer puts a blank line before every
+    file's output, a binary message alone included (files in either order)."""
+    rc, out, _ = tree().run(["--color", "never", "--heading", "-j2", "foo", "d/a.txt",
+                             "bin/only/bin.dat"])
+    a, b = b"d/a.txt\nfoo one\nfoo two\n", b"bin/only/bin.dat: " + OFF11
+    check(rc == 0 and out in (a + b"\n" + b, b + b"\n" + a), "rc=%d stdout=%r" % (rc, out))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with
 Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b
 --count-matches --files-without-match -H -I --null --heading, -U (with patterns that span lines:
 ML_PATTERNS) --multiline-dotall, -M N --max-columns-preview, --trim, -A/-B/-C N, --json,
---vimgrep, --stats (durations masked: --json's elapsed fields, --stats' seconds lines); patterns: literals, a literal dot,
+--vimgrep, --stats (durations masked: --json's elapsed fields, --stats' seconds lines),
+--color=always with --colors specs; patterns: literals, a literal dot,
 alternations, classes, \\w+, \\bfoo\\b, \\p{Greek}, (?i), anchors, empty-matching patterns (a*, ^,
 the empty pattern). Every command gets `--color never --sort path`; it runs from the tree root
 with no path, `.`, a directory, a single file (no file names then), a binary file, several
@@ -37,7 +38,12 @@ Found here and fixed since (now plain regressions): Unicode simple case folds (`
 Hyperscan; Hyperscan's UTF-8 mode on invalid UTF-8 dropping matches (`\\bfoo\\b` on
 `\\xc3foo`); smart case on non-ASCII uppercase and escapes; an empty match right where a match
 ended (`a*` -o); an empty file matching an empty-matching pattern; -v --column printing `1:`;
--v -o printing nothing; -b counting a UTF-8 BOM; -m 0 still walking the paths.
+-v -o printing nothing; -b counting a UTF-8 BOM; -m 0 still walking the paths; binary files
+(where ripgrep notices a NUL: its roll buffer's reads, a 3-byte first one and context lines kept
+from round to round, or the whole file when memory-mapped or multiline; what its printers do
+then); --stats' bytes searched when -m stops a search; -P -S (rg 14 counts any uppercase
+character not right after a backslash, `\\p{Han}` included); -U -m N with -A (later blocks print
+as matches while the after-context lasts; ripgrep's duplicate of the line that ends it).
 
 On a mismatch the case is shrunk (files, flags, patterns, lines, bytes) and printed: the files
 involved, the command, expected vs got.
@@ -394,6 +400,12 @@ def pattern_file_bytes(patterns):
     return "".join(p + "\n" for p in patterns).encode()
 
 
+# --colors specs (with --color=always): every target, kinds, color forms, styles, none.
+COLOR_SPECS = ["match:fg:blue", "match:none", "match:style:nobold", "match:bg:1,2,3",
+               "path:fg:0x10", "path:none", "line:style:underline", "line:fg:white",
+               "column:bg:green", "column:style:intense", "match:style:intense"]
+
+
 def gen_case(rng, tree):
     flags = []
     mode = rng.choice(OUTPUT_MODES)
@@ -422,6 +434,10 @@ def gen_case(rng, tree):
         flags.append("--stats")
     if rng.random() < 0.12:
         flags += ["-m", str(rng.choice([0, 1, 1, 2, 3]))]
+    if rng.random() < 0.08:  # after the leading --color never, so it wins
+        flags.append("--color=always")
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            flags.append("--colors=" + rng.choice(COLOR_SPECS))
     rng.shuffle(flags)
     # keep "-m N" adjacent after shuffling
     if "-m" in flags:
@@ -694,35 +710,6 @@ def can_match_empty(pattern):
 # Open ctxsearch-vs-rg 14 disagreements: (name, description, applies(case), ablate(case) -> the
 # case without what the bug needs, or None when nothing is left to compare).
 OPEN_BUGS = [
-    ("binary-walked",
-     "a binary file found by the walk (BinaryMode::kQuit): rg 14 searches no line of the 64 KiB "
-     "read buffer holding the first NUL (for an early NUL: nothing at all, exit 1 when nothing "
-     "else matched), prints `PATH: WARNING: stopped searching binary file after match (found "
-     "\"\\0\" byte around offset N)` on *stdout* only after lines were printed, and under -c, "
-     "--count-matches, -l, --files-without-match, -q drops the file entirely; ctxsearch reports "
-     "every line before the NUL's line and prints the warning on stderr",
-     lambda c: any(b"\x00" in c.tree.files[p] for p in c.walked_files()),
-     lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
-    ("binary-explicit",
-     "a binary file named on the command line (BinaryMode::kConvert) with matches: rg 14 exits 0 "
-     "and -c / --count-matches / -l print the file's counts and name (NUL counted as a line end); "
-     "ctxsearch exits 1, prints nothing for -c / --count-matches / -l, and lists the file "
-     "under --files-without-match",
-     lambda c: any(b"\x00" in c.tree.files[p] for p in c.explicit_files()),
-     lambda c: map_files(c, lambda d: d.replace(b"\x00", b" "))),
-    ("stats-bytes-searched-max-count",
-     "--stats or --json with -m: ripgrep's `bytes searched` is where its searcher stood when -m "
-     "stopped it: the end of the last matching line in its fast line searcher (as ctxsearch), "
-     "elsewhere in its other paths (`--json -m 1 '.+'` on `\\nS` gives 1 in rg, 2 in ctxsearch)",
-     lambda c: c.has("--stats", "--json") and c.has("-m"),
-     lambda c: drop_flags(c, "--stats", "--json")),
-    ("multiline-max-count-context",
-     "-U -m N with -A/-C: after the N-th block ripgrep keeps printing its after-context lines, "
-     "and those that match (under -v: do not match) print as matches; ctxsearch prints them as "
-     "context lines in multiline mode (`-U -v -A1 -m 1 'bar\\n?'` on `\\n.` prints `:.` in "
-     "rg, `-.` in ctxsearch)",
-     lambda c: c.has("-U") and c.has("-m") and any(f[:2] in ("-A", "-C") for f in c.flags),
-     lambda c: c.copy(flags=[f for f in c.flags if f[:2] not in ("-A", "-C")])),
     ("multiline-empty-match-invalid-utf8",
      "-U with an empty-matching pattern (`^`) on a file with invalid UTF-8: the number of matches "
      "can differ by one (`-U -c -e '\\p{Greek}|foo' -e '^'`: 53 in rg 14, 52 in ctxsearch on a "
@@ -738,13 +725,6 @@ OPEN_BUGS = [
      lambda c: not c.has("-P") and any("[:" in p for p in c.patterns),
      lambda c: c.copy(patterns=[p.replace("[:upper:]", "A-Z").replace("[:alpha:]", "A-Za-z")
                                 for p in c.patterns])),
-    ("pcre2-smart-case",
-     "-P with -S: rg 14 counts any uppercase character not right after a backslash, so "
-     "`-P -S '\\p{Han}|\\Sfoo'` is case-sensitive (the `H`) and does not match `.FOO`; ctxsearch "
-     "applies its non--P rule (escapes never count) and matches",
-     lambda c: c.has("-P") and case_mode(c) == "-S"
-     and rg_pcre2_smart_caseless(c.patterns) != rg_smart_caseless(c.patterns),
-     lambda c: without_smart_case(c, rg_pcre2_smart_caseless(c.patterns))),
     ("unicode-word-chars",
      "\\w, \\W, \\b, -w: Rust's \\w (rg 14) is Alphabetic + marks + Nd + Pc + Join_Control, "
      "PCRE2 10.42's (UCP) is letters + all numbers + `_`: `-o '\\w+'` on `x₀y` prints `x`, `y` in "

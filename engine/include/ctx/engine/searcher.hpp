@@ -21,12 +21,17 @@ namespace ctx::engine {
 
 enum class Flow : std::uint8_t { kContinue, kStop };
 
-// In multiline mode, as ripgrep, only the first 64 KiB are looked at for a NUL byte, and under
-// kQuit a file with one there is not searched at all.
+// What a NUL byte (binary data) does, as ripgrep's BinaryDetection. Where ripgrep notices one
+// depends on how it reads the file (see SearchOptions::whole_file): with its 64 KiB roll buffer,
+// when the read that brings the first NUL in happens; on a whole file (memory map, multiline
+// mode), in the first 64 KiB, then in each line (block) about to be reported.
 enum class BinaryMode : std::uint8_t {
-  kQuit,     // files found by the walk: stop at the first NUL byte (search what precedes it)
-  kConvert,  // files named on the command line: search all, report "binary file matches"
-  kText,     // -a/--text: search every byte as text
+  kQuit,  // files found by the walk: stop there (the roll buffer holding the NUL is not searched)
+  kConvert,   // files named on the command line, --binary: on_binary, then go on (the roll buffer
+              // reads a NUL as a line end); the sink decides whether to stop
+  kSuppress,  // no ripgrep mode (agent tools): a haystack holding a NUL reports no line; on_binary
+              // once at the end, saying whether it matched
+  kText,      // -a/--text: search every byte as text
 };
 
 struct SearchOptions {
@@ -36,6 +41,16 @@ struct SearchOptions {
   std::size_t before = 0;                  // -B: context lines before each reported line
   std::size_t after = 0;                   // -A: context lines after each reported line
   BinaryMode binary = BinaryMode::kQuit;
+  // ripgrep has the whole file in memory (it memory-maps up to 10 files named on the command
+  // line); otherwise (line mode) it reads through its 64 KiB roll buffer. Multiline mode always
+  // has the whole file. Decides where binary data is noticed and the bytes searched (on_finish).
+  bool whole_file = false;
+  // ripgrep steps line by line (its PCRE2 matcher, -P, names no line terminator): only changes
+  // where a search cut short says it stopped (on_finish).
+  bool slow_lines = false;
+  // The haystack is ripgrep's stdin, which it reads through Rust's 8 KiB buffer (so its roll
+  // buffer's second read ends at 8 KiB): where it notices binary data.
+  bool stdin_reader = false;
   // A piece of a longer stream (stdin searched as it arrives): the number of its first line and
   // the stream offset of its first byte, for reported line numbers and offsets. A piece after the
   // first has no BOM.
@@ -57,8 +72,13 @@ class LineSink {
                           std::string_view line) = 0;
   // A gap between two groups of printed lines in one file (ripgrep prints "--").
   virtual void on_context_break() = 0;
-  // A NUL byte was found at `offset`; under kConvert matching lines are not reported, this is.
+  // Binary data noticed (see BinaryMode): the first NUL byte seen is at `offset`; `matched` says
+  // whether a line was reported before. Under kQuit nothing follows; under kConvert the search
+  // goes on (the sink may stop it); under kSuppress it comes last.
   virtual void on_binary(std::uint64_t offset, bool matched) = 0;
+  // Called last with the bytes searched as ripgrep counts them (--stats): the haystack's size,
+  // or where ripgrep's searcher stood when the search stopped early.
+  virtual void on_finish(std::uint64_t /*bytes_searched*/) {}
   // Called once before any other call with the bytes actually searched (after a BOM is dropped
   // or UTF-16 transcoded); the lines given later point into it. It lives until search_buffer
   // returns.
