@@ -269,10 +269,12 @@ constexpr Flag kFlags[] = {
   {"max-filesize", 0, "NUM+SUFFIX?", "Skip files larger than NUM bytes (suffixes K, M, G).",
    [](Args& a, std::string_view v) -> Status {
      CTX_TRY_ASSIGN(auto n, parse_size("max-filesize", v)); a.walk.max_filesize = n; return {}; }},
-  {"mmap", 0, "", "Memory-map files where that is faster (the default: files of 128 KiB or more).",
-   [](Args& a, std::string_view) -> Status { a.mmap = true; return {}; }},
+  {"mmap", 0, "", "Search files named on the command line as memory maps, as ripgrep does for at "
+   "most 10 named files by default (this decides where binary data is noticed). Files of 128 KiB or "
+   "more are mapped anyway unless --no-mmap is given.",
+   [](Args& a, std::string_view) -> Status { a.mmap = Args::Mmap::kAlways; return {}; }},
   {"no-mmap", 0, "", "Never memory-map files: read every one with read(2).",
-   [](Args& a, std::string_view) -> Status { a.mmap = false; return {}; }},
+   [](Args& a, std::string_view) -> Status { a.mmap = Args::Mmap::kNever; return {}; }},
   {"one-file-system", 0, "", "Do not descend into directories on other file systems.",
    [](Args& a, std::string_view) -> Status { a.walk.one_file_system = true; return {}; }},
   {"no-one-file-system", 0, "", "Undo --one-file-system.",

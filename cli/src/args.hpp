@@ -66,7 +66,8 @@ struct Args {
   bool byte_offset = false;                  // -b
   bool text = false;                         // -a
   bool binary = false;                       // --binary: walked binary files as if named (-uuu)
-  bool mmap = true;                          // --no-mmap: never memory-map a file
+  enum class Mmap : std::uint8_t { kAuto, kAlways, kNever };
+  Mmap mmap = Mmap::kAuto;                   // --mmap / --no-mmap
   std::optional<std::uint64_t> max_columns;  // -M: longer printed lines are omitted (0: no limit)
   bool max_columns_preview = false;          // --max-columns-preview: print their start instead
   bool trim = false;                         // --trim: drop leading ASCII whitespace of lines

@@ -793,7 +793,7 @@ class Search {
     const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary && !print_.multiline;
     Result<std::string_view> bytes = std::string_view();
     if (!streamed) {
-      w.buffer.allow_mapping(args_.mmap);
+      w.buffer.allow_mapping(args_.mmap != Args::Mmap::kNever);
       bytes = is_stdin      ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
               : dir_fd >= 0 ? w.buffer.read_at(dir_fd, name.data(), path, quit_on_binary)
                             : w.buffer.read(owned.c_str(), quit_on_binary);
@@ -1241,12 +1241,15 @@ int run_search(Args& args) {
   walk.types = &filters->types;
   print.multiline = compiled->multiline();
   Search search(args, std::move(*compiled), print);
-  // As ripgrep 14 (hiargs.rs, mmap_choice): at most 10 paths, all of them files.
-  search.set_whole_files(!paths.empty() && paths.size() <= 10 &&
+  // As ripgrep 14 (hiargs.rs, mmap_choice): named files are searched as maps under --mmap, never
+  // under --no-mmap, and by default when there are at most 10 paths, all of them files.
+  const bool few_files = !paths.empty() && paths.size() <= 10 &&
                          std::all_of(paths.begin(), paths.end(), [](const std::string& p) {
                            struct stat ps {};
                            return ::stat(p.c_str(), &ps) == 0 && S_ISREG(ps.st_mode);
-                         }));
+                         });
+  search.set_whole_files(args.mmap == Args::Mmap::kAlways ||
+                         (args.mmap == Args::Mmap::kAuto && few_files));
   return search.run(walk, paths, search_stdin);
 }
 
