@@ -137,6 +137,23 @@ std::string pcre2_error_text(int code) {
   return reinterpret_cast<const char*>(buf);
 }
 
+// What a Scratch's interrupt is (Scratch::set_interrupt).
+struct InterruptState {
+  const std::function<bool()>* stop = nullptr;
+  std::uint32_t confirms = 0;  // candidate lines PCRE2 rejected since the last check
+};
+
+// While an interrupt is set, PCRE2 scans whole buffers a window at a time (this many lines, or
+// one line longer than kWindowBytes), so the interrupt is checked between windows even when
+// every line costs a regex long backtracking.
+constexpr int kWindowLines = 16;
+constexpr std::size_t kWindowBytes = std::size_t{64} << 10;
+
+Error interrupted_error() {
+  return Error{ErrorCode::kIo,
+               "the search was interrupted (its deadline passed or it was cancelled)"};
+}
+
 Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
                                 std::string_view shown) {
   int error = 0;
@@ -467,6 +484,7 @@ struct PatternSet::Scratch::Impl {
   pcre2_match_data* md = nullptr;
   pcre2_match_context* mctx = nullptr;
   pcre2_jit_stack* jit_stack = nullptr;
+  InterruptState interrupt;  // see set_interrupt
   ~Impl() {
     if (hs != nullptr) hs_free_scratch(hs);
     if (md != nullptr) pcre2_match_data_free(md);
@@ -655,6 +673,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   return PatternSet(std::move(impl));
 }
 
+void PatternSet::Scratch::set_interrupt(const std::function<bool()>* stop) {
+  impl_->interrupt = InterruptState{stop, 0};
+}
+
 PatternSet::Scratch PatternSet::make_scratch() const {
   auto s = std::make_unique<Scratch::Impl>();
   if (impl_->hs_proto != nullptr) hs_clone_scratch(impl_->hs_proto.get(), &s->hs);
@@ -701,6 +723,8 @@ struct ScanContext {
   std::optional<Error> error;
   pcre2_match_data* md;
   pcre2_match_context* mctx;
+  InterruptState* interrupt;
+  bool interrupted = false;
 };
 
 int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long to,
@@ -726,7 +750,26 @@ int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long
     return 1;
   }
   ctx->rejected_until = line.end + 1;
+  // Many rejected candidates can take long when the confirming regex backtracks.
+  InterruptState& interrupt = *ctx->interrupt;
+  if (interrupt.stop != nullptr && (++interrupt.confirms & 15) == 0 && (*interrupt.stop)()) {
+    ctx->interrupted = true;
+    return 1;
+  }
   return 0;
+}
+
+// The end of the PCRE2 scan window that starts at `from`: after the kWindowLines-th line feed, or
+// after the line that passes kWindowBytes, or the end of `hay`. Always a line boundary.
+std::size_t window_end(std::string_view hay, std::size_t from) {
+  std::size_t end = from;
+  for (int i = 0; i < kWindowLines && end < hay.size(); ++i) {
+    const void* nl = std::memchr(hay.data() + end, '\n', hay.size() - end);
+    if (nl == nullptr) return hay.size();
+    end = static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data()) + 1;
+    if (end - from >= kWindowBytes) break;
+  }
+  return end;
 }
 
 }  // namespace
@@ -741,19 +784,40 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
   }
   if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
-    ScanContext ctx{impl_->line_re.get(), impl_->exact, hay,  from,  from,
-                    std::nullopt,         std::nullopt, s.md, s.mctx};
+    ScanContext ctx{impl_->line_re.get(),
+                    impl_->exact,
+                    hay,
+                    from,
+                    from,
+                    std::nullopt,
+                    std::nullopt,
+                    s.md,
+                    s.mctx,
+                    &s.interrupt};
     std::string_view rest = hay.substr(from);
     hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs, on_hs_match,
             &ctx);
     if (ctx.error) return std::move(*ctx.error);
+    if (ctx.interrupted) return interrupted_error();
     return ctx.found;
   }
   std::size_t cur = from;
   while (cur <= hay.size()) {
-    CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->scan_re.get(), hay, cur, s.md, s.mctx));
-    if (!hit) return std::optional<LineSpan>{};
-    std::size_t start = pcre2_get_ovector_pointer(s.md)[0];
+    // Without an interrupt, one PCRE2 call scans the rest of the buffer; with one, a window at a
+    // time (windows end at line boundaries, and matches are confirmed per line anyway).
+    std::size_t limit = hay.size();
+    if (s.interrupt.stop != nullptr) {
+      if ((*s.interrupt.stop)()) return interrupted_error();
+      limit = window_end(hay, cur);
+    }
+    CTX_TRY_ASSIGN(bool hit,
+                   run_pcre2(impl_->scan_re.get(), hay.substr(0, limit), cur, s.md, s.mctx));
+    if (!hit && limit == hay.size()) return std::optional<LineSpan>{};
+    std::size_t start = hit ? pcre2_get_ovector_pointer(s.md)[0] : limit;
+    if (start >= limit && limit < hay.size()) {  // nothing in this window
+      cur = limit;
+      continue;
+    }
     LineSpan line = line_around(hay, std::min(start, hay.size()), cur);
     CTX_TRY_ASSIGN(bool confirmed,
                    run_pcre2(impl_->line_re.get(), hay.substr(line.start, line.end - line.start), 0,
