@@ -225,9 +225,8 @@ std::optional<int> prepare(const Flags& flags, Setup& setup) {
     const char* pwd = std::getenv("PWD");
     struct stat by_pwd {};
     struct stat by_cwd {};
-    if (pwd != nullptr && pwd[0] == '/' && ::stat(pwd, &by_pwd) == 0 &&
-        ::stat(".", &by_cwd) == 0 && by_pwd.st_dev == by_cwd.st_dev &&
-        by_pwd.st_ino == by_cwd.st_ino) {
+    if (pwd != nullptr && pwd[0] == '/' && ::stat(pwd, &by_pwd) == 0 && ::stat(".", &by_cwd) == 0 &&
+        by_pwd.st_dev == by_cwd.st_dev && by_pwd.st_ino == by_cwd.st_ino) {
       root = pwd;
     }
   }

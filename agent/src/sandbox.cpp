@@ -600,8 +600,8 @@ Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
   if (fd >= 0) {
     out.fd = UniqueFd(fd);
   } else if (errno == ENOENT && out.kind == EntryKind::kFile) {
-    CTX_TRY_ASSIGN(out.fd, reopen_by_path(root_fd_.get(), out.canonical, out.st, relative,
-                                          root_path_));
+    CTX_TRY_ASSIGN(out.fd,
+                   reopen_by_path(root_fd_.get(), out.canonical, out.st, relative, root_path_));
   } else {
     return errno_error(errno, relative, root_path_);
   }

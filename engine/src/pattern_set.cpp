@@ -4,6 +4,7 @@
 #include <hs/hs.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "byte_prefilter.hpp"
@@ -137,17 +138,21 @@ std::string pcre2_error_text(int code) {
   return reinterpret_cast<const char*>(buf);
 }
 
+// While an interrupt is set, PCRE2 scans whole buffers a window of whole lines at a time, checking
+// the interrupt between windows, so a regex that backtracks for long on every line still stops
+// soon. The window (at least the given bytes, to the end of the line they reach) adapts to take
+// about a millisecond: it doubles after a call that took less than a quarter of that and halves
+// after one that took more than twice, from one line up to kMaxWindowBytes.
+constexpr std::size_t kFirstWindowBytes = std::size_t{16} << 10;
+constexpr std::size_t kMaxWindowBytes = std::size_t{1} << 20;
+constexpr auto kWindowTarget = std::chrono::microseconds(1000);
+
 // What a Scratch's interrupt is (Scratch::set_interrupt).
 struct InterruptState {
   const std::function<bool()>* stop = nullptr;
-  std::uint32_t confirms = 0;  // candidate lines PCRE2 rejected since the last check
+  std::uint32_t confirms = 0;  // candidate lines PCRE2 rejected, for the check every 16
+  std::size_t window_bytes = kFirstWindowBytes;
 };
-
-// While an interrupt is set, PCRE2 scans whole buffers a window at a time (this many lines, or
-// one line longer than kWindowBytes), so the interrupt is checked between windows even when
-// every line costs a regex long backtracking.
-constexpr int kWindowLines = 16;
-constexpr std::size_t kWindowBytes = std::size_t{64} << 10;
 
 Error interrupted_error() {
   return Error{ErrorCode::kIo,
@@ -674,7 +679,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
 }
 
 void PatternSet::Scratch::set_interrupt(const std::function<bool()>* stop) {
-  impl_->interrupt = InterruptState{stop, 0};
+  impl_->interrupt.stop = stop;
 }
 
 PatternSet::Scratch PatternSet::make_scratch() const {
@@ -759,17 +764,14 @@ int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long
   return 0;
 }
 
-// The end of the PCRE2 scan window that starts at `from`: after the kWindowLines-th line feed, or
-// after the line that passes kWindowBytes, or the end of `hay`. Always a line boundary.
-std::size_t window_end(std::string_view hay, std::size_t from) {
-  std::size_t end = from;
-  for (int i = 0; i < kWindowLines && end < hay.size(); ++i) {
-    const void* nl = std::memchr(hay.data() + end, '\n', hay.size() - end);
-    if (nl == nullptr) return hay.size();
-    end = static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data()) + 1;
-    if (end - from >= kWindowBytes) break;
-  }
-  return end;
+// The end of the PCRE2 scan window that starts at `from`: just after the line feed that ends the
+// line holding byte from + bytes - 1, or the end of `hay`. A line boundary.
+std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes) {
+  const std::size_t at = from + bytes - 1;
+  if (at >= hay.size()) return hay.size();
+  const void* nl = std::memchr(hay.data() + at, '\n', hay.size() - at);
+  return nl == nullptr ? hay.size()
+                       : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data()) + 1;
 }
 
 }  // namespace
@@ -784,16 +786,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
   }
   if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
-    ScanContext ctx{impl_->line_re.get(),
-                    impl_->exact,
-                    hay,
-                    from,
-                    from,
-                    std::nullopt,
-                    std::nullopt,
-                    s.md,
-                    s.mctx,
-                    &s.interrupt};
+    ScanContext ctx{impl_->line_re.get(), impl_->exact, hay,  from,   from,
+                    std::nullopt,         std::nullopt, s.md, s.mctx, &s.interrupt};
     std::string_view rest = hay.substr(from);
     hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs, on_hs_match,
             &ctx);
@@ -806,12 +800,23 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     // Without an interrupt, one PCRE2 call scans the rest of the buffer; with one, a window at a
     // time (windows end at line boundaries, and matches are confirmed per line anyway).
     std::size_t limit = hay.size();
-    if (s.interrupt.stop != nullptr) {
-      if ((*s.interrupt.stop)()) return interrupted_error();
-      limit = window_end(hay, cur);
+    std::chrono::steady_clock::time_point window_start;
+    InterruptState& interrupt = s.interrupt;
+    if (interrupt.stop != nullptr) {
+      if ((*interrupt.stop)()) return interrupted_error();
+      limit = window_end(hay, cur, interrupt.window_bytes);
+      window_start = std::chrono::steady_clock::now();
     }
     CTX_TRY_ASSIGN(bool hit,
                    run_pcre2(impl_->scan_re.get(), hay.substr(0, limit), cur, s.md, s.mctx));
+    if (interrupt.stop != nullptr) {
+      const auto took = std::chrono::steady_clock::now() - window_start;
+      if (took < kWindowTarget / 4 && interrupt.window_bytes < kMaxWindowBytes) {
+        interrupt.window_bytes *= 2;
+      } else if (took > kWindowTarget * 2 && interrupt.window_bytes > 1) {
+        interrupt.window_bytes /= 2;
+      }
+    }
     if (!hit && limit == hay.size()) return std::optional<LineSpan>{};
     std::size_t start = hit ? pcre2_get_ovector_pointer(s.md)[0] : limit;
     if (start >= limit && limit < hay.size()) {  // nothing in this window

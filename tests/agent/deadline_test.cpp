@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <fstream>
+#include <optional>
 #include <string>
 
 #include "tool_test_env.hpp"
@@ -33,15 +35,49 @@ Timed timed_call(const ToolEnv& env, std::string_view tool, std::string_view arg
                                    std::chrono::steady_clock::now() - start)};
 }
 
-// 40 directories of 100 files each, every file holding one "needle" line.
-void big_tree(const ToolEnv& env) {
-  for (int d = 0; d < 40; ++d) {
-    for (int f = 0; f < 100; ++f) {
-      env.file("d" + std::to_string(d) + "/f" + std::to_string(f) + ".txt",
-               "first line\nneedle " + std::to_string(f) + "\nlast line\n");
-    }
+// 40 directories of 100 files each, every file holding one "needle" line: built once for the
+// tests that share it (file creation is the slow part on a loaded machine), removed at exit.
+class BigTree {
+ public:
+  static const BigTree& get() {
+    static const BigTree tree;
+    return tree;
   }
-}
+  // Calls `tool` over the tree with a deadline `deadline` from now; `deadline_ms` is what the
+  // texts quote.
+  Timed call(std::string_view tool, std::string_view args, std::chrono::milliseconds deadline,
+             std::uint32_t deadline_ms) const {
+    ctx::agent::AgentConfig config;
+    config.limits.deadline_ms = deadline_ms;
+    ctx::agent::EstimatingCounter counter;
+    const auto start = std::chrono::steady_clock::now();
+    ctx::agent::CallContext context{*sandbox_,        *policy_, counter, config,
+                                    start + deadline, nullptr,  nullptr};
+    auto out = ctx::agent::call_tool(tool, args, context);
+    return Timed{std::move(out), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::steady_clock::now() - start)};
+  }
+
+ private:
+  BigTree() {
+    for (int d = 0; d < 40; ++d) {
+      env_.dir("d" + std::to_string(d));
+      for (int f = 0; f < 100; ++f) {
+        std::ofstream(env_.root() / ("d" + std::to_string(d)) / ("f" + std::to_string(f) + ".txt"))
+            << "first line\nneedle " << f << "\nlast line\n";
+      }
+    }
+    auto sandbox = ctx::agent::Sandbox::open(env_.root().string());
+    REQUIRE(sandbox.ok());
+    sandbox_.emplace(std::move(sandbox).value());
+    auto policy = ctx::agent::Policy::build({});
+    REQUIRE(policy.ok());
+    policy_.emplace(std::move(policy).value());
+  }
+  ToolEnv env_;
+  std::optional<ctx::agent::Sandbox> sandbox_;
+  std::optional<ctx::agent::Policy> policy_;
+};
 
 std::string_view string_at(simdjson::dom::element root, std::string_view key) {
   std::string_view v;
@@ -97,10 +133,8 @@ TEST_CASE("search_files stops inside a file whose regex backtracks for seconds w
 
 TEST_CASE("search_files over a tree too large for its deadline returns what it found, flagged",
           "[agent][deadline][search_files]") {
-  ToolEnv env;
-  big_tree(env);
-  env.config.limits.deadline_ms = 2;
-  Timed t = timed_call(env, "search_files", R"({"pattern":"needle","max_results":5})", 2ms);
+  const BigTree& tree = BigTree::get();
+  Timed t = tree.call("search_files", R"({"pattern":"needle","max_results":5})", 2ms, 2);
   INFO("took " << t.took.count() << " ms");
   CHECK(t.took < kPromptly);
   REQUIRE(t.out.ok());
@@ -117,8 +151,7 @@ TEST_CASE("search_files over a tree too large for its deadline returns what it f
   ctx::agent::testing::check_output_schema("search_files", t.out->structured);
 
   // The same call with time to spare finds every match: the deadline was what cut it.
-  env.config.limits.deadline_ms = 60'000;
-  Timed full = timed_call(env, "search_files", R"({"pattern":"needle","max_results":5})", 60s);
+  Timed full = tree.call("search_files", R"({"pattern":"needle","max_results":5})", 60s, 60'000);
   REQUIRE(full.out.ok());
   simdjson::dom::parser full_parser;
   auto full_root = ctx::agent::testing::parse(full_parser, full.out->structured);
@@ -128,9 +161,8 @@ TEST_CASE("search_files over a tree too large for its deadline returns what it f
 
 TEST_CASE("find_files over a tree too large for its deadline flags truncation and the next step",
           "[agent][deadline][find_files]") {
-  ToolEnv env;
-  big_tree(env);
-  Timed t = timed_call(env, "find_files", R"({"pattern":"**/*.txt","max_results":1000})", 2ms);
+  const BigTree& tree = BigTree::get();
+  Timed t = tree.call("find_files", R"({"pattern":"**/*.txt","max_results":1000})", 2ms, 2);
   INFO("took " << t.took.count() << " ms");
   CHECK(t.took < kPromptly);
   REQUIRE(t.out.ok());
@@ -147,7 +179,7 @@ TEST_CASE("find_files over a tree too large for its deadline flags truncation an
         std::string::npos);
   ctx::agent::testing::check_output_schema("find_files", t.out->structured);
 
-  Timed full = timed_call(env, "find_files", R"({"pattern":"**/*.txt"})", 60s);
+  Timed full = tree.call("find_files", R"({"pattern":"**/*.txt"})", 60s, 60'000);
   REQUIRE(full.out.ok());
   simdjson::dom::parser full_parser;
   auto full_root = ctx::agent::testing::parse(full_parser, full.out->structured);
@@ -155,11 +187,11 @@ TEST_CASE("find_files over a tree too large for its deadline flags truncation an
   CHECK(number_at(full_root["total"]) == 4000);
 }
 
-TEST_CASE("list_directory over a tree too large for its deadline flags truncation and the next step",
-          "[agent][deadline][list_directory]") {
-  ToolEnv env;
-  big_tree(env);
-  Timed t = timed_call(env, "list_directory", R"({"depth":5,"max_results":1000})", 2ms);
+TEST_CASE(
+    "list_directory over a tree too large for its deadline flags truncation and the next step",
+    "[agent][deadline][list_directory]") {
+  const BigTree& tree = BigTree::get();
+  Timed t = tree.call("list_directory", R"({"depth":5,"max_results":1000})", 2ms, 2);
   INFO("took " << t.took.count() << " ms");
   CHECK(t.took < kPromptly);
   REQUIRE(t.out.ok());
@@ -175,7 +207,7 @@ TEST_CASE("list_directory over a tree too large for its deadline flags truncatio
         std::string::npos);
   ctx::agent::testing::check_output_schema("list_directory", t.out->structured);
 
-  Timed full = timed_call(env, "list_directory", R"({"depth":5})", 60s);
+  Timed full = tree.call("list_directory", R"({"depth":5})", 60s, 60'000);
   REQUIRE(full.out.ok());
   simdjson::dom::parser full_parser;
   auto full_root = ctx::agent::testing::parse(full_parser, full.out->structured);
@@ -204,7 +236,7 @@ TEST_CASE("the windowed scan that keeps the deadline enforceable still finds eve
           "[agent][deadline][search_files]") {
   ToolEnv env;
   // A look-ahead makes PCRE2 scan alone, window by window: matches on both sides of window
-  // boundaries, next to lines that only almost match, in a line over the 64 KiB window size,
+  // boundaries, next to lines that only almost match, in a line longer than the first window,
   // and on a last line without a line feed.
   std::string text;
   std::uint64_t expected = 0;

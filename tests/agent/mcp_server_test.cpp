@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ctx/agent/audit_log.hpp"
@@ -811,7 +812,7 @@ TEST_CASE("hostile bytes and nesting get a JSON-RPC error or a clean result, alw
   const std::string call = R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":)";
   const std::vector<Row> rows = {
       {call + "{\"name\":\"echo\",\"arguments\":{\"text\":\"\xff\xfe\"}}}", -32700},
-      {call + "{\"name\":\"echo\",\"arguments\":{\"\xc3\":1}}}", -32700},      // cut sequence
+      {call + "{\"name\":\"echo\",\"arguments\":{\"\xc3\":1}}}", -32700},          // cut sequence
       {call + "{\"name\":\"echo\",\"arguments\":{\"t\":\"\xc0\xaf\"}}}", -32700},  // overlong
       {call + "{\"name\":\"echo\",\"arguments\":{\"t\":\"\xed\xa0\x80\"}}}", -32700},  // surrogate
       {call + "{\"name\":\"ec\xf0\x9fho\"}}", -32700},
@@ -912,6 +913,73 @@ TEST_CASE("the registry backend serves the real tool list and reports unknown to
   CHECK_FALSE(ok);
   CHECK(error == "invalid_argument");
   CHECK(simdjson::minify(r->root["arguments"]) == R"({"a":[1,2]})");
+}
+
+TEST_CASE("the stdio loop runs real tools on every worker at once, with cancellations",
+          "[agent][mcp][tsan]") {
+  // The configuration ThreadSanitizer should see: the reader parsing while four workers run the
+  // registry's tools (argument parsing, walks, searches, the shared session's cursor cache, the
+  // audit log) and cancellations land mid-call.
+  TempDir dir;
+  for (int d = 0; d < 8; ++d) {
+    for (int f = 0; f < 25; ++f) {
+      std::ofstream(dir.path / ("d" + std::to_string(d) + "_" + std::to_string(f) + ".txt"))
+          << "alpha " << f << "\nneedle " << d << "\nomega\n";
+    }
+  }
+  auto sandbox = ctx::agent::Sandbox::open(dir.path.string());
+  REQUIRE(sandbox.ok());
+  auto policy = ctx::agent::Policy::build({});
+  REQUIRE(policy.ok());
+  ctx::agent::AgentConfig config;
+  ctx::agent::SessionState session;
+  TempDir log_dir;
+  auto log = AuditLog::open((log_dir.path / "audit.jsonl").string());
+  REQUIRE(log.ok());
+  ctx::agent::RegistryBackend backend(*sandbox, *policy, config, &session, log->get());
+  McpServer server(backend, {});
+  Pipe in, out;
+  int status = -1;
+  std::thread loop([&] { status = server.run(in.read, out.write); });
+  const std::vector<std::pair<std::string, std::string>> calls = {
+      {"search_files", R"({"pattern":"needle","max_results":3})"},
+      {"search_files", R"({"pattern":"alpha \\d+","output_mode":"count"})"},
+      {"find_files", R"({"pattern":"*.txt","max_results":5})"},
+      {"list_directory", R"({"max_results":7})"},
+      {"read_file", R"({"path":"d1_1.txt"})"},
+      {"file_info", R"({"path":"d2_2.txt"})"},
+  };
+  constexpr int kRounds = 60;
+  std::string script = init_line("2025-11-25") + "\n";
+  for (int i = 0; i < kRounds; ++i) {
+    const auto& [tool, args] = calls[static_cast<std::size_t>(i) % calls.size()];
+    script += call_line(std::to_string(100 + i), tool, args) + "\n";
+    if (i % 5 == 4) script += cancel_line(std::to_string(100 + i - 1)) + "\n";
+  }
+  std::thread sender([&] {
+    in.send(script);
+    in.close_write();
+  });
+  std::vector<std::string> lines = read_lines(out.read, kRounds + 1);
+  sender.join();
+  loop.join();
+  CHECK(status == 0);
+  // Every call is answered once, except that a cancelled one may go unanswered.
+  std::vector<int> seen(kRounds, 0);
+  for (const std::string& line : lines) {
+    CHECK(error_code(line) == 0);
+    const int id = std::stoi(id_of(line));
+    if (id >= 100) ++seen[static_cast<std::size_t>(id - 100)];
+  }
+  for (int i = 0; i < kRounds; ++i) {
+    INFO("call " << 100 + i);
+    CHECK(seen[static_cast<std::size_t>(i)] <= 1);
+    if (i % 5 != 3) CHECK(seen[static_cast<std::size_t>(i)] == 1);
+  }
+  // One audit line per call that ran: all but those cancelled before a worker took them.
+  const std::size_t logged = file_lines(log_dir.path / "audit.jsonl").size();
+  CHECK(logged >= static_cast<std::size_t>(kRounds - kRounds / 5));
+  CHECK(logged <= static_cast<std::size_t>(kRounds));
 }
 
 TEST_CASE("an audit record holds time, tool, arguments, outcome, sizes and duration",

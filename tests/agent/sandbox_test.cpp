@@ -251,8 +251,9 @@ TEST_CASE("a root given through a symlink is stored as its real path", "[agent][
   CHECK(sb->root_path() == fs::canonical(t.root()).string());
 }
 
-TEST_CASE("absolute paths are accepted through the root's real path and the symlink it was given as",
-          "[agent][sandbox][alias]") {
+TEST_CASE(
+    "absolute paths are accepted through the root's real path and the symlink it was given as",
+    "[agent][sandbox][alias]") {
   Tree t;
   t.file("src/a.c", "int a;\n");
   const fs::path link = t.outside() / "link-to-project";
@@ -278,9 +279,9 @@ TEST_CASE("absolute paths are accepted through the root's real path and the syml
   CHECK(sb->normalize("src/a.c").value() == "src/a.c");
   // The prefix counts only at a component boundary: "link-to-projectX" is a sibling, not inside.
   fs::create_directories(alias + "X/src");
-  for (const std::string& path : {alias + "X/src/a.c", alias + "X", real + "X/src/a.c",
-                                  alias + "/../secret", alias + "/../../outside/secret",
-                                  (t.outside() / "secret").string()}) {
+  for (const std::string& path :
+       {alias + "X/src/a.c", alias + "X", real + "X/src/a.c", alias + "/../secret",
+        alias + "/../../outside/secret", (t.outside() / "secret").string()}) {
     INFO(path);
     auto r = sb->normalize(path);
     REQUIRE_FALSE(r.ok());
@@ -288,7 +289,8 @@ TEST_CASE("absolute paths are accepted through the root's real path and the syml
   }
 }
 
-TEST_CASE("a root given by its real path, or through '..', keeps no alias", "[agent][sandbox][alias]") {
+TEST_CASE("a root given by its real path, or through '..', keeps no alias",
+          "[agent][sandbox][alias]") {
   Tree t;
   fs::create_directory_symlink(t.root(), t.outside() / "link");
   auto plain = Sandbox::open(t.root().string() + "/");

@@ -57,7 +57,8 @@ class OpenWatch {
 };
 
 // A root holding a text file, a FIFO, a socket and (when this process may mknod) a character
-// device, a block device and a symlink to the character device.
+// device, a block device and a symlink to the character device. (Not named "null": tool
+// arguments take the string "null" for an absent parameter, as small models send it.)
 struct SpecialTree {
   ToolEnv env;
   int sock = -1;
@@ -77,11 +78,11 @@ struct SpecialTree {
     std::memcpy(addr.sun_path, sock_path.c_str(), sock_path.size() + 1);
     REQUIRE(::bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
     specials = {"fifo", "sock"};
-    devices = ::mknod((root + "/null").c_str(), S_IFCHR | 0600, makedev(1, 3)) == 0 &&
+    devices = ::mknod((root + "/devnull").c_str(), S_IFCHR | 0600, makedev(1, 3)) == 0 &&
               ::mknod((root + "/blk").c_str(), S_IFBLK | 0600, makedev(7, 0)) == 0;
     if (devices) {
-      env.symlink("null", "link-to-null");
-      specials.insert(specials.end(), {"null", "blk", "link-to-null"});
+      env.symlink("devnull", "link-to-devnull");
+      specials.insert(specials.end(), {"devnull", "blk", "link-to-devnull"});
     } else {
       WARN("mknod failed (" << std::strerror(errno) << "): the device cases are skipped");
     }
@@ -93,8 +94,7 @@ struct SpecialTree {
 
 // Runs the call on another thread so a call that blocks (on a FIFO) fails the test instead of
 // hanging it.
-ctx::agent::Expected<ctx::agent::ToolOutput> call_or_fail(const ToolEnv& env,
-                                                          std::string_view tool,
+ctx::agent::Expected<ctx::agent::ToolOutput> call_or_fail(const ToolEnv& env, std::string_view tool,
                                                           const std::string& args) {
   auto done = std::async(std::launch::async, [&] { return env.call(tool, args); });
   if (done.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
@@ -128,10 +128,10 @@ TEST_CASE("read_file refuses FIFOs, sockets and devices by their type, without o
   REQUIRE(call_or_fail(t.env, "read_file", R"({"path":"notes.txt"})").ok());
   CHECK(watch.opened().count("notes.txt") == 1);
   if (t.devices) {
-    int fd = ::open((t.env.root() / "null").c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open((t.env.root() / "devnull").c_str(), O_RDONLY | O_CLOEXEC);
     REQUIRE(fd >= 0);
     ::close(fd);
-    CHECK(watch.opened().count("null") == 1);
+    CHECK(watch.opened().count("devnull") == 1);
   }
 }
 
@@ -186,7 +186,7 @@ TEST_CASE("list_directory and find_files show special files as such without open
   REQUIRE(listing.ok());
   CHECK(listing->text.find("fifo  (special)") != std::string::npos);
   CHECK(listing->text.find("sock  (special)") != std::string::npos);
-  if (t.devices) CHECK(listing->text.find("null  (special)") != std::string::npos);
+  if (t.devices) CHECK(listing->text.find("devnull  (special)") != std::string::npos);
   auto found = call_or_fail(t.env, "find_files", R"({"pattern":"*"})");
   REQUIRE(found.ok());
   CHECK(found->structured.find(R"("files":["notes.txt"])") != std::string::npos);

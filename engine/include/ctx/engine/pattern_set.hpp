@@ -64,9 +64,9 @@ class PatternSet {
     // While `stop` is set (it must outlive its use; nullptr unsets it), find_line (and so
     // search_buffer) calls it between pieces of work and fails with an error saying it was
     // interrupted once it returns true: every 16 candidate lines PCRE2 rejects after Hyperscan,
-    // and, for patterns PCRE2 scans alone, before each window of 16 lines (or one line of 64 KiB
-    // or more) instead of one call over the whole buffer. So a regex that backtracks for long on
-    // every line, within PCRE2's match limits, still stops soon after a deadline; a single
+    // and, for patterns PCRE2 scans alone, between windows of whole lines (sized to take about a
+    // millisecond each) instead of one call over the whole buffer. So a regex that backtracks for
+    // long on every line, within PCRE2's match limits, still stops soon after a deadline; one
     // match attempt stays bounded by the match limit only. Without it, nothing changes.
     void set_interrupt(const std::function<bool()>* stop);
 
