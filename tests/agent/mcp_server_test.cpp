@@ -1,6 +1,8 @@
 // McpServer: every method, every JSON-RPC error class, version negotiation, batches,
-// cancellation (through handle_message on two threads and through the stdio loop), hostile input,
-// and the audit log. A scripted backend stands in for the tools so each outcome (success, tool
+// cancellation (through handle_message on two threads and through the stdio loop; of a finished
+// request; of one still queued), hostile input (oversized lines, deep nesting, invalid UTF-8, a
+// flood past the queue bound, end of input while calls run), real tools on every worker at once
+// (the ThreadSanitizer target), and the audit log. A scripted backend stands in for the tools so each outcome (success, tool
 // error, bad structured result, exception, a call that blocks until cancelled) is exact; the
 // registry backend is checked over a real Sandbox.
 #include "ctx/agent/mcp_server.hpp"
@@ -960,9 +962,13 @@ TEST_CASE("the stdio loop runs real tools on every worker at once, with cancella
     in.send(script);
     in.close_write();
   });
-  std::vector<std::string> lines = read_lines(out.read, kRounds + 1);
+  // Read until the loop is done (cancelled calls may get no answer, so the count is unknown).
+  std::vector<std::string> lines;
+  std::thread reader([&] { lines = read_lines(out.read, kRounds + 10); });
   sender.join();
   loop.join();
+  out.close_write();
+  reader.join();
   CHECK(status == 0);
   // Every call is answered once, except that a cancelled one may go unanswered.
   std::vector<int> seen(kRounds, 0);
