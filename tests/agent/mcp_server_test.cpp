@@ -2,9 +2,9 @@
 // cancellation (through handle_message on two threads and through the stdio loop; of a finished
 // request; of one still queued), hostile input (oversized lines, deep nesting, invalid UTF-8, a
 // flood past the queue bound, end of input while calls run), real tools on every worker at once
-// (the ThreadSanitizer target), and the audit log. A scripted backend stands in for the tools so each outcome (success, tool
-// error, bad structured result, exception, a call that blocks until cancelled) is exact; the
-// registry backend is checked over a real Sandbox.
+// (the ThreadSanitizer target), and the audit log. A scripted backend stands in for the tools so
+// each outcome (success, tool error, bad structured result, exception, a call that blocks until
+// cancelled, a call that sleeps) is exact; the registry backend is checked over a real Sandbox.
 #include "ctx/agent/mcp_server.hpp"
 
 #include <fcntl.h>
