@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -219,6 +220,15 @@ std::optional<int> prepare(const Flags& flags, Setup& setup) {
   if (!flags.root) {
     char cwd[PATH_MAX];
     if (::getcwd(cwd, sizeof cwd) != nullptr) root = cwd;
+    // The shell's spelling of the working directory (through a symlink, say), when $PWD still
+    // names it: the sandbox then also accepts absolute paths written that way.
+    const char* pwd = std::getenv("PWD");
+    struct stat by_pwd {};
+    struct stat by_cwd {};
+    if (pwd != nullptr && pwd[0] == '/' && ::stat(pwd, &by_pwd) == 0 && ::stat(".", &by_cwd) == 0 &&
+        by_pwd.st_dev == by_cwd.st_dev && by_pwd.st_ino == by_cwd.st_ino) {
+      root = pwd;
+    }
   }
   {
     Expected<Sandbox> sandbox = Sandbox::open(root);

@@ -23,18 +23,23 @@ namespace ctx::agent {
 namespace detail {
 namespace {
 std::atomic<bool> g_force_fallback{false};
+std::atomic<bool> g_force_no_proc{false};
 }  // namespace
 
 void set_force_openat2_fallback(bool force) { g_force_fallback.store(force); }
 bool force_openat2_fallback() { return g_force_fallback.load(); }
+void set_force_no_proc(bool force) { g_force_no_proc.store(force); }
 
 }  // namespace detail
 
 namespace {
 
-// The flags of the fd open_beneath returns. O_NONBLOCK keeps open() of a FIFO from waiting for a
-// writer; it is cleared once the fd exists.
-constexpr int kFinalFlags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+// The final object of a path is looked up O_PATH: nothing is opened (no FIFO wait, no device
+// open), and fstat then tells what it is before anything reads it.
+constexpr int kPathFlags = O_PATH | O_CLOEXEC;
+// A reopen by path (only without /proc): O_NONBLOCK keeps a FIFO swapped in meanwhile from
+// blocking the open; it is cleared once the fd is known to be the inode that was checked.
+constexpr int kReopenFlags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW;
 // Intermediate directories of the fallback walk: search permission is all they need, as in a
 // kernel path walk.
 constexpr int kDirFlags = O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW;
@@ -150,11 +155,19 @@ std::optional<std::string> read_link_at(int dir_fd, const char* name) {
   return buf;
 }
 
+struct ProcLink {
+  char text[32];
+};
+ProcLink proc_link(int fd) {
+  ProcLink link{};
+  std::snprintf(link.text, sizeof link.text, "/proc/self/fd/%d", fd);
+  return link;
+}
+
 // The absolute path of an open fd, from /proc; nullopt when /proc is unavailable.
 std::optional<std::string> fd_path(int fd) {
-  char link[64];
-  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  return read_link_at(AT_FDCWD, link);
+  if (detail::g_force_no_proc.load(std::memory_order_relaxed)) return std::nullopt;
+  return read_link_at(AT_FDCWD, proc_link(fd).text);
 }
 
 std::string join(const std::vector<std::string>& names) {
@@ -195,7 +208,8 @@ Expected<UniqueFd> reopen_chain(int root_fd, const std::vector<std::string>& nam
 
 // The portable walk for kernels without openat2: one openat(O_NOFOLLOW) per component, symlinks
 // read with readlinkat and resolved here (relative targets against the directory they sit in,
-// never above the root; absolute targets refused as RESOLVE_BENEATH refuses them).
+// never above the root; absolute targets refused as RESOLVE_BENEATH refuses them). The fd it
+// returns is O_PATH: the final object is looked up, not opened.
 Expected<Resolved> fallback_open(int root_fd, std::string_view relative, const std::string& root) {
   std::deque<std::string> pending;
   {
@@ -220,7 +234,18 @@ Expected<Resolved> fallback_open(int root_fd, std::string_view relative, const s
     }
     const bool last = pending.empty();
     int fd = openat_retry(cur ? cur.get() : root_fd, comp.c_str(),
-                          last ? kFinalFlags | O_NOFOLLOW : kDirFlags);
+                          last ? kPathFlags | O_NOFOLLOW : kDirFlags);
+    int err = errno;
+    if (fd >= 0 && last) {
+      // O_PATH | O_NOFOLLOW opens a final symlink itself: follow it below as any other.
+      struct stat st {};
+      const bool ok = ::fstat(fd, &st) == 0;
+      err = ok ? ELOOP : errno;
+      if (!ok || S_ISLNK(st.st_mode)) {
+        ::close(fd);
+        fd = -1;
+      }
+    }
     if (fd >= 0) {
       if (last) {
         final_fd = UniqueFd(fd);
@@ -231,7 +256,6 @@ Expected<Resolved> fallback_open(int root_fd, std::string_view relative, const s
       }
       continue;
     }
-    const int err = errno;
     // O_NOFOLLOW on a symlink fails with ELOOP, or ENOTDIR together with O_DIRECTORY.
     if (err != ELOOP && err != ENOTDIR) return errno_error(err, relative, root);
     std::optional<std::string> target = read_link_at(cur ? cur.get() : root_fd, comp.c_str());
@@ -250,7 +274,7 @@ Expected<Resolved> fallback_open(int root_fd, std::string_view relative, const s
   }
   if (!final_fd) {
     // The path ended in the root, in "." or "..", or in a symlink to a directory ending so.
-    int fd = openat_retry(cur ? cur.get() : root_fd, ".", kFinalFlags);
+    int fd = openat_retry(cur ? cur.get() : root_fd, ".", kPathFlags);
     if (fd < 0) return errno_error(errno, relative, root);
     final_fd = UniqueFd(fd);
   } else {
@@ -278,6 +302,87 @@ std::optional<std::string> strip_root(std::string_view absolute, const std::stri
     return std::string(absolute.substr(root.size() + 1));
   }
   return std::nullopt;
+}
+
+// `root` made absolute (against the working directory) and cleaned lexically ("//", "/./" and a
+// trailing '/' dropped); nullopt when it holds a ".." (whose meaning depends on symlinks) or the
+// working directory is unknown.
+std::optional<std::string> lexical_absolute(const std::string& root) {
+  std::string joined = root;
+  if (root.empty() || root[0] != '/') {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd) == nullptr) return std::nullopt;
+    joined = std::string(cwd) + "/" + root;
+  }
+  std::vector<std::string_view> parts;
+  split_into(joined, parts);
+  std::string out;
+  for (std::string_view part : parts) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") return std::nullopt;
+    out += '/';
+    out += part;
+  }
+  if (out.empty()) out = "/";
+  return out;
+}
+
+// How many leading components of `stack` spell `base` (an absolute path), or nullopt when
+// `stack` is not `base` or beneath it. Whole components only: "/r" never prefixes "/rx".
+std::optional<std::size_t> components_under(const std::vector<std::string_view>& stack,
+                                            std::string_view base) {
+  std::vector<std::string_view> base_parts;
+  split_into(base, base_parts);
+  std::erase_if(base_parts, [](std::string_view p) { return p.empty(); });
+  if (stack.size() < base_parts.size() ||
+      !std::equal(base_parts.begin(), base_parts.end(), stack.begin())) {
+    return std::nullopt;
+  }
+  return base_parts.size();
+}
+
+// Opens for reading what `path_fd` (O_PATH, fstat `st`) refers to, without looking a path up
+// again: a directory with openat(path_fd, "."), a regular file through its /proc/self/fd magic
+// link (which leads to that very inode; only this process's own fd is resolved through it, never
+// a model's path). -1 with errno; ENOENT from /proc means /proc is not mounted.
+int reopen_for_reading(int path_fd, const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) {
+    return openat_retry(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+  }
+  if (detail::g_force_no_proc.load(std::memory_order_relaxed)) {
+    errno = ENOENT;
+    return -1;
+  }
+  return openat_retry(AT_FDCWD, proc_link(path_fd).text, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+// Without /proc: opens the symlink-free root-relative `canonical` again, every component
+// O_NOFOLLOW, and insists it is still the inode `st` describes (a swap in between is an io_error).
+// O_NONBLOCK keeps a FIFO swapped in from blocking; it is cleared on the checked fd. A device
+// node swapped in (which takes CAP_MKNOD inside the root) is opened before the check can refuse
+// it: the one race /proc closes and this path cannot.
+Expected<UniqueFd> reopen_by_path(int root_fd, const std::string& canonical, const struct stat& st,
+                                  std::string_view relative, const std::string& root) {
+  std::vector<std::string_view> parts;
+  split_into(canonical, parts);
+  std::vector<std::string> dirs;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) dirs.emplace_back(parts[i]);
+  CTX_TRY_ASSIGN(UniqueFd dir, reopen_chain(root_fd, dirs, relative, root));
+  const std::string last = parts.empty() ? std::string(".") : std::string(parts.back());
+  int fd = openat_retry(dir ? dir.get() : root_fd, last.c_str(), kReopenFlags);
+  if (fd < 0) return errno_error(errno, relative, root);
+  UniqueFd out(fd);
+  struct stat now {};
+  if (::fstat(out.get(), &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+    return ToolError{ToolErrorCode::kIoError,
+                     fmt::format("'{}' changed while it was being opened", shown(relative)),
+                     "retry"};
+  }
+  int fl = ::fcntl(out.get(), F_GETFL);
+  if (fl < 0 || ::fcntl(out.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    return errno_error(errno, relative, root);
+  }
+  return out;
 }
 
 }  // namespace
@@ -364,7 +469,10 @@ Expected<Sandbox> Sandbox::open(const std::string& root) {
                      fmt::format("the project root '{}' changed while it was being opened", root),
                      "retry"};
   }
-  return Sandbox(std::move(root_fd), std::move(path));
+  // The spelling the root was given in, for absolute paths a model copies from it.
+  std::string alias = lexical_absolute(root).value_or(std::string());
+  if (alias == path) alias.clear();
+  return Sandbox(std::move(root_fd), std::move(path), std::move(alias));
 }
 
 Expected<std::string> Sandbox::normalize(std::string_view user_path) const {
@@ -388,12 +496,10 @@ Expected<std::string> Sandbox::normalize(std::string_view user_path) const {
     }
     stack.push_back(part);
   }
-  std::vector<std::string_view> root_parts;
-  split_into(root_path_, root_parts);
-  std::erase_if(root_parts, [](std::string_view p) { return p.empty(); });
-  const bool inside = stack.size() >= root_parts.size() &&
-                      std::equal(root_parts.begin(), root_parts.end(), stack.begin());
-  if (!inside) {
+  std::optional<std::size_t> skip = components_under(stack, root_path_);
+  // An absolute path may spell the root as it was given (through a symlink to it).
+  if (!skip && absolute && !root_alias_.empty()) skip = components_under(stack, root_alias_);
+  if (!skip) {
     // What the model may have meant: the path without its leading "../" (or "/") steps.
     std::string_view rest = user_path;
     while (!rest.empty()) {
@@ -411,7 +517,7 @@ Expected<std::string> Sandbox::normalize(std::string_view user_path) const {
                               suggestion);
   }
   std::string out;
-  for (std::size_t i = root_parts.size(); i < stack.size(); ++i) {
+  for (std::size_t i = *skip; i < stack.size(); ++i) {
     if (!out.empty()) out += '/';
     out += stack[i];
   }
@@ -432,14 +538,14 @@ Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
   if (relative.size() >= PATH_MAX) return errno_error(ENAMETOOLONG, relative, root_path_);
   const std::string path(relative.empty() ? std::string_view(".") : relative);
 
-  UniqueFd fd;
+  UniqueFd path_fd;                   // O_PATH: looked up, not opened
   std::optional<std::string> walked;  // canonical as the fallback walk found it
   bool use_fallback = !detail::openat2_available();
   if (!use_fallback) {
-    long got = openat2_retry(root_fd_.get(), path.c_str(), kFinalFlags,
+    long got = openat2_retry(root_fd_.get(), path.c_str(), kPathFlags,
                              RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
     if (got >= 0) {
-      fd = UniqueFd(static_cast<int>(got));
+      path_fd = UniqueFd(static_cast<int>(got));
     } else if (errno == ENOSYS) {
       use_fallback = true;
     } else if (errno == ELOOP) {
@@ -454,20 +560,15 @@ Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
   }
   if (use_fallback) {
     CTX_TRY_ASSIGN(Resolved resolved, fallback_open(root_fd_.get(), relative, root_path_));
-    fd = std::move(resolved.fd);
+    path_fd = std::move(resolved.fd);
     walked = std::move(resolved.canonical);
   }
 
-  // Reads on the fd block as usual; only open() had to be kept from waiting.
-  int fl = ::fcntl(fd.get(), F_GETFL);
-  if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) {
-    return errno_error(errno, relative, root_path_);
-  }
   OpenedPath out{UniqueFd(), std::string(), EntryKind::kSpecial, {}};
-  if (::fstat(fd.get(), &out.st) != 0) return errno_error(errno, relative, root_path_);
+  if (::fstat(path_fd.get(), &out.st) != 0) return errno_error(errno, relative, root_path_);
   out.kind = kind_of(out.st.st_mode);
 
-  if (std::optional<std::string> absolute = fd_path(fd.get())) {
+  if (std::optional<std::string> absolute = fd_path(path_fd.get())) {
     std::string_view abs = *absolute;
     constexpr std::string_view kDeleted = " (deleted)";
     if (out.st.st_nlink == 0 && abs.ends_with(kDeleted)) abs.remove_suffix(kDeleted.size());
@@ -488,7 +589,22 @@ Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
     }
     out.canonical = std::move(again.canonical);
   }
-  out.fd = std::move(fd);
+
+  if (out.kind == EntryKind::kSpecial) {
+    // A FIFO, socket or device: never opened (no blocking, no side effects of a device open).
+    // Callers refuse it by kind; the O_PATH fd serves fstat only.
+    out.fd = std::move(path_fd);
+    return out;
+  }
+  int fd = reopen_for_reading(path_fd.get(), out.st);
+  if (fd >= 0) {
+    out.fd = UniqueFd(fd);
+  } else if (errno == ENOENT && out.kind == EntryKind::kFile) {
+    CTX_TRY_ASSIGN(out.fd,
+                   reopen_by_path(root_fd_.get(), out.canonical, out.st, relative, root_path_));
+  } else {
+    return errno_error(errno, relative, root_path_);
+  }
   return out;
 }
 

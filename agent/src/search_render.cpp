@@ -354,8 +354,10 @@ std::string footer_text(const SearchResults& r, const PageRequest& request,
   const bool lower_bound = r.partial();
   std::string partial;
   if (r.timed_out) {
-    partial = fmt::format("; the search stopped at the {} ms deadline, so results are partial",
-                          grouped(context.config.limits.deadline_ms));
+    partial = fmt::format(
+        "; the search stopped at the {} ms deadline, so results are partial: narrow path or "
+        "glob, or simplify the pattern",
+        grouped(context.config.limits.deadline_ms));
   } else if (r.cancelled) {
     partial = "; the search was cancelled, so results are partial";
   } else if (r.visit_capped) {

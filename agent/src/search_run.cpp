@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <queue>
 
@@ -181,8 +182,9 @@ class FileSink final : public engine::LineSink {
     hits_.matches.push_back(static_cast<std::uint32_t>(hits_.lines.size()));
     push(store_line(number, line, w_.spans, true, context_.config.limits.max_line_bytes, patterns_,
                     w_.scratch));
-    // A huge file is checked against the deadline as it goes, not only between files.
-    if ((hits_.count & 1023) == 0 && context_.expired()) {
+    // A huge file is checked against the deadline as it goes, not only between files (and the
+    // regex engine checks it between match attempts: see Search's stop_check_).
+    if ((hits_.count & 63) == 0 && context_.expired()) {
       expired_ = true;
       return engine::Flow::kStop;
     }
@@ -299,6 +301,7 @@ class Search final : public walker::WalkSink {
         patterns_(patterns),
         context_(context),
         collector_(std::max<std::uint64_t>(context.config.limits.max_collected_matches, 1)),
+        stop_check_([this] { return context_.expired(); }),
         workers_([this] {
           return Worker{
               patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, false};
@@ -435,9 +438,16 @@ class Search final : public walker::WalkSink {
       options.max_count = 1;
     }
     FileSink sink(query_, patterns_, w, context_, hits);
+    // A regex that backtracks for long inside one file still stops at the deadline.
+    w.scratch.set_interrupt(&stop_check_);
     auto searched = engine::search_buffer(patterns_, w.scratch, options, hay, sink);
     if (!searched.ok()) {
-      w.unreadable.add(path);  // a PCRE2 resource limit on this file
+      if (context_.expired()) {  // the regex engine stopped at the deadline (or a cancel)
+        expired_.store(true, std::memory_order_relaxed);
+        w.timeout.add(path);
+      } else {
+        w.unreadable.add(path);  // a PCRE2 resource limit on this file
+      }
       return;
     }
     if (sink.expired()) expired_.store(true, std::memory_order_relaxed);
@@ -458,6 +468,7 @@ class Search final : public walker::WalkSink {
   const engine::PatternSet& patterns_;
   const CallContext& context_;
   Collector collector_;
+  const std::function<bool()> stop_check_;  // the engine's interrupt: the deadline or a cancel
   tbb::enumerable_thread_specific<Worker> workers_;
   std::atomic<std::uint64_t> visited_{0};
   std::atomic<std::size_t> policy_hidden_{0};

@@ -4,6 +4,7 @@
 #include <hs/hs.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "byte_prefilter.hpp"
@@ -135,6 +136,27 @@ std::string pcre2_error_text(int code) {
   PCRE2_UCHAR buf[256];
   pcre2_get_error_message(code, buf, sizeof buf);
   return reinterpret_cast<const char*>(buf);
+}
+
+// While an interrupt is set, PCRE2 scans whole buffers a window of whole lines at a time, checking
+// the interrupt between windows, so a regex that backtracks for long on every line still stops
+// soon. The window (at least the given bytes, to the end of the line they reach) adapts to take
+// about a millisecond: it doubles after a call that took less than a quarter of that and halves
+// after one that took more than twice, from one line up to kMaxWindowBytes.
+constexpr std::size_t kFirstWindowBytes = std::size_t{16} << 10;
+constexpr std::size_t kMaxWindowBytes = std::size_t{1} << 20;
+constexpr auto kWindowTarget = std::chrono::microseconds(1000);
+
+// What a Scratch's interrupt is (Scratch::set_interrupt).
+struct InterruptState {
+  const std::function<bool()>* stop = nullptr;
+  std::uint32_t confirms = 0;  // candidate lines PCRE2 rejected, for the check every 16
+  std::size_t window_bytes = kFirstWindowBytes;
+};
+
+Error interrupted_error() {
+  return Error{ErrorCode::kIo,
+               "the search was interrupted (its deadline passed or it was cancelled)"};
 }
 
 Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
@@ -467,6 +489,7 @@ struct PatternSet::Scratch::Impl {
   pcre2_match_data* md = nullptr;
   pcre2_match_context* mctx = nullptr;
   pcre2_jit_stack* jit_stack = nullptr;
+  InterruptState interrupt;  // see set_interrupt
   ~Impl() {
     if (hs != nullptr) hs_free_scratch(hs);
     if (md != nullptr) pcre2_match_data_free(md);
@@ -655,6 +678,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   return PatternSet(std::move(impl));
 }
 
+void PatternSet::Scratch::set_interrupt(const std::function<bool()>* stop) {
+  impl_->interrupt.stop = stop;
+}
+
 PatternSet::Scratch PatternSet::make_scratch() const {
   auto s = std::make_unique<Scratch::Impl>();
   if (impl_->hs_proto != nullptr) hs_clone_scratch(impl_->hs_proto.get(), &s->hs);
@@ -701,6 +728,8 @@ struct ScanContext {
   std::optional<Error> error;
   pcre2_match_data* md;
   pcre2_match_context* mctx;
+  InterruptState* interrupt;
+  bool interrupted = false;
 };
 
 int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long to,
@@ -726,7 +755,23 @@ int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long
     return 1;
   }
   ctx->rejected_until = line.end + 1;
+  // Many rejected candidates can take long when the confirming regex backtracks.
+  InterruptState& interrupt = *ctx->interrupt;
+  if (interrupt.stop != nullptr && (++interrupt.confirms & 15) == 0 && (*interrupt.stop)()) {
+    ctx->interrupted = true;
+    return 1;
+  }
   return 0;
+}
+
+// The end of the PCRE2 scan window that starts at `from`: just after the line feed that ends the
+// line holding byte from + bytes - 1, or the end of `hay`. A line boundary.
+std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes) {
+  const std::size_t at = from + bytes - 1;
+  if (at >= hay.size()) return hay.size();
+  const void* nl = std::memchr(hay.data() + at, '\n', hay.size() - at);
+  return nl == nullptr ? hay.size()
+                       : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data()) + 1;
 }
 
 }  // namespace
@@ -741,19 +786,43 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
   }
   if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
-    ScanContext ctx{impl_->line_re.get(), impl_->exact, hay,  from,  from,
-                    std::nullopt,         std::nullopt, s.md, s.mctx};
+    ScanContext ctx{impl_->line_re.get(), impl_->exact, hay,  from,   from,
+                    std::nullopt,         std::nullopt, s.md, s.mctx, &s.interrupt};
     std::string_view rest = hay.substr(from);
     hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs, on_hs_match,
             &ctx);
     if (ctx.error) return std::move(*ctx.error);
+    if (ctx.interrupted) return interrupted_error();
     return ctx.found;
   }
   std::size_t cur = from;
   while (cur <= hay.size()) {
-    CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->scan_re.get(), hay, cur, s.md, s.mctx));
-    if (!hit) return std::optional<LineSpan>{};
-    std::size_t start = pcre2_get_ovector_pointer(s.md)[0];
+    // Without an interrupt, one PCRE2 call scans the rest of the buffer; with one, a window at a
+    // time (windows end at line boundaries, and matches are confirmed per line anyway).
+    std::size_t limit = hay.size();
+    std::chrono::steady_clock::time_point window_start;
+    InterruptState& interrupt = s.interrupt;
+    if (interrupt.stop != nullptr) {
+      if ((*interrupt.stop)()) return interrupted_error();
+      limit = window_end(hay, cur, interrupt.window_bytes);
+      window_start = std::chrono::steady_clock::now();
+    }
+    CTX_TRY_ASSIGN(bool hit,
+                   run_pcre2(impl_->scan_re.get(), hay.substr(0, limit), cur, s.md, s.mctx));
+    if (interrupt.stop != nullptr) {
+      const auto took = std::chrono::steady_clock::now() - window_start;
+      if (took < kWindowTarget / 4 && interrupt.window_bytes < kMaxWindowBytes) {
+        interrupt.window_bytes *= 2;
+      } else if (took > kWindowTarget * 2 && interrupt.window_bytes > 1) {
+        interrupt.window_bytes /= 2;
+      }
+    }
+    if (!hit && limit == hay.size()) return std::optional<LineSpan>{};
+    std::size_t start = hit ? pcre2_get_ovector_pointer(s.md)[0] : limit;
+    if (start >= limit && limit < hay.size()) {  // nothing in this window
+      cur = limit;
+      continue;
+    }
     LineSpan line = line_around(hay, std::min(start, hay.size()), cur);
     CTX_TRY_ASSIGN(bool confirmed,
                    run_pcre2(impl_->line_re.get(), hay.substr(line.start, line.end - line.start), 0,

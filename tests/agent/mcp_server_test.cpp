@@ -1,8 +1,10 @@
 // McpServer: every method, every JSON-RPC error class, version negotiation, batches,
-// cancellation (through handle_message on two threads and through the stdio loop), hostile input,
-// and the audit log. A scripted backend stands in for the tools so each outcome (success, tool
-// error, bad structured result, exception, a call that blocks until cancelled) is exact; the
-// registry backend is checked over a real Sandbox.
+// cancellation (through handle_message on two threads and through the stdio loop; of a finished
+// request; of one still queued), hostile input (oversized lines, deep nesting, invalid UTF-8, a
+// flood past the queue bound, end of input while calls run), real tools on every worker at once
+// (the ThreadSanitizer target), and the audit log. A scripted backend stands in for the tools so
+// each outcome (success, tool error, bad structured result, exception, a call that blocks until
+// cancelled, a call that sleeps) is exact; the registry backend is checked over a real Sandbox.
 #include "ctx/agent/mcp_server.hpp"
 
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ctx/agent/audit_log.hpp"
@@ -71,6 +74,23 @@ class ScriptedBackend final : public ctx::agent::ToolBackend {
       return out;
     }
     if (name == "throw") throw std::runtime_error("boom");
+    if (name == "sleep") {
+      // 100 ms unless cancelled sooner; records how many calls ran at once.
+      const int now = running.fetch_add(1) + 1;
+      int seen = max_running.load();
+      while (now > seen && !max_running.compare_exchange_weak(seen, now)) {
+      }
+      const auto until = std::chrono::steady_clock::now() + 100ms;
+      while (!cancelled.load() && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(1ms);
+      }
+      running.fetch_sub(1);
+      sleeps_done.fetch_add(1);
+      ToolOutput out;
+      out.structured = "{\"slept\":true}";
+      out.text = "slept";
+      return out;
+    }
     if (name == "block") {
       {
         std::lock_guard lock(mutex);
@@ -98,6 +118,9 @@ class ScriptedBackend final : public ctx::agent::ToolBackend {
 
   std::atomic<int> calls{0};
   std::atomic<bool> saw_cancel{false};
+  std::atomic<int> running{0};      // sleep calls running now
+  std::atomic<int> max_running{0};  // the most sleep calls that ever ran at once
+  std::atomic<int> sleeps_done{0};
 
  private:
   std::vector<ToolSpec> specs_;
@@ -675,6 +698,150 @@ TEST_CASE("the stdio loop answers many concurrent calls exactly once each", "[ag
   CHECK(std::count(seen.begin(), seen.end(), 1) == 200);
 }
 
+TEST_CASE("a cancellation for a request that already finished is ignored; its id can be reused",
+          "[agent][mcp][cancel]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  CHECK(error_code(respond(server, call_line("7", "echo", "{}"))) == 0);
+  CHECK_FALSE(server.handle_message(cancel_line("7")));
+  CHECK_FALSE(server.handle_message(cancel_line("\"never-sent\"")));
+  CHECK_FALSE(server.handle_message(
+      R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[1]}})"));
+  CHECK_FALSE(server.handle_message(R"({"jsonrpc":"2.0","method":"notifications/cancelled"})"));
+  // The stale cancellation does not cancel the next request that uses the same id.
+  std::string again = respond(server, call_line("7", "echo", "{}"));
+  CHECK(error_code(again) == 0);
+  CHECK(id_of(again) == "7");
+  CHECK(backend.calls.load() == 2);
+}
+
+TEST_CASE("a call cancelled while it waits in the queue never runs and gets no response",
+          "[agent][mcp][cancel]") {
+  ScriptedBackend backend;
+  McpServerOptions options;
+  options.workers = 1;
+  McpServer server(backend, options);
+  Pipe in, out;
+  int status = -1;
+  std::thread loop([&] { status = server.run(in.read, out.write); });
+  in.send(call_line("20", "block", "{}") + "\n");
+  REQUIRE(backend.wait_started(1));
+  // The only worker is busy: 21 waits in the queue, is cancelled there, then 20 is cancelled.
+  in.send(call_line("21", "echo", "{}") + "\n" + cancel_line("21") + "\n" + cancel_line("20") +
+          "\n" + R"({"jsonrpc":"2.0","id":22,"method":"ping"})" + "\n");
+  in.close_write();
+  loop.join();
+  out.close_write();
+  CHECK(status == 0);
+  std::vector<std::string> lines = read_lines(out.read, 10);
+  REQUIRE(lines.size() == 1);
+  CHECK(id_of(lines[0]) == "22");
+  CHECK(backend.calls.load() == 1);  // only the blocking call reached the backend
+}
+
+TEST_CASE("a flood of calls past the queue bound is read only as fast as it is served",
+          "[agent][mcp][flood]") {
+  ScriptedBackend backend;
+  McpServerOptions options;
+  options.workers = 2;
+  options.max_queued_calls = 3;
+  McpServer server(backend, options);
+  Pipe in, out;
+  int status = -1;
+  std::thread loop([&] { status = server.run(in.read, out.write); });
+  // 24 calls of 16 KiB each: 384 KiB, far more than the pipe (64 KiB), the reader's buffer and
+  // the queue hold together, so the sender can only finish once calls have been served.
+  constexpr int kCalls = 24;
+  const std::string padding(16 << 10, 'p');
+  int done_when_sent = -1;
+  std::thread sender([&] {
+    for (int i = 0; i < kCalls; ++i) {
+      in.send(call_line(std::to_string(i), "sleep", R"({"pad":")" + padding + R"("})") + "\n");
+    }
+    done_when_sent = backend.sleeps_done.load();
+    in.close_write();
+  });
+  std::vector<std::string> lines = read_lines(out.read, kCalls);
+  sender.join();
+  loop.join();
+  CHECK(status == 0);
+  REQUIRE(lines.size() == kCalls);
+  std::vector<int> seen(kCalls, 0);
+  for (const std::string& line : lines) {
+    CHECK(error_code(line) == 0);
+    ++seen[static_cast<std::size_t>(std::stoi(id_of(line)))];
+  }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == kCalls);
+  CHECK(backend.max_running.load() <= 2);  // never more calls at once than workers
+  INFO("calls served before the sender could finish: " << done_when_sent);
+  CHECK(done_when_sent >= 1);  // the server did not read the flood ahead without bound
+}
+
+TEST_CASE("end of input while calls run: the loop finishes them, answers, and returns 0",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  Pipe in, out;
+  in.send(init_line("2025-11-25") + "\n");
+  for (int i = 2; i <= 4; ++i) in.send(call_line(std::to_string(i), "sleep", "{}") + "\n");
+  in.close_write();  // end of input right away, before the calls are done
+  const auto start = std::chrono::steady_clock::now();
+  const int status = server.run(in.read, out.write);
+  const auto took = std::chrono::steady_clock::now() - start;
+  out.close_write();
+  CHECK(status == 0);
+  CHECK(took >= 90ms);  // it waited for the sleeping calls
+  CHECK(took < 5s);
+  CHECK(backend.sleeps_done.load() == 3);
+  std::vector<std::string> lines = read_lines(out.read, 10);
+  std::vector<std::string> ids;
+  for (const std::string& line : lines) {
+    CHECK(error_code(line) == 0);
+    ids.push_back(id_of(line));
+  }
+  std::sort(ids.begin(), ids.end());
+  CHECK(ids == std::vector<std::string>{"1", "2", "3", "4"});
+}
+
+TEST_CASE("hostile bytes and nesting get a JSON-RPC error or a clean result, always valid UTF-8",
+          "[agent][mcp][hostile]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  struct Row {
+    std::string line;
+    std::int64_t code;  // the expected JSON-RPC error, 0: a result
+  };
+  const std::string call = R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":)";
+  const std::vector<Row> rows = {
+      {call + "{\"name\":\"echo\",\"arguments\":{\"text\":\"\xff\xfe\"}}}", -32700},
+      {call + "{\"name\":\"echo\",\"arguments\":{\"\xc3\":1}}}", -32700},          // cut sequence
+      {call + "{\"name\":\"echo\",\"arguments\":{\"t\":\"\xc0\xaf\"}}}", -32700},  // overlong
+      {call + "{\"name\":\"echo\",\"arguments\":{\"t\":\"\xed\xa0\x80\"}}}", -32700},  // surrogate
+      {call + "{\"name\":\"ec\xf0\x9fho\"}}", -32700},
+      {std::string("{\"jsonrpc\":\"2.0\",\0\"id\":1,\"method\":\"ping\"}", 41), -32700},
+      {call + "{\"name\":\"echo\",\"arguments\":" + std::string(1000, '[') +
+           std::string(1000, ']') + "}}",
+       -32700},
+      {std::string(1 << 20, '['), -32700},
+      {std::string(1 << 20, '{'), -32700},
+      // Escapes are fine: a lone surrogate escape is refused by the parser or passed on, and
+      // either way the reply is valid UTF-8.
+      {call + R"({"name":"echo","arguments":{"t":"\u0000\u00e9\ud83d\ude00"}}})", 0},
+  };
+  for (const Row& row : rows) {
+    INFO(row.line.substr(0, 120));
+    std::string response = respond(server, row.line);
+    CHECK(simdjson::validate_utf8(response.data(), response.size()));
+    CHECK(error_code(response) == row.code);
+  }
+  std::string lone = respond(server, call + R"({"name":"echo","arguments":{"t":"\ud800x"}}})");
+  CHECK(simdjson::validate_utf8(lone.data(), lone.size()));
+  const std::int64_t lone_code = error_code(lone);
+  CHECK((lone_code == 0 || lone_code == -32700));
+  // The server is still healthy after all of it.
+  CHECK(error_code(respond(server, R"({"jsonrpc":"2.0","id":9,"method":"ping"})")) == 0);
+}
+
 // ------------------------------------------------------------------------------------------------
 // The registry backend and the audit log
 
@@ -748,6 +915,77 @@ TEST_CASE("the registry backend serves the real tool list and reports unknown to
   CHECK_FALSE(ok);
   CHECK(error == "invalid_argument");
   CHECK(simdjson::minify(r->root["arguments"]) == R"({"a":[1,2]})");
+}
+
+TEST_CASE("the stdio loop runs real tools on every worker at once, with cancellations",
+          "[agent][mcp][tsan]") {
+  // The configuration ThreadSanitizer should see: the reader parsing while four workers run the
+  // registry's tools (argument parsing, walks, searches, the shared session's cursor cache, the
+  // audit log) and cancellations land mid-call.
+  TempDir dir;
+  for (int d = 0; d < 8; ++d) {
+    for (int f = 0; f < 25; ++f) {
+      std::ofstream(dir.path / ("d" + std::to_string(d) + "_" + std::to_string(f) + ".txt"))
+          << "alpha " << f << "\nneedle " << d << "\nomega\n";
+    }
+  }
+  auto sandbox = ctx::agent::Sandbox::open(dir.path.string());
+  REQUIRE(sandbox.ok());
+  auto policy = ctx::agent::Policy::build({});
+  REQUIRE(policy.ok());
+  ctx::agent::AgentConfig config;
+  ctx::agent::SessionState session;
+  TempDir log_dir;
+  auto log = AuditLog::open((log_dir.path / "audit.jsonl").string());
+  REQUIRE(log.ok());
+  ctx::agent::RegistryBackend backend(*sandbox, *policy, config, &session, log->get());
+  McpServer server(backend, {});
+  Pipe in, out;
+  int status = -1;
+  std::thread loop([&] { status = server.run(in.read, out.write); });
+  const std::vector<std::pair<std::string, std::string>> calls = {
+      {"search_files", R"({"pattern":"needle","max_results":3})"},
+      {"search_files", R"({"pattern":"alpha \\d+","output_mode":"count"})"},
+      {"find_files", R"({"pattern":"*.txt","max_results":5})"},
+      {"list_directory", R"({"max_results":7})"},
+      {"read_file", R"({"path":"d1_1.txt"})"},
+      {"file_info", R"({"path":"d2_2.txt"})"},
+  };
+  constexpr int kRounds = 60;
+  std::string script = init_line("2025-11-25") + "\n";
+  for (int i = 0; i < kRounds; ++i) {
+    const auto& [tool, args] = calls[static_cast<std::size_t>(i) % calls.size()];
+    script += call_line(std::to_string(100 + i), tool, args) + "\n";
+    if (i % 5 == 4) script += cancel_line(std::to_string(100 + i - 1)) + "\n";
+  }
+  std::thread sender([&] {
+    in.send(script);
+    in.close_write();
+  });
+  // Read until the loop is done (cancelled calls may get no answer, so the count is unknown).
+  std::vector<std::string> lines;
+  std::thread reader([&] { lines = read_lines(out.read, kRounds + 10); });
+  sender.join();
+  loop.join();
+  out.close_write();
+  reader.join();
+  CHECK(status == 0);
+  // Every call is answered once, except that a cancelled one may go unanswered.
+  std::vector<int> seen(kRounds, 0);
+  for (const std::string& line : lines) {
+    CHECK(error_code(line) == 0);
+    const int id = std::stoi(id_of(line));
+    if (id >= 100) ++seen[static_cast<std::size_t>(id - 100)];
+  }
+  for (int i = 0; i < kRounds; ++i) {
+    INFO("call " << 100 + i);
+    CHECK(seen[static_cast<std::size_t>(i)] <= 1);
+    if (i % 5 != 3) CHECK(seen[static_cast<std::size_t>(i)] == 1);
+  }
+  // One audit line per call that ran: all but those cancelled before a worker took them.
+  const std::size_t logged = file_lines(log_dir.path / "audit.jsonl").size();
+  CHECK(logged >= static_cast<std::size_t>(kRounds - kRounds / 5));
+  CHECK(logged <= static_cast<std::size_t>(kRounds));
 }
 
 TEST_CASE("an audit record holds time, tool, arguments, outcome, sizes and duration",

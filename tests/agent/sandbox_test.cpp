@@ -1,12 +1,16 @@
 // The sandbox's attack suite: every way a model's path could leave the project root (`..`,
-// absolute paths, symlinks out, magic links, loops, NUL bytes, long paths, FIFOs, a directory
-// swapped for a symlink mid-open), each run on openat2 and on the portable O_NOFOLLOW walk.
+// absolute paths, symlinks out, magic links, loops, NUL bytes, long paths, a directory swapped
+// for a symlink mid-open), each run on openat2 and on the portable O_NOFOLLOW walk; special files
+// (FIFOs, sockets, character and block devices) looked up but never opened, with and without
+// /proc; and a root given through a symlink, whose spelling absolute paths may use.
 #include "ctx/agent/sandbox.hpp"
 
 #include <fcntl.h>
 #include <stdio.h>  // renameat2
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -18,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -78,6 +83,66 @@ class ForceFallback {
   ForceFallback(const ForceFallback&) = delete;
   ForceFallback& operator=(const ForceFallback&) = delete;
 };
+
+// Makes open_beneath act as if /proc were not mounted, for the lifetime of the guard when `on`.
+class ForceNoProc {
+ public:
+  explicit ForceNoProc(bool on) { ctx::agent::detail::set_force_no_proc(on); }
+  ~ForceNoProc() { ctx::agent::detail::set_force_no_proc(false); }
+  ForceNoProc(const ForceNoProc&) = delete;
+  ForceNoProc& operator=(const ForceNoProc&) = delete;
+};
+
+// Records which names in a directory were opened (inotify IN_OPEN). Lookups with O_PATH raise no
+// such event (the kernel does not notify for O_PATH descriptors); real opens do.
+class OpenWatch {
+ public:
+  explicit OpenWatch(const fs::path& dir) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+    REQUIRE(fd_ >= 0);
+    REQUIRE(::inotify_add_watch(fd_, dir.c_str(), IN_OPEN) >= 0);
+  }
+  ~OpenWatch() { ::close(fd_); }
+  OpenWatch(const OpenWatch&) = delete;
+  OpenWatch& operator=(const OpenWatch&) = delete;
+
+  // The names opened since the last call.
+  std::set<std::string> opened() {
+    std::set<std::string> names;
+    alignas(inotify_event) char buf[8192];
+    for (;;) {
+      ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n <= 0) break;
+      for (ssize_t at = 0; at < n;) {
+        const auto* event = reinterpret_cast<const inotify_event*>(buf + at);
+        if (event->len > 0) names.insert(event->name);
+        at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+      }
+    }
+    return names;
+  }
+
+ private:
+  int fd_;
+};
+
+// Binds a unix socket at `path`; the returned fd keeps it alive.
+int bind_socket(const std::string& path) {
+  int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  REQUIRE(s >= 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  REQUIRE(path.size() < sizeof addr.sun_path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return s;
+}
+
+// Creates a device node; false, with a warning, where this process may not (no CAP_MKNOD).
+bool make_device(const fs::path& path, mode_t type, dev_t dev) {
+  if (::mknod(path.c_str(), type | 0600, dev) == 0) return true;
+  WARN("mknod " << path << ": " << std::strerror(errno) << "; the device cases are skipped");
+  return false;
+}
 
 Sandbox open_root(const Tree& t) {
   auto sb = Sandbox::open(t.root().string());
@@ -186,6 +251,61 @@ TEST_CASE("a root given through a symlink is stored as its real path", "[agent][
   CHECK(sb->root_path() == fs::canonical(t.root()).string());
 }
 
+TEST_CASE(
+    "absolute paths are accepted through the root's real path and the symlink it was given as",
+    "[agent][sandbox][alias]") {
+  Tree t;
+  t.file("src/a.c", "int a;\n");
+  const fs::path link = t.outside() / "link-to-project";
+  fs::create_directory_symlink(t.root(), link);
+  auto sb = Sandbox::open(link.string());
+  REQUIRE(sb.ok());
+  const std::string real = sb->root_path();
+  const std::string alias = link.string();
+  CHECK(real == fs::canonical(t.root()).string());
+  CHECK(sb->root_alias() == alias);
+  for (const std::string& root : {real, alias}) {
+    INFO(root);
+    CHECK(sb->normalize(root + "/src/a.c").value() == "src/a.c");
+    CHECK(sb->normalize(root + "//src/./a.c").value() == "src/a.c");
+    CHECK(sb->normalize(root).value().empty());
+    CHECK(sb->normalize(root + "/").value().empty());
+    auto opened = sb->open_beneath(sb->normalize(root + "/src/a.c").value());
+    INFO(describe(opened));
+    REQUIRE(opened.ok());
+    CHECK(opened->canonical == "src/a.c");
+    CHECK(read_all(opened->fd.get()) == "int a;\n");
+  }
+  CHECK(sb->normalize("src/a.c").value() == "src/a.c");
+  // The prefix counts only at a component boundary: "link-to-projectX" is a sibling, not inside.
+  fs::create_directories(alias + "X/src");
+  for (const std::string& path :
+       {alias + "X/src/a.c", alias + "X", real + "X/src/a.c", alias + "/../secret",
+        alias + "/../../outside/secret", (t.outside() / "secret").string()}) {
+    INFO(path);
+    auto r = sb->normalize(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ToolErrorCode::kOutsideRoot);
+  }
+}
+
+TEST_CASE("a root given by its real path, or through '..', keeps no alias",
+          "[agent][sandbox][alias]") {
+  Tree t;
+  fs::create_directory_symlink(t.root(), t.outside() / "link");
+  auto plain = Sandbox::open(t.root().string() + "/");
+  REQUIRE(plain.ok());
+  CHECK(plain->root_alias().empty());
+  // ".." after a symlink means the symlink target's parent, so the spelling is not kept lexically.
+  auto dotted = Sandbox::open((t.outside() / ".." / "outside" / "link").string());
+  REQUIRE(dotted.ok());
+  CHECK(dotted->root_alias().empty());
+  CHECK(dotted->root_path() == fs::canonical(t.root()).string());
+  auto r = dotted->normalize((t.outside() / "link" / "x").string());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ToolErrorCode::kOutsideRoot);
+}
+
 TEST_CASE("files and directories inside the root open with their kind and canonical path",
           "[agent][sandbox]") {
   Tree t;
@@ -193,6 +313,7 @@ TEST_CASE("files and directories inside the root open with their kind and canoni
   t.file("sub/deep/b.txt", "beta\n");
   Sandbox sb = open_root(t);
   ForceFallback force(use_fallback());
+  ForceNoProc no_proc(GENERATE(false, true));
 
   auto a = sb.open_beneath("a.txt");
   INFO(describe(a));
@@ -392,46 +513,77 @@ TEST_CASE("NUL bytes and overlong paths are invalid arguments", "[agent][sandbox
   require_code(sb.open_beneath(near), ToolErrorCode::kNotFound);
 }
 
-TEST_CASE("a FIFO opens at once as a special file and reads do not stay non-blocking",
-          "[agent][sandbox]") {
+TEST_CASE("FIFOs, sockets and devices are looked up, never opened, and come back as special",
+          "[agent][sandbox][special]") {
   Tree t;
   REQUIRE(::mkfifo((t.root() / "fifo").c_str(), 0600) == 0);
+  const int sock = bind_socket((t.root() / "sock").string());
+  // /dev/null's numbers (reading it is harmless, but the test asserts it is not even opened) and
+  // a loop device's (opening some block and tape devices has side effects, e.g. a rewind).
+  const bool devices = make_device(t.root() / "null", S_IFCHR, makedev(1, 3)) &&
+                       make_device(t.root() / "blk", S_IFBLK, makedev(7, 0));
+  t.symlink("null", "link-to-null");
+  std::vector<std::string> names = {"fifo", "sock"};
+  if (devices) names.insert(names.end(), {"null", "blk", "link-to-null"});
   Sandbox sb = open_root(t);
   const bool fallback = use_fallback();
-  auto done = std::async(std::launch::async, [&] {
-    ForceFallback force(fallback);
-    return sb.open_beneath("fifo");
-  });
-  if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
-    // Unblock the stuck open so the test can end, then fail.
-    int w = ::open((t.root() / "fifo").c_str(), O_WRONLY | O_NONBLOCK);
-    done.wait();
-    if (w >= 0) ::close(w);
-    FAIL("open_beneath blocked on a FIFO");
+  const bool no_proc = GENERATE(false, true);
+  OpenWatch watch(t.root());
+  for (const std::string& name : names) {
+    INFO(name << (fallback ? " (fallback walk)" : "") << (no_proc ? " (no /proc)" : ""));
+    auto done = std::async(std::launch::async, [&] {
+      ForceFallback force(fallback);
+      ForceNoProc force_no_proc(no_proc);
+      return sb.open_beneath(name);
+    });
+    if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+      int w = ::open((t.root() / "fifo").c_str(), O_WRONLY | O_NONBLOCK);
+      done.wait();
+      if (w >= 0) ::close(w);
+      FAIL("open_beneath blocked on " << name);
+    }
+    auto r = done.get();
+    INFO(describe(r));
+    REQUIRE(r.ok());
+    CHECK(r->kind == EntryKind::kSpecial);
+    CHECK(r->canonical == (name == "link-to-null" ? "null" : name));
+    // The fd is a lookup handle: fstat works (the kind came from it), reading does not.
+    CHECK((::fcntl(r->fd.get(), F_GETFL) & O_PATH) != 0);
+    char byte = 0;
+    CHECK(::read(r->fd.get(), &byte, 1) == -1);
   }
-  auto r = done.get();
-  INFO(describe(r));
-  REQUIRE(r.ok());
-  CHECK(r->kind == EntryKind::kSpecial);
-  CHECK(r->canonical == "fifo");
-  int fl = ::fcntl(r->fd.get(), F_GETFL);
-  CHECK((fl & O_NONBLOCK) == 0);
+  const std::set<std::string> opened = watch.opened();
+  for (const std::string& name : names) {
+    INFO(name);
+    CHECK(opened.count(name) == 0);
+  }
+  if (devices) {
+    // The watch does see a real open of the device, so the check above could fail.
+    int fd = ::open((t.root() / "null").c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    CHECK(watch.opened().count("null") == 1);
+  }
+  ::close(sock);
 }
 
-TEST_CASE("a unix socket inside the root is a special file error", "[agent][sandbox]") {
+TEST_CASE("without /proc a regular file is reopened by path and checked to be the same inode",
+          "[agent][sandbox]") {
   Tree t;
+  t.file("sub/a.txt", "alpha\n");
+  t.symlink("sub/a.txt", "link");
   Sandbox sb = open_root(t);
-  const std::string path = (t.root() / "sock").string();
-  int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  REQUIRE(s >= 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  REQUIRE(path.size() < sizeof addr.sun_path);
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
   ForceFallback force(use_fallback());
-  require_code(sb.open_beneath("sock"), ToolErrorCode::kSpecialFile);
-  ::close(s);
+  ForceNoProc no_proc(true);
+  OpenWatch watch(t.root() / "sub");
+  auto r = sb.open_beneath("link");
+  INFO(describe(r));
+  REQUIRE(r.ok());
+  CHECK(r->canonical == "sub/a.txt");
+  CHECK(r->kind == EntryKind::kFile);
+  CHECK(read_all(r->fd.get()) == "alpha\n");
+  CHECK((::fcntl(r->fd.get(), F_GETFL) & (O_PATH | O_NONBLOCK)) == 0);
+  CHECK(watch.opened().count("a.txt") == 1);
 }
 
 TEST_CASE("unreadable files are io errors and searchable-only directories can be passed",

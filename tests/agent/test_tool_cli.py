@@ -9,8 +9,11 @@ arguments from stdin with '-', --text; usage errors with exit 2 and a message na
 (unknown flag, missing tool name, unknown tool, bad root, bad --context-window, a bad config file,
 a flag without its value, extra arguments); the audit log (--log: one JSON line per call with the
 documented fields, appended); `mcp` over a pipe (initialize, tools/list, a call, EOF ends it with
-0, a log kept inside the root is hidden from the tools); and that other argv still reaches the
-rg-compatible CLI.
+0, a log kept inside the root is hidden from the tools; hostile lines (oversized, deeply nested,
+invalid UTF-8) each get a JSON error while the session goes on, and EOF during a running call
+still answers it and exits 0); a root given through a symlink (--root, or the working directory
+as $PWD spells it), whose absolute paths are accepted in both spellings and only at a path
+component boundary; and that other argv still reaches the rg-compatible CLI.
 
 Run as `python3 tests/agent/test_tool_cli.py` with CTXSEARCH set to the binary.
 """
@@ -343,6 +346,91 @@ def mcp_hides_an_audit_log_kept_inside_the_root():
               "the listing shows the log: %r" % listing)
         with open(log) as f:
             check(len(f.read().splitlines()) == 2, "two calls, two log lines")
+
+
+@case
+def mcp_answers_hostile_lines_and_finishes_a_call_running_at_eof():
+    with Tree() as t:
+        with open(os.path.join(t.root, "slow.txt"), "w") as f:
+            f.write(("a" * 24 + "\n") * 200)
+        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                "params": {"name": "search_files",
+                           "arguments": {"pattern": "(a|aa)+(?=b)", "path": "slow.txt"}}}
+        lines = [json.dumps(init_message()).encode(),
+                 b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"p":"' + b"x" * (9 << 20) +
+                 b'"}}',
+                 b"[" * 100000,
+                 b'{"jsonrpc":"2.0","id":3,"method":"p\xff\xfe"}',
+                 b'{"jsonrpc":"2.0","id":4,"method":"ping"}',
+                 json.dumps(call).encode()]
+        start = time.time()
+        proc = subprocess.run([CTX, "mcp", "--root", t.root], input=b"\n".join(lines) + b"\n",
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+        took = time.time() - start
+        err = proc.stderr.decode(errors="replace")
+        check(proc.returncode == 0, "exit %d: %s" % (proc.returncode, err))
+        replies = [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()]
+        check(len(replies) == 6, "one reply per line: %r" % [r.get("id") for r in replies])
+        by_id = {}
+        errors = []
+        for r in replies:
+            if r.get("id") is None:
+                errors.append(r["error"]["code"])
+            else:
+                by_id[r["id"]] = r
+        check(sorted(errors) == [-32700, -32700, -32600], "errors %r" % errors)
+        check(by_id[4].get("result") == {}, "the session went on: %r" % by_id.get(4))
+        # End of input came while the search ran: it was still answered before the exit.
+        result = by_id[7]["result"]
+        check(result["isError"] is False, "%r" % result)
+        check(result["structuredContent"]["files_searched"] == 1, "%r" % result)
+        check(took < TIMEOUT / 2, "took %.1fs" % took)
+        check("skipped a message of" in err, "the oversized line is logged: %r" % err)
+
+
+def root_link(t, name="link-to-project"):
+    link = os.path.join(t.tmp, name)
+    os.symlink(t.root, link)
+    return link
+
+
+@case
+def tool_accepts_absolute_paths_through_a_symlinked_root_in_both_spellings():
+    with Tree() as t:
+        link = root_link(t)
+        real = os.path.realpath(t.root)
+        for root_arg, cwd in ((link, None), ("link-to-project", t.tmp)):
+            for prefix in (link, real):
+                args = ["tool", "read_file", "--root", root_arg,
+                        json.dumps({"path": prefix + "/src/main.c"})]
+                rc, out, err = run(args, cwd=cwd)
+                check(rc == 0, "%s: exit %d: %s %s" % (args, rc, out, err))
+                check(json.loads(out)["path"] == "src/main.c", "%s: %r" % (args, out))
+        # A sibling whose name merely starts with the root's spelling is outside it.
+        os.makedirs(link + "X/src")
+        with open(link + "X/src/main.c", "w") as f:
+            f.write("outside\n")
+        for path in (link + "X/src/main.c", real + "X/src/main.c", link + "/../root/../x"):
+            tool_error(["tool", "read_file", "--root", link, json.dumps({"path": path})],
+                       "outside_root")
+
+
+@case
+def tool_accepts_the_working_directory_as_the_shell_spells_it():
+    with Tree() as t:
+        link = root_link(t)
+        env = dict(os.environ, PWD=link)
+        proc = subprocess.run([CTX, "tool", "file_info", json.dumps({"path": link + "/a.txt"})],
+                              cwd=link, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=TIMEOUT)
+        check(proc.returncode == 0, "exit %d: %r %r" % (proc.returncode, proc.stdout, proc.stderr))
+        check(json.loads(proc.stdout)["path"] == "a.txt", "%r" % proc.stdout)
+        # A stale $PWD (another directory) is not trusted.
+        env = dict(os.environ, PWD=os.path.join(t.root, "src"))
+        proc = subprocess.run([CTX, "tool", "file_info", json.dumps({"path": link + "/a.txt"})],
+                              cwd=link, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=TIMEOUT)
+        check(proc.returncode == 1 and b"outside_root" in proc.stdout, "%r" % proc.stdout)
 
 
 @case

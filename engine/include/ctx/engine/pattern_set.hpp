@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +60,15 @@ class PatternSet {
    public:
     Scratch(Scratch&&) noexcept;
     ~Scratch();
+
+    // While `stop` is set (it must outlive its use; nullptr unsets it), find_line (and so
+    // search_buffer) calls it between pieces of work and fails with an error saying it was
+    // interrupted once it returns true: every 16 candidate lines PCRE2 rejects after Hyperscan,
+    // and, for patterns PCRE2 scans alone, between windows of whole lines (sized to take about a
+    // millisecond each) instead of one call over the whole buffer. So a regex that backtracks for
+    // long on every line, within PCRE2's match limits, still stops soon after a deadline; one
+    // match attempt stays bounded by the match limit only. Without it, nothing changes.
+    void set_interrupt(const std::function<bool()>* stop);
 
    private:
     friend class PatternSet;

@@ -1,0 +1,198 @@
+// FIFOs, sockets and device nodes inside the root, through every tool: read_file and
+// search_files refuse them with special_file, file_info describes them from a stat, the walks
+// list or skip them, and none of them is ever opened (inotify sees no open; opening some devices
+// has side effects, and a FIFO without a writer would block a reader forever).
+#include <fcntl.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tool_test_env.hpp"
+
+namespace {
+
+using ctx::agent::ToolErrorCode;
+using ctx::agent::testing::ToolEnv;
+
+// The names opened in one directory (inotify IN_OPEN; O_PATH lookups raise none).
+class OpenWatch {
+ public:
+  explicit OpenWatch(const std::string& dir) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+    REQUIRE(fd_ >= 0);
+    REQUIRE(::inotify_add_watch(fd_, dir.c_str(), IN_OPEN) >= 0);
+  }
+  ~OpenWatch() { ::close(fd_); }
+  OpenWatch(const OpenWatch&) = delete;
+  OpenWatch& operator=(const OpenWatch&) = delete;
+
+  std::set<std::string> opened() {
+    std::set<std::string> names;
+    alignas(inotify_event) char buf[8192];
+    for (;;) {
+      ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n <= 0) break;
+      for (ssize_t at = 0; at < n;) {
+        const auto* event = reinterpret_cast<const inotify_event*>(buf + at);
+        if (event->len > 0) names.insert(event->name);
+        at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+      }
+    }
+    return names;
+  }
+
+ private:
+  int fd_;
+};
+
+// A root holding a text file, a FIFO, a socket and (when this process may mknod) a character
+// device, a block device and a symlink to the character device. (Not named "null": tool
+// arguments take the string "null" for an absent parameter, as small models send it.)
+struct SpecialTree {
+  ToolEnv env;
+  int sock = -1;
+  bool devices = false;
+  std::vector<std::string> specials;
+
+  SpecialTree() {
+    env.file("notes.txt", "needle in a text file\n");
+    const std::string root = env.root().string();
+    REQUIRE(::mkfifo((root + "/fifo").c_str(), 0600) == 0);
+    sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(sock >= 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    const std::string sock_path = root + "/sock";
+    REQUIRE(sock_path.size() < sizeof addr.sun_path);
+    std::memcpy(addr.sun_path, sock_path.c_str(), sock_path.size() + 1);
+    REQUIRE(::bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    specials = {"fifo", "sock"};
+    devices = ::mknod((root + "/devnull").c_str(), S_IFCHR | 0600, makedev(1, 3)) == 0 &&
+              ::mknod((root + "/blk").c_str(), S_IFBLK | 0600, makedev(7, 0)) == 0;
+    if (devices) {
+      env.symlink("devnull", "link-to-devnull");
+      specials.insert(specials.end(), {"devnull", "blk", "link-to-devnull"});
+    } else {
+      WARN("mknod failed (" << std::strerror(errno) << "): the device cases are skipped");
+    }
+  }
+  ~SpecialTree() { ::close(sock); }
+  SpecialTree(const SpecialTree&) = delete;
+  SpecialTree& operator=(const SpecialTree&) = delete;
+};
+
+// Runs the call on another thread so a call that blocks (on a FIFO) fails the test instead of
+// hanging it.
+ctx::agent::Expected<ctx::agent::ToolOutput> call_or_fail(const ToolEnv& env, std::string_view tool,
+                                                          const std::string& args) {
+  auto done = std::async(std::launch::async, [&] { return env.call(tool, args); });
+  if (done.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    int w = ::open((env.root() / "fifo").c_str(), O_WRONLY | O_NONBLOCK);
+    done.wait();
+    if (w >= 0) ::close(w);
+    FAIL(tool << " " << args << " blocked");
+  }
+  return done.get();
+}
+
+}  // namespace
+
+TEST_CASE("read_file refuses FIFOs, sockets and devices by their type, without opening them",
+          "[agent][special]") {
+  SpecialTree t;
+  OpenWatch watch(t.env.root().string());
+  for (const std::string& name : t.specials) {
+    INFO(name);
+    auto out = call_or_fail(t.env, "read_file", R"({"path":")" + name + R"("})");
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.error().code == ToolErrorCode::kSpecialFile);
+    CHECK(out.error().message.find("not a regular file") != std::string::npos);
+  }
+  const std::set<std::string> opened = watch.opened();
+  for (const std::string& name : t.specials) {
+    INFO(name);
+    CHECK(opened.count(name) == 0);
+  }
+  // The watch sees real opens: reading the text file shows up, so the checks above can fail.
+  REQUIRE(call_or_fail(t.env, "read_file", R"({"path":"notes.txt"})").ok());
+  CHECK(watch.opened().count("notes.txt") == 1);
+  if (t.devices) {
+    int fd = ::open((t.env.root() / "devnull").c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    CHECK(watch.opened().count("devnull") == 1);
+  }
+}
+
+TEST_CASE("file_info describes FIFOs, sockets and devices from a stat, without opening them",
+          "[agent][special]") {
+  SpecialTree t;
+  OpenWatch watch(t.env.root().string());
+  for (const std::string& name : t.specials) {
+    INFO(name);
+    auto out = call_or_fail(t.env, "file_info", R"({"path":")" + name + R"("})");
+    REQUIRE(out.ok());
+    CHECK(out->structured.find(R"("kind":"special")") != std::string::npos);
+    CHECK(out->structured.find(R"("hash":null)") != std::string::npos);
+    CHECK(out->structured.find(R"("encoding":null)") != std::string::npos);
+    CHECK(out->text.find("kind: special") != std::string::npos);
+    ctx::agent::testing::check_output_schema("file_info", out->structured);
+  }
+  const std::set<std::string> opened = watch.opened();
+  for (const std::string& name : t.specials) {
+    INFO(name);
+    CHECK(opened.count(name) == 0);
+  }
+}
+
+TEST_CASE("search_files refuses a special file as its path and never opens one in a walk",
+          "[agent][special]") {
+  SpecialTree t;
+  OpenWatch watch(t.env.root().string());
+  for (const std::string& name : t.specials) {
+    INFO(name);
+    auto out = call_or_fail(t.env, "search_files", R"({"pattern":"x","path":")" + name + R"("})");
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.error().code == ToolErrorCode::kSpecialFile);
+  }
+  auto all = call_or_fail(t.env, "search_files", R"({"pattern":"needle|x"})");
+  REQUIRE(all.ok());
+  CHECK(all->structured.find(R"("total":1)") != std::string::npos);
+  CHECK(all->text.find("notes.txt") != std::string::npos);
+  const std::set<std::string> opened = watch.opened();
+  CHECK(opened.count("notes.txt") == 1);
+  for (const std::string& name : t.specials) {
+    INFO(name);
+    CHECK(opened.count(name) == 0);
+  }
+}
+
+TEST_CASE("list_directory and find_files show special files as such without opening them",
+          "[agent][special]") {
+  SpecialTree t;
+  OpenWatch watch(t.env.root().string());
+  auto listing = call_or_fail(t.env, "list_directory", R"({})");
+  REQUIRE(listing.ok());
+  CHECK(listing->text.find("fifo  (special)") != std::string::npos);
+  CHECK(listing->text.find("sock  (special)") != std::string::npos);
+  if (t.devices) CHECK(listing->text.find("devnull  (special)") != std::string::npos);
+  auto found = call_or_fail(t.env, "find_files", R"({"pattern":"*"})");
+  REQUIRE(found.ok());
+  CHECK(found->structured.find(R"("files":["notes.txt"])") != std::string::npos);
+  const std::set<std::string> opened = watch.opened();
+  for (const std::string& name : t.specials) {
+    INFO(name);
+    CHECK(opened.count(name) == 0);
+  }
+}
