@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "bit_matcher.hpp"
 #include "byte_prefilter.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -455,6 +456,8 @@ struct PatternSet::Impl {
   bool multiline = false;  // -U and some pattern can match a line feed
   Pcre2Code ml_re{nullptr, &pcre2_code_free};    // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
+  // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
+  std::optional<detail::BitMatcher> bits;
 };
 
 struct PatternSet::Scratch::Impl {
@@ -463,6 +466,8 @@ struct PatternSet::Scratch::Impl {
   const char* hay_data = nullptr;
   std::size_t hay_size = 0;
   bool hs_ok = true;
+  bool utf8_checked = false;  // hs_ok is known
+  bool bits_ok = false;       // the BitMatcher may take the haystack from where it was left
   hs_scratch_t* hs = nullptr;
   pcre2_match_data* md = nullptr;
   pcre2_match_context* mctx = nullptr;
@@ -605,6 +610,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }  // else unsupported by Hyperscan even as a prefilter: PCRE2 scans alone
   }
   impl->exact = impl->hs != nullptr && all_literal && !options.word;
+  if (!impl->multiline && !options.pcre2 && !options.fixed_strings && !options.word && !any_empty &&
+      !patterns.empty() && !impl->exact) {
+    impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
+  }
   {  // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack
     std::string scan_regex = options.line ? "^(?:" + alternation + ")$" : alternation;
     if (options.word) scan_regex = "(?<!\\w)(?:" + scan_regex + ")(?!\\w)";
@@ -735,10 +744,24 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
                                                       Scratch& scratch) const {
   Scratch::Impl& s = *scratch.impl_;
   if (from > hay.size()) return std::optional<LineSpan>{};
-  if (impl_->hs_utf8 && (s.hay_data != hay.data() || s.hay_size != hay.size() || from == 0)) {
+  if (s.hay_data != hay.data() || s.hay_size != hay.size() || from == 0) {
     s.hay_data = hay.data();
     s.hay_size = hay.size();
+    s.utf8_checked = false;
+    s.bits_ok = impl_->bits.has_value();
+  }
+  if (s.bits_ok) {
+    detail::BitMatcher::Found found = impl_->bits->find_line(hay, from);
+    if (found.kind == detail::BitMatcher::Found::kLine) {
+      return std::optional<LineSpan>{LineSpan{found.start, found.end}};
+    }
+    if (found.kind == detail::BitMatcher::Found::kNone) return std::optional<LineSpan>{};
+    s.bits_ok = false;  // not ASCII from found.start on: the general path takes over there
+    from = found.start;
+  }
+  if (impl_->hs_utf8 && !s.utf8_checked) {
     s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
+    s.utf8_checked = true;
   }
   if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
     ScanContext ctx{impl_->line_re.get(), impl_->exact, hay,  from,  from,

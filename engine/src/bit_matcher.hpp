@@ -1,0 +1,76 @@
+// A bit-parallel line matcher for simple regexes on pure-ASCII haystacks.
+//
+// Regexes without a literal (`\w{5}\s+\w{5}\s+\w{5}`) leave Hyperscan running an automaton over
+// every byte (~4-5 cycles a byte). This matcher evaluates such a regex the way Parabix/icgrep do:
+// 64 bytes at a time, each character class becomes a 64-bit mask (AVX2 nibble lookups), and every
+// regex step is a few 64-bit operations on a "marker" mask of the positions a match can have
+// reached (x{n}: shift; x*: MatchStar, an addition that runs markers through a run of the class).
+// It finds every match end at once, so a line holds a match iff a final marker falls in it.
+//
+// It answers exactly (no confirmation needed) but only where its model is exact: haystacks that
+// are pure ASCII, where PCRE2's Unicode \w, \s, \d, POSIX classes, `.` and case folding agree
+// with their ASCII meanings. On the first non-ASCII byte it stops and hands the rest of the
+// haystack back to the caller (Hyperscan + PCRE2).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ctx::engine::detail {
+
+class BitMatcher {
+ public:
+  // The matcher for the line search of `regexes` (alternatives: a line matches if any does), or
+  // nullopt when some regex uses what this does not model (groups with quantifiers, look-around,
+  // \b, \p{..}, back-references, inline flags, ...), when the CPU lacks AVX2, or when the regexes
+  // are better served by Hyperscan's literal search (every one holds a literal of 3+ bytes).
+  // `caseless`: -i. `whole_line`: -x (each regex anchored at both line ends). A regex that can
+  // match the empty string is refused too (the caller never asks then).
+  static std::optional<BitMatcher> compile(const std::vector<std::string>& regexes, bool caseless,
+                                           bool whole_line);
+
+  struct Found {
+    enum Kind { kNone, kLine, kNotAscii } kind = kNone;
+    // kLine: the first matching line [start, end) (end excludes the '\n'). kNotAscii: `start` is
+    // the start of the first line holding a non-ASCII byte; no line before it matches.
+    std::size_t start = 0;
+    std::size_t end = 0;
+  };
+
+  // The first line at or after `from` (a line start) that holds a match, as PCRE2 would decide
+  // with Unicode semantics on that line alone.
+  Found find_line(std::string_view hay, std::size_t from) const;
+
+  // One step of the marker program. kOne: one byte of the class; kOpt: zero or one; kStar: any
+  // number. The class is an index into classes_.
+  struct Step {
+    enum Kind : std::uint8_t { kOne, kOpt, kStar } kind;
+    std::uint8_t klass;
+  };
+  // One alternative: an optional ^, steps, an optional $.
+  struct Sequence {
+    bool bol = false;
+    bool eol = false;
+    std::vector<Step> steps;
+  };
+  // A set of ASCII bytes, as 128 bits.
+  struct ByteSet {
+    std::uint64_t bits[2] = {0, 0};
+    bool operator==(const ByteSet&) const = default;
+  };
+
+ private:
+  BitMatcher() = default;
+  std::vector<Sequence> sequences_;
+  std::vector<ByteSet> classes_;
+  // Nibble tables for the AVX2 lookup, 16 bytes a class: bit h of entry l is set when the byte
+  // (h << 4 | l) is in the class.
+  std::vector<std::uint8_t> low_tables_;
+  std::size_t total_steps_ = 0;
+};
+
+}  // namespace ctx::engine::detail
