@@ -14,6 +14,7 @@ constexpr std::size_t kMaxClasses = 16;     // distinct classes
 constexpr std::size_t kMaxSequences = 16;   // alternatives after expanding groups
 constexpr std::size_t kMaxRepeat = 64;      // n and m of {n,m}
 constexpr std::size_t kStrongLiteral = 3;   // Hyperscan's literal search wins from here
+constexpr std::uint8_t kMaxRun = 63;        // bytes one kRepeat step covers
 
 using ByteSet = BitMatcher::ByteSet;
 using Sequence = BitMatcher::Sequence;
@@ -24,22 +25,27 @@ void add_range(ByteSet& s, unsigned lo, unsigned hi) {
   for (unsigned c = lo; c <= hi && c < 0x80; ++c) add(s, static_cast<unsigned char>(c));
 }
 bool has(const ByteSet& s, unsigned c) { return c < 0x80 && ((s.bits[c >> 6] >> (c & 63)) & 1U); }
+// The complement in Unicode: its ASCII part is exact, and it may match non-ASCII characters.
 ByteSet complement(const ByteSet& s) {
   ByteSet out;
   out.bits[0] = ~s.bits[0];
   out.bits[1] = ~s.bits[1];
+  out.high = true;
   return out;
 }
 void add_all(ByteSet& s, const ByteSet& t) {
   s.bits[0] |= t.bits[0];
   s.bits[1] |= t.bits[1];
+  s.high = s.high || t.high;
 }
-// Adds the other case of every ASCII letter in `s`.
+// Adds the other case of every ASCII letter in `s`. Letters may then match non-ASCII characters
+// too (k: KELVIN SIGN, s: LONG S; `high` is set for any letter, to stay on the safe side).
 void fold(ByteSet& s) {
   for (unsigned c = 'A'; c <= 'Z'; ++c) {
     if (has(s, c) || has(s, c + 32)) {
       add(s, static_cast<unsigned char>(c));
       add(s, static_cast<unsigned char>(c + 32));
+      s.high = true;
     }
   }
 }
@@ -50,11 +56,13 @@ ByteSet word_set() {
   add_range(s, 'A', 'Z');
   add_range(s, 'a', 'z');
   add(s, '_');
+  s.high = true;
   return s;
 }
 ByteSet digit_set() {
   ByteSet s;
   add_range(s, '0', '9');
+  s.high = true;
   return s;
 }
 // PCRE2's \s (with UCP or not) on ASCII: HT, LF, VT, FF, CR, space.
@@ -62,6 +70,7 @@ ByteSet space_set() {
   ByteSet s;
   add_range(s, '\t', '\r');
   add(s, ' ');
+  s.high = true;
   return s;
 }
 
@@ -286,7 +295,9 @@ class Parser {
     std::size_t len = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
     if (len == 0 || pos_ + len > re_.size() || caseless_) return std::nullopt;
     pos_ += len;
-    return ByteSet{};
+    ByteSet none;
+    none.high = true;
+    return none;
   }
 
   // \xHH or \x{H..}, pos_ just past the 'x': the code point.
@@ -375,6 +386,7 @@ class Parser {
     }
     (void)in_class;
     if (cp != UINT32_MAX && cp < 0x80) add(s, static_cast<unsigned char>(cp));
+    if (cp != UINT32_MAX && cp >= 0x80) s.high = true;
     if (single != nullptr) *single = cp;
     return s;
   }
@@ -414,8 +426,11 @@ class Parser {
         ByteSet ignored;
         if (!member(ignored, hi) || hi == UINT32_MAX || hi < lo) return std::nullopt;
         add_range(s, lo, hi);
+        if (hi >= 0x80) s.high = true;
       } else if (lo < 0x80) {
         add(s, static_cast<unsigned char>(lo));
+      } else {
+        s.high = true;
       }
     }
     ++pos_;  // ']'
@@ -499,6 +514,7 @@ class Parser {
       return std::nullopt;
     }
     pos_ = close + 2;
+    s.high = name != "ascii";  // with UCP the others are Unicode properties
     return negated ? complement(s) : s;
   }
 
@@ -515,13 +531,13 @@ std::size_t longest_literal(const Sequence& s, const std::vector<ByteSet>& class
   for (const Step& step : s.steps) {
     const ByteSet& c = classes[step.klass];
     int members = __builtin_popcountll(c.bits[0]) + __builtin_popcountll(c.bits[1]);
-    bool literal = step.kind == Step::kOne && (members == 1 || (members == 2 && [&] {
+    bool literal = (step.kind == Step::kOne || step.kind == Step::kRepeat) && (members == 1 || (members == 2 && [&] {
                                                  for (unsigned l = 'A'; l <= 'Z'; ++l) {
                                                    if (has(c, l) && has(c, l + 32)) return true;
                                                  }
                                                  return false;
                                                }()));
-    run = literal ? run + 1 : 0;
+    run = literal ? run + (step.kind == Step::kRepeat ? step.count : 1) : 0;
     best = std::max(best, run);
   }
   return best;
@@ -562,6 +578,31 @@ __attribute__((target("avx2"))) inline void classify(const char* p, const __m256
   high = bits(v0, v1);
 }
 
+// Each run of steps on one class as one kRepeat (of the kOne steps) plus one kStar (if any) or the
+// kOpt steps: the same language (quantifiers on one class commute), fewer dependent steps.
+std::vector<Step> normalize(const std::vector<Step>& steps) {
+  std::vector<Step> out;
+  for (std::size_t i = 0; i < steps.size();) {
+    std::size_t j = i, ones = 0, opts = 0, stars = 0;
+    for (; j < steps.size() && steps[j].klass == steps[i].klass; ++j) {
+      ones += steps[j].kind == Step::kOne ? 1U : 0U;
+      opts += steps[j].kind == Step::kOpt ? 1U : 0U;
+      stars += steps[j].kind == Step::kStar ? 1U : 0U;
+    }
+    for (; ones > 0; ones -= std::min<std::size_t>(ones, kMaxRun)) {
+      out.push_back(Step{Step::kRepeat, steps[i].klass,
+                         static_cast<std::uint8_t>(std::min<std::size_t>(ones, kMaxRun))});
+    }
+    if (stars > 0) {
+      out.push_back(Step{Step::kStar, steps[i].klass, 1});
+    } else {
+      for (std::size_t k = 0; k < opts; ++k) out.push_back(Step{Step::kOpt, steps[i].klass, 1});
+    }
+    i = j;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<BitMatcher> BitMatcher::compile(const std::vector<std::string>& regexes,
@@ -576,10 +617,30 @@ std::optional<BitMatcher> BitMatcher::compile(const std::vector<std::string>& re
       bool consumes = std::any_of(s.steps.begin(), s.steps.end(),
                                   [](const Step& st) { return st.kind == Step::kOne; });
       if (!consumes) return std::nullopt;  // may match the empty string
+      Sequence relaxed = s;
+      relaxed.steps.clear();
+      for (const Step& st : s.steps) {  // x -> x+, x? and x* -> x*, for classes with `high`
+        if (!m.classes_[st.klass].high) {
+          relaxed.steps.push_back(st);
+          continue;
+        }
+        if (st.kind == Step::kOne) relaxed.steps.push_back(st);
+        relaxed.steps.push_back(Step{Step::kStar, st.klass, 1});
+      }
+      s.steps = normalize(s.steps);
+      relaxed.steps = normalize(relaxed.steps);
+      m.relaxed_.push_back(std::move(relaxed));
       m.total_steps_ += s.steps.size();
       m.sequences_.push_back(std::move(s));
     }
     if (m.sequences_.size() > kMaxSequences || m.total_steps_ > kMaxSteps) return std::nullopt;
+  }
+  std::size_t relaxed_steps = 0;
+  for (const Sequence& r : m.relaxed_) relaxed_steps += r.steps.size();
+  if (relaxed_steps > kMaxSteps) return std::nullopt;
+  m.total_steps_ = std::max(m.total_steps_, relaxed_steps);  // carries: enough for either
+  for (std::size_t k = 0; k < m.classes_.size(); ++k) {
+    if (m.classes_[k].high) m.high_classes_ |= 1U << k;
   }
   bool all_have_literals = std::all_of(m.sequences_.begin(), m.sequences_.end(), [&](const auto& s) {
     return longest_literal(s, m.classes_) >= kStrongLiteral;
@@ -596,16 +657,27 @@ std::optional<BitMatcher> BitMatcher::compile(const std::vector<std::string>& re
   return m;
 }
 
-__attribute__((target("avx2"))) BitMatcher::Found BitMatcher::find_line(std::string_view hay,
-                                                                        std::size_t from) const {
+namespace {
+
+// The matcher's loop over 64-byte blocks (see BitMatcher::find_line); kRelaxed: the superset mode
+// of line_may_match, where bytes >= 0x80 belong to the classes in `high_classes`.
+template <bool kRelaxed>
+__attribute__((target("avx2"))) BitMatcher::Found scan(
+    std::string_view hay, std::size_t from, const std::vector<Sequence>& sequences,
+    const std::vector<std::uint8_t>& low_tables, std::uint32_t high_classes,
+    std::size_t total_steps) {
+  using Found = BitMatcher::Found;
+  const std::size_t class_count = low_tables.size() / 16;
+  const std::uint8_t* const low_tables_data = low_tables.data();
   Tables tables;
-  for (std::size_t k = 0; k < classes_.size(); ++k) {
+  for (std::size_t k = 0; k < class_count; ++k) {
     tables.low[k] = _mm256_broadcastsi128_si256(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(low_tables_.data() + k * 16)));
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(low_tables_data + k * 16)));
   }
   std::array<std::uint64_t, kMaxSteps> carry;
-  std::fill_n(carry.begin(), total_steps_, 0);
+  std::fill_n(carry.begin(), total_steps, 0);
   std::uint64_t masks[kMaxClasses];
+  std::uint64_t previous[kMaxClasses] = {};  // the class masks of the block before
   alignas(32) char pad[64];
   std::uint64_t bol_carry = 1;  // `from` starts a line
   const std::size_t n = hay.size();
@@ -618,12 +690,18 @@ __attribute__((target("avx2"))) BitMatcher::Found BitMatcher::find_line(std::str
       p = pad;
     }
     std::uint64_t newlines = 0, high = 0;
-    classify(p, tables.low, classes_.size(), masks, newlines, high);
+    classify(p, tables.low, class_count, masks, newlines, high);
+    if constexpr (kRelaxed) {
+      for (std::size_t k = 0; k < class_count; ++k) {
+        if ((high_classes >> k) & 1U) masks[k] |= high;
+      }
+      high = 0;
+    }
     const std::uint64_t line_starts = (newlines << 1) | bol_carry;
     bol_carry = newlines >> 63;
     std::uint64_t found = 0;
     std::size_t slot = 0;
-    for (const Sequence& seq : sequences_) {
+    for (const Sequence& seq : sequences) {
       std::uint64_t m = seq.bol ? line_starts : ~std::uint64_t{0};
       for (const Step& step : seq.steps) {
         const std::uint64_t c = masks[step.klass];
@@ -638,6 +716,18 @@ __attribute__((target("avx2"))) BitMatcher::Found BitMatcher::find_line(std::str
             m = m | (t << 1) | cy;
             cy = t >> 63;
             break;
+          case Step::kRepeat: {
+            // Markers move `count` bytes on where all bytes in between are in the class; `cy`
+            // keeps this step's input markers of the block before.
+            const unsigned count = step.count;
+            const std::uint64_t before = previous[step.klass];
+            std::uint64_t window = ~std::uint64_t{0};
+            for (unsigned i = 1; i <= count; ++i) window &= (c << i) | (before >> (64 - i));
+            const std::uint64_t in = m;
+            m = ((m << count) | (cy >> (64 - count))) & window;
+            cy = in;
+            break;
+          }
           case Step::kStar: {
             // MatchStar: the addition carries each marker through its run of the class.
             std::uint64_t sum = 0;
@@ -652,6 +742,7 @@ __attribute__((target("avx2"))) BitMatcher::Found BitMatcher::find_line(std::str
       if (seq.eol) m &= newlines;  // the padding '\n' stands for the end of the haystack
       found |= m;
     }
+    std::copy_n(masks, class_count, previous);
     if (avail < 63) found &= (std::uint64_t{2} << avail) - 1;  // boundaries past the end
     if (high != 0) {
       // Not ASCII from this line on: only matches ending before it count.
@@ -659,7 +750,12 @@ __attribute__((target("avx2"))) BitMatcher::Found BitMatcher::find_line(std::str
       std::size_t line = h;
       while (line > from && hay[line - 1] != '\n') --line;
       found = line > b ? found & ((std::uint64_t{1} << (line - b)) - 1) : 0;
-      if (found == 0) return Found{Found::kNotAscii, line, line};
+      if (found == 0) {
+        const void* nl = std::memchr(hay.data() + h, '\n', n - h);
+        const std::size_t end =
+            nl == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data());
+        return Found{Found::kNotAscii, line, end};
+      }
     }
     if (found != 0) {
       // A final marker at boundary j: a match's last byte is j - 1 (every match is non-empty).
@@ -673,6 +769,17 @@ __attribute__((target("avx2"))) BitMatcher::Found BitMatcher::find_line(std::str
     }
   }
   return Found{};
+}
+
+}  // namespace
+
+BitMatcher::Found BitMatcher::find_line(std::string_view hay, std::size_t from) const {
+  return scan<false>(hay, from, sequences_, low_tables_, high_classes_, total_steps_);
+}
+
+bool BitMatcher::line_may_match(std::string_view line) const {
+  return scan<true>(line, 0, relaxed_, low_tables_, high_classes_, total_steps_).kind ==
+         Found::kLine;
 }
 
 }  // namespace ctx::engine::detail

@@ -35,8 +35,8 @@ class BitMatcher {
 
   struct Found {
     enum Kind { kNone, kLine, kNotAscii } kind = kNone;
-    // kLine: the first matching line [start, end) (end excludes the '\n'). kNotAscii: `start` is
-    // the start of the first line holding a non-ASCII byte; no line before it matches.
+    // kLine: the first matching line [start, end) (end excludes the '\n'). kNotAscii: [start,
+    // end) is the first line holding a non-ASCII byte, undecided; no line before it matches.
     std::size_t start = 0;
     std::size_t end = 0;
   };
@@ -45,11 +45,18 @@ class BitMatcher {
   // with Unicode semantics on that line alone.
   Found find_line(std::string_view hay, std::size_t from) const;
 
+  // Whether the line (no terminator; any bytes) may hold a match: a superset for lines that are
+  // not ASCII (a class that can match a non-ASCII character takes any run of bytes >= 0x80 for
+  // it, and counted repetitions become "at least"). A yes needs confirming.
+  bool line_may_match(std::string_view line) const;
+
   // One step of the marker program. kOne: one byte of the class; kOpt: zero or one; kStar: any
-  // number. The class is an index into classes_.
+  // number; kRepeat: exactly `count` (runs of kOne, merged by compile()). The class is an index
+  // into classes_.
   struct Step {
-    enum Kind : std::uint8_t { kOne, kOpt, kStar } kind;
+    enum Kind : std::uint8_t { kOne, kOpt, kStar, kRepeat } kind;
     std::uint8_t klass;
+    std::uint8_t count = 1;
   };
   // One alternative: an optional ^, steps, an optional $.
   struct Sequence {
@@ -57,15 +64,18 @@ class BitMatcher {
     bool eol = false;
     std::vector<Step> steps;
   };
-  // A set of ASCII bytes, as 128 bits.
+  // A set of ASCII bytes, as 128 bits; `high`: the class may match some non-ASCII character.
   struct ByteSet {
     std::uint64_t bits[2] = {0, 0};
+    bool high = false;
     bool operator==(const ByteSet&) const = default;
   };
 
  private:
   BitMatcher() = default;
   std::vector<Sequence> sequences_;
+  std::vector<Sequence> relaxed_;  // the superset program for non-ASCII lines
+  std::uint32_t high_classes_ = 0;  // bit k: classes_[k].high
   std::vector<ByteSet> classes_;
   // Nibble tables for the AVX2 lookup, 16 bytes a class: bit h of entry l is set when the byte
   // (h << 4 | l) is in the class.

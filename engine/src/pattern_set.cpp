@@ -750,41 +750,51 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     s.utf8_checked = false;
     s.bits_ok = impl_->bits.has_value();
   }
-  if (s.bits_ok) {
-    detail::BitMatcher::Found found = impl_->bits->find_line(hay, from);
-    if (found.kind == detail::BitMatcher::Found::kLine) {
-      return std::optional<LineSpan>{LineSpan{found.start, found.end}};
+  // Hyperscan (PCRE2 confirming) or PCRE2 alone, over `view` (a prefix of `hay` that ends at a
+  // line end) from `start`.
+  auto general = [&](std::string_view view, std::size_t start) -> Result<std::optional<LineSpan>> {
+    if (impl_->hs_utf8 && !s.utf8_checked) {
+      s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
+      s.utf8_checked = true;
     }
-    if (found.kind == detail::BitMatcher::Found::kNone) return std::optional<LineSpan>{};
-    s.bits_ok = false;  // not ASCII from found.start on: the general path takes over there
-    from = found.start;
+    if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
+      ScanContext ctx{impl_->line_re.get(), impl_->exact, view, start, start, std::nullopt,
+                      std::nullopt,         s.md,         s.mctx};
+      std::string_view rest = view.substr(start);
+      hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
+              on_hs_match, &ctx);
+      if (ctx.error) return std::move(*ctx.error);
+      return ctx.found;
+    }
+    std::size_t cur = start;
+    while (cur <= view.size()) {
+      CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->scan_re.get(), view, cur, s.md, s.mctx));
+      if (!hit) return std::optional<LineSpan>{};
+      std::size_t at = pcre2_get_ovector_pointer(s.md)[0];
+      LineSpan line = line_around(view, std::min(at, view.size()), cur);
+      CTX_TRY_ASSIGN(bool confirmed, run_pcre2(impl_->line_re.get(),
+                                               view.substr(line.start, line.end - line.start), 0,
+                                               s.md, s.mctx));
+      if (confirmed) return std::optional<LineSpan>{line};
+      cur = line.end + 1;
+    }
+    return std::optional<LineSpan>{};
+  };
+  while (s.bits_ok) {
+    using Found = detail::BitMatcher::Found;
+    const Found found = impl_->bits->find_line(hay, from);
+    if (found.kind == Found::kLine) return std::optional<LineSpan>{LineSpan{found.start, found.end}};
+    if (found.kind == Found::kNone) return std::optional<LineSpan>{};
+    // A line that is not ASCII: the BitMatcher's superset for it, then PCRE2 confirms.
+    const std::string_view line = hay.substr(found.start, found.end - found.start);
+    if (impl_->bits->line_may_match(line)) {
+      CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, 0, s.md, s.mctx));
+      if (hit) return std::optional<LineSpan>{LineSpan{found.start, found.end}};
+    }
+    if (found.end >= hay.size()) return std::optional<LineSpan>{};
+    from = found.end + 1;
   }
-  if (impl_->hs_utf8 && !s.utf8_checked) {
-    s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
-    s.utf8_checked = true;
-  }
-  if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
-    ScanContext ctx{impl_->line_re.get(), impl_->exact, hay,  from,  from,
-                    std::nullopt,         std::nullopt, s.md, s.mctx};
-    std::string_view rest = hay.substr(from);
-    hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs, on_hs_match,
-            &ctx);
-    if (ctx.error) return std::move(*ctx.error);
-    return ctx.found;
-  }
-  std::size_t cur = from;
-  while (cur <= hay.size()) {
-    CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->scan_re.get(), hay, cur, s.md, s.mctx));
-    if (!hit) return std::optional<LineSpan>{};
-    std::size_t start = pcre2_get_ovector_pointer(s.md)[0];
-    LineSpan line = line_around(hay, std::min(start, hay.size()), cur);
-    CTX_TRY_ASSIGN(bool confirmed,
-                   run_pcre2(impl_->line_re.get(), hay.substr(line.start, line.end - line.start), 0,
-                             s.md, s.mctx));
-    if (confirmed) return std::optional<LineSpan>{line};
-    cur = line.end + 1;
-  }
-  return std::optional<LineSpan>{};
+  return general(hay, from);
 }
 
 static void expand(std::string& out, std::string_view replacement, const pcre2_code* code,

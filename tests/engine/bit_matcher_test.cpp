@@ -148,6 +148,7 @@ TEST_CASE("bit matcher hands the haystack over at the first non-ASCII line",
   BitMatcher::Found f = m->find_line(hay, 0);
   CHECK(f.kind == BitMatcher::Found::kNotAscii);
   CHECK(f.start == 8);
+  CHECK(f.end == 16);
   // A match before the non-ASCII line is still reported.
   const std::string early = "abc def\n" + std::string(40, '-') + "\xC3\xA9\n";
   f = m->find_line(early, 0);
