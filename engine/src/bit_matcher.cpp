@@ -90,8 +90,9 @@ int hex_value(char c) {
 // validated the regex already.
 class Parser {
  public:
-  Parser(std::string_view re, bool caseless, std::vector<ByteSet>& classes)
-      : re_(re), caseless_(caseless), classes_(classes) {}
+  Parser(std::string_view re, bool caseless, bool multiline, bool dotall,
+         std::vector<ByteSet>& classes)
+      : re_(re), caseless_(caseless), multiline_(multiline), dotall_(dotall), classes_(classes) {}
 
   std::optional<std::vector<Sequence>> run() {
     auto seqs = alternation();
@@ -157,6 +158,7 @@ class Parser {
         cur = std::move(*joined);
         continue;
       }
+      if ((c == '^' || c == '$') && multiline_) return std::nullopt;
       if (c == '^') {
         for (Sequence& s : cur) {
           if (!s.steps.empty() || s.eol) return std::nullopt;
@@ -256,7 +258,7 @@ class Parser {
   }
 
   std::optional<std::uint8_t> intern(ByteSet s) {
-    s.bits[0] &= ~(std::uint64_t{1} << '\n');  // a line never holds its terminator
+    if (!multiline_) s.bits[0] &= ~(std::uint64_t{1} << '\n');  // lines hold no terminator
     for (std::size_t i = 0; i < classes_.size(); ++i) {
       if (classes_[i] == s) return static_cast<std::uint8_t>(i);
     }
@@ -272,7 +274,9 @@ class Parser {
     ByteSet s;
     if (c == '.') {
       ++pos_;
-      return complement(ByteSet{});  // every byte but '\n' (removed by intern)
+      ByteSet any = complement(ByteSet{});
+      if (!dotall_) any.bits[0] &= ~(std::uint64_t{1} << '\n');
+      return any;
     }
     if (c == '[') return bracket();
     if (c == '\\') {
@@ -520,6 +524,8 @@ class Parser {
 
   std::string_view re_;
   bool caseless_;
+  bool multiline_;  // -U: classes keep '\n', and anchors are not modelled
+  bool dotall_;
   std::vector<ByteSet>& classes_;
   std::size_t pos_ = 0;
 };
@@ -607,10 +613,20 @@ std::vector<Step> normalize(const std::vector<Step>& steps) {
 
 std::optional<BitMatcher> BitMatcher::compile(const std::vector<std::string>& regexes,
                                               bool caseless, bool whole_line) {
+  return build(regexes, caseless, whole_line, /*multiline=*/false, /*dotall=*/false);
+}
+
+std::optional<BitMatcher> BitMatcher::compile_multiline(const std::vector<std::string>& regexes,
+                                                        bool caseless, bool dotall) {
+  return build(regexes, caseless, /*whole_line=*/false, /*multiline=*/true, dotall);
+}
+
+std::optional<BitMatcher> BitMatcher::build(const std::vector<std::string>& regexes, bool caseless,
+                                            bool whole_line, bool multiline, bool dotall) {
   if (regexes.empty() || !__builtin_cpu_supports("avx2")) return std::nullopt;
   BitMatcher m;
   for (const std::string& re : regexes) {
-    auto seqs = Parser(re, caseless, m.classes_).run();
+    auto seqs = Parser(re, caseless, multiline, dotall, m.classes_).run();
     if (!seqs) return std::nullopt;
     for (Sequence& s : *seqs) {
       if (whole_line) s.bol = s.eol = true;
@@ -629,8 +645,14 @@ std::optional<BitMatcher> BitMatcher::compile(const std::vector<std::string>& re
       }
       s.steps = normalize(s.steps);
       relaxed.steps = normalize(relaxed.steps);
+      Sequence backwards = relaxed;
+      std::reverse(backwards.steps.begin(), backwards.steps.end());
+      m.reversed_.push_back(std::move(backwards));
       m.relaxed_.push_back(std::move(relaxed));
       m.total_steps_ += s.steps.size();
+      Sequence exact_backwards = s;
+      std::reverse(exact_backwards.steps.begin(), exact_backwards.steps.end());
+      m.reversed_exact_.push_back(std::move(exact_backwards));
       m.sequences_.push_back(std::move(s));
     }
     if (m.sequences_.size() > kMaxSequences || m.total_steps_ > kMaxSteps) return std::nullopt;
@@ -645,7 +667,7 @@ std::optional<BitMatcher> BitMatcher::compile(const std::vector<std::string>& re
   bool all_have_literals = std::all_of(m.sequences_.begin(), m.sequences_.end(), [&](const auto& s) {
     return longest_literal(s, m.classes_) >= kStrongLiteral;
   });
-  if (all_have_literals) return std::nullopt;
+  if (all_have_literals && !multiline) return std::nullopt;
   m.low_tables_.assign(m.classes_.size() * 16, 0);
   for (std::size_t k = 0; k < m.classes_.size(); ++k) {
     for (unsigned c = 0; c < 0x80; ++c) {
@@ -661,11 +683,12 @@ namespace {
 
 // The matcher's loop over 64-byte blocks (see BitMatcher::find_line); kRelaxed: the superset mode
 // of line_may_match, where bytes >= 0x80 belong to the classes in `high_classes`.
-template <bool kRelaxed>
+// kAll (with kRelaxed, from 0): every final marker goes to `all` (bit j: boundary j), none stops.
+template <bool kRelaxed, bool kAll = false>
 __attribute__((target("avx2"))) BitMatcher::Found scan(
     std::string_view hay, std::size_t from, const std::vector<Sequence>& sequences,
     const std::vector<std::uint8_t>& low_tables, std::uint32_t high_classes,
-    std::size_t total_steps) {
+    std::size_t total_steps, std::uint64_t* all = nullptr) {
   using Found = BitMatcher::Found;
   const std::size_t class_count = low_tables.size() / 16;
   const std::uint8_t* const low_tables_data = low_tables.data();
@@ -744,6 +767,10 @@ __attribute__((target("avx2"))) BitMatcher::Found scan(
     }
     std::copy_n(masks, class_count, previous);
     if (avail < 63) found &= (std::uint64_t{2} << avail) - 1;  // boundaries past the end
+    if constexpr (kAll) {
+      all[b / 64] = found;
+      continue;
+    }
     if (high != 0) {
       // Not ASCII from this line on: only matches ending before it count.
       const std::size_t h = b + static_cast<std::size_t>(__builtin_ctzll(high));
@@ -775,6 +802,31 @@ __attribute__((target("avx2"))) BitMatcher::Found scan(
 
 BitMatcher::Found BitMatcher::find_line(std::string_view hay, std::size_t from) const {
   return scan<false>(hay, from, sequences_, low_tables_, high_classes_, total_steps_);
+}
+
+void BitMatcher::match_starts(std::string_view hay, std::vector<char>& reversed,
+                              std::vector<std::uint64_t>& starts) const {
+  const std::size_t n = hay.size();
+  reversed.resize(n);
+  std::size_t i = 0;
+  std::uint64_t high = 0;
+  for (; i + 8 <= n; i += 8) {  // eight bytes at a time, byte-swapped
+    std::uint64_t w;
+    std::memcpy(&w, hay.data() + n - i - 8, 8);
+    high |= w;
+    w = __builtin_bswap64(w);
+    std::memcpy(reversed.data() + i, &w, 8);
+  }
+  for (; i < n; ++i) {
+    reversed[i] = hay[n - 1 - i];
+    high |= static_cast<unsigned char>(reversed[i]);
+  }
+  starts.assign(hay.size() / 64 + 1, 0);
+  // Pure ASCII: the exact program (fewer steps); else the superset.
+  const bool ascii = (high & 0x8080808080808080ULL) == 0;
+  scan<true, true>(std::string_view(reversed.data(), reversed.size()), 0,
+                   ascii ? reversed_exact_ : reversed_, low_tables_, high_classes_, total_steps_,
+                   starts.data());
 }
 
 bool BitMatcher::line_may_match(std::string_view line) const {

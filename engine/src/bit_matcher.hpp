@@ -33,6 +33,17 @@ class BitMatcher {
   static std::optional<BitMatcher> compile(const std::vector<std::string>& regexes, bool caseless,
                                            bool whole_line);
 
+  // The matcher for multiline mode (-U): `regexes` may match line feeds (`.` does under
+  // `dotall`); anchors are not modelled. Only match_starts() is used then.
+  static std::optional<BitMatcher> compile_multiline(const std::vector<std::string>& regexes,
+                                                     bool caseless, bool dotall);
+
+  // Multiline mode: sets in `starts` (reversed coordinates: bit j stands for byte
+  // hay.size() - j) every position where a match may start; a superset (exact on ASCII).
+  // `reversed` is scratch space.
+  void match_starts(std::string_view hay, std::vector<char>& reversed,
+                    std::vector<std::uint64_t>& starts) const;
+
   struct Found {
     enum Kind { kNone, kLine, kNotAscii } kind = kNone;
     // kLine: the first matching line [start, end) (end excludes the '\n'). kNotAscii: [start,
@@ -73,8 +84,12 @@ class BitMatcher {
 
  private:
   BitMatcher() = default;
+  static std::optional<BitMatcher> build(const std::vector<std::string>& regexes, bool caseless,
+                                         bool whole_line, bool multiline, bool dotall);
   std::vector<Sequence> sequences_;
   std::vector<Sequence> relaxed_;  // the superset program for non-ASCII lines
+  std::vector<Sequence> reversed_;        // relaxed_ backwards: match_starts()
+  std::vector<Sequence> reversed_exact_;  // sequences_ backwards: match_starts() on ASCII
   std::uint32_t high_classes_ = 0;  // bit k: classes_[k].high
   std::vector<ByteSet> classes_;
   // Nibble tables for the AVX2 lookup, 16 bytes a class: bit h of entry l is set when the byte

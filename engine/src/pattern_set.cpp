@@ -458,6 +458,9 @@ struct PatternSet::Impl {
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
   std::optional<detail::BitMatcher> bits;
+  // Multiline mode: where matches may start, so that PCRE2 tries only there (ml_re is compiled
+  // with PCRE2_USE_OFFSET_LIMIT then).
+  std::optional<detail::BitMatcher> ml_bits;
 };
 
 struct PatternSet::Scratch::Impl {
@@ -468,6 +471,11 @@ struct PatternSet::Scratch::Impl {
   bool hs_ok = true;
   bool utf8_checked = false;  // hs_ok is known
   bool bits_ok = false;       // the BitMatcher may take the haystack from where it was left
+  // Multiline mode: the haystack whose match starts (BitMatcher::match_starts) are in ml_starts.
+  const char* ml_data = nullptr;
+  std::size_t ml_size = 0;
+  std::vector<std::uint64_t> ml_starts;
+  std::vector<char> reversed;
   hs_scratch_t* hs = nullptr;
   pcre2_match_data* md = nullptr;
   pcre2_match_context* mctx = nullptr;
@@ -620,11 +628,18 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     CTX_TRY_ASSIGN(impl->scan_re,
                    compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE, scan_regex));
     if (impl->multiline) {
-      CTX_TRY_ASSIGN(impl->ml_re, compile_pcre2(scan_regex,
-                                                pcre_flags | PCRE2_MULTILINE |
-                                                    (options.multiline_dotall ? PCRE2_DOTALL : 0U),
-                                                scan_regex));
-      if (use_hs && !any_empty) {
+      if (!options.pcre2 && !options.fixed_strings && !options.word && !options.line &&
+          !any_empty && !patterns.empty()) {
+        impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
+                                                              options.multiline_dotall);
+      }
+      CTX_TRY_ASSIGN(impl->ml_re,
+                     compile_pcre2(scan_regex,
+                                   pcre_flags | PCRE2_MULTILINE |
+                                       (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
+                                       (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U),
+                                   scan_regex));
+      if (use_hs && !any_empty && !impl->ml_bits) {
         // A prefilter over the whole buffer: files it finds nothing in are done at Hyperscan's
         // speed. Prefilter mode only ever adds matches, so it never hides one from PCRE2.
         std::vector<std::string> ml_patterns;
@@ -845,6 +860,37 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
                                                             Scratch& scratch) const {
   Scratch::Impl& s = *scratch.impl_;
   if (from > hay.size() || impl_->ml_re == nullptr) return std::optional<MatchSpan>{};
+  std::string_view rest = hay.substr(from);
+  if (impl_->ml_bits) {
+    if (from == 0 || s.ml_data != hay.data() || s.ml_size != hay.size()) {
+      impl_->ml_bits->match_starts(hay, s.reversed, s.ml_starts);
+      s.ml_data = hay.data();
+      s.ml_size = hay.size();
+    }
+    // Each position where a match may start, left to right (bit j of ml_starts is hay.size()-j):
+    // PCRE2 tries a match starting there only (the offset limit), as its own scan would have.
+    const std::size_t n = hay.size();
+    std::size_t j = n - from;  // the highest bit to look at
+    while (true) {
+      std::size_t word = j / 64;
+      std::uint64_t bits = s.ml_starts[word] & (j % 64 == 63 ? ~std::uint64_t{0}
+                                                              : (std::uint64_t{2} << (j % 64)) - 1);
+      while (bits == 0 && word > 0) bits = s.ml_starts[--word];
+      if (bits == 0) return std::optional<MatchSpan>{};
+      j = word * 64 + static_cast<std::size_t>(63 - __builtin_clzll(bits));
+      const std::size_t at = n - j - from;  // offset in `rest`
+      pcre2_set_offset_limit(s.mctx, at);
+      auto hit = run_pcre2(impl_->ml_re.get(), rest, at, s.md, s.mctx);
+      pcre2_set_offset_limit(s.mctx, PCRE2_UNSET);
+      if (!hit.ok()) return std::move(hit).error();
+      if (*hit) {
+        const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+        return std::optional<MatchSpan>{MatchSpan{from + ov[0], from + std::max(ov[0], ov[1])}};
+      }
+      if (j == 0) return std::optional<MatchSpan>{};
+      --j;
+    }
+  }
   if (from == 0 && impl_->ml_hs != nullptr && s.hs != nullptr && is_valid_utf8(hay)) {
     bool found = false;
     hs_scan(impl_->ml_hs.get(), hay.data(), static_cast<unsigned>(hay.size()), 0, s.hs,
@@ -852,7 +898,6 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
     if (!found) return std::optional<MatchSpan>{};
   }
   // As ripgrep, the rest of the buffer is searched as a haystack of its own.
-  std::string_view rest = hay.substr(from);
   CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
   if (!hit) return std::optional<MatchSpan>{};
   const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
