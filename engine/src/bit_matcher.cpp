@@ -9,12 +9,12 @@
 namespace ctx::engine::detail {
 namespace {
 
-constexpr std::size_t kMaxSteps = 192;      // all sequences together
-constexpr std::size_t kMaxClasses = 16;     // distinct classes
-constexpr std::size_t kMaxSequences = 16;   // alternatives after expanding groups
-constexpr std::size_t kMaxRepeat = 64;      // n and m of {n,m}
-constexpr std::size_t kStrongLiteral = 3;   // Hyperscan's literal search wins from here
-constexpr std::uint8_t kMaxRun = 63;        // bytes one kRepeat step covers
+constexpr std::size_t kMaxSteps = 192;     // all sequences together
+constexpr std::size_t kMaxClasses = 16;    // distinct classes
+constexpr std::size_t kMaxSequences = 16;  // alternatives after expanding groups
+constexpr std::size_t kMaxRepeat = 64;     // n and m of {n,m}
+constexpr std::size_t kStrongLiteral = 3;  // Hyperscan's literal search wins from here
+constexpr std::uint8_t kMaxRun = 63;       // bytes one kRepeat step covers
 
 using ByteSet = BitMatcher::ByteSet;
 using Sequence = BitMatcher::Sequence;
@@ -537,12 +537,13 @@ std::size_t longest_literal(const Sequence& s, const std::vector<ByteSet>& class
   for (const Step& step : s.steps) {
     const ByteSet& c = classes[step.klass];
     int members = __builtin_popcountll(c.bits[0]) + __builtin_popcountll(c.bits[1]);
-    bool literal = (step.kind == Step::kOne || step.kind == Step::kRepeat) && (members == 1 || (members == 2 && [&] {
-                                                 for (unsigned l = 'A'; l <= 'Z'; ++l) {
-                                                   if (has(c, l) && has(c, l + 32)) return true;
-                                                 }
-                                                 return false;
-                                               }()));
+    bool literal = (step.kind == Step::kOne || step.kind == Step::kRepeat) &&
+                   (members == 1 || (members == 2 && [&] {
+                      for (unsigned l = 'A'; l <= 'Z'; ++l) {
+                        if (has(c, l) && has(c, l + 32)) return true;
+                      }
+                      return false;
+                    }()));
     run = literal ? run + (step.kind == Step::kRepeat ? step.count : 1) : 0;
     best = std::max(best, run);
   }
@@ -562,8 +563,7 @@ __attribute__((target("avx2"))) inline std::uint64_t bits(__m256i a, __m256i b) 
 // and of non-ASCII bytes.
 __attribute__((target("avx2"))) inline void classify(const char* p, const __m256i* low,
                                                      std::size_t classes, std::uint64_t* masks,
-                                                     std::uint64_t& newlines,
-                                                     std::uint64_t& high) {
+                                                     std::uint64_t& newlines, std::uint64_t& high) {
   const __m256i nibble = _mm256_set1_epi8(0x0f);
   const __m256i high_bits = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0,
                                              1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -573,8 +573,10 @@ __attribute__((target("avx2"))) inline void classify(const char* p, const __m256
   const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
   const __m256i lo0 = _mm256_and_si256(v0, nibble);
   const __m256i lo1 = _mm256_and_si256(v1, nibble);
-  const __m256i hb0 = _mm256_shuffle_epi8(high_bits, _mm256_and_si256(_mm256_srli_epi16(v0, 4), nibble));
-  const __m256i hb1 = _mm256_shuffle_epi8(high_bits, _mm256_and_si256(_mm256_srli_epi16(v1, 4), nibble));
+  const __m256i hb0 =
+      _mm256_shuffle_epi8(high_bits, _mm256_and_si256(_mm256_srli_epi16(v0, 4), nibble));
+  const __m256i hb1 =
+      _mm256_shuffle_epi8(high_bits, _mm256_and_si256(_mm256_srli_epi16(v1, 4), nibble));
   for (std::size_t k = 0; k < classes; ++k) {
     const __m256i r0 = _mm256_and_si256(_mm256_shuffle_epi8(low[k], lo0), hb0);
     const __m256i r1 = _mm256_and_si256(_mm256_shuffle_epi8(low[k], lo1), hb1);
@@ -664,9 +666,9 @@ std::optional<BitMatcher> BitMatcher::build(const std::vector<std::string>& rege
   for (std::size_t k = 0; k < m.classes_.size(); ++k) {
     if (m.classes_[k].high) m.high_classes_ |= 1U << k;
   }
-  bool all_have_literals = std::all_of(m.sequences_.begin(), m.sequences_.end(), [&](const auto& s) {
-    return longest_literal(s, m.classes_) >= kStrongLiteral;
-  });
+  bool all_have_literals =
+      std::all_of(m.sequences_.begin(), m.sequences_.end(),
+                  [&](const auto& s) { return longest_literal(s, m.classes_) >= kStrongLiteral; });
   if (all_have_literals && !multiline) return std::nullopt;
   m.low_tables_.assign(m.classes_.size() * 16, 0);
   for (std::size_t k = 0; k < m.classes_.size(); ++k) {
@@ -685,10 +687,12 @@ namespace {
 // of line_may_match, where bytes >= 0x80 belong to the classes in `high_classes`.
 // kAll (with kRelaxed, from 0): every final marker goes to `all` (bit j: boundary j), none stops.
 template <bool kRelaxed, bool kAll = false>
-__attribute__((target("avx2"))) BitMatcher::Found scan(
-    std::string_view hay, std::size_t from, const std::vector<Sequence>& sequences,
-    const std::vector<std::uint8_t>& low_tables, std::uint32_t high_classes,
-    std::size_t total_steps, std::uint64_t* all = nullptr) {
+__attribute__((target("avx2"))) BitMatcher::Found scan(std::string_view hay, std::size_t from,
+                                                       const std::vector<Sequence>& sequences,
+                                                       const std::vector<std::uint8_t>& low_tables,
+                                                       std::uint32_t high_classes,
+                                                       std::size_t total_steps,
+                                                       std::uint64_t* all = nullptr) {
   using Found = BitMatcher::Found;
   const std::size_t class_count = low_tables.size() / 16;
   const std::uint8_t* const low_tables_data = low_tables.data();

@@ -87,10 +87,10 @@ class BitMatcher {
   static std::optional<BitMatcher> build(const std::vector<std::string>& regexes, bool caseless,
                                          bool whole_line, bool multiline, bool dotall);
   std::vector<Sequence> sequences_;
-  std::vector<Sequence> relaxed_;  // the superset program for non-ASCII lines
+  std::vector<Sequence> relaxed_;         // the superset program for non-ASCII lines
   std::vector<Sequence> reversed_;        // relaxed_ backwards: match_starts()
   std::vector<Sequence> reversed_exact_;  // sequences_ backwards: match_starts() on ASCII
-  std::uint32_t high_classes_ = 0;  // bit k: classes_[k].high
+  std::uint32_t high_classes_ = 0;        // bit k: classes_[k].high
   std::vector<ByteSet> classes_;
   // Nibble tables for the AVX2 lookup, 16 bytes a class: bit h of entry l is set when the byte
   // (h << 4 | l) is in the class.

@@ -633,12 +633,11 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
                                                               options.multiline_dotall);
       }
-      CTX_TRY_ASSIGN(impl->ml_re,
-                     compile_pcre2(scan_regex,
-                                   pcre_flags | PCRE2_MULTILINE |
-                                       (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
-                                       (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U),
-                                   scan_regex));
+      CTX_TRY_ASSIGN(impl->ml_re, compile_pcre2(scan_regex,
+                                                pcre_flags | PCRE2_MULTILINE |
+                                                    (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
+                                                    (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U),
+                                                scan_regex));
       if (use_hs && !any_empty && !impl->ml_bits) {
         // A prefilter over the whole buffer: files it finds nothing in are done at Hyperscan's
         // speed. Prefilter mode only ever adds matches, so it never hides one from PCRE2.
@@ -773,8 +772,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       s.utf8_checked = true;
     }
     if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
-      ScanContext ctx{impl_->line_re.get(), impl_->exact, view, start, start, std::nullopt,
-                      std::nullopt,         s.md,         s.mctx};
+      ScanContext ctx{impl_->line_re.get(), impl_->exact, view, start, start,
+                      std::nullopt,         std::nullopt, s.md, s.mctx};
       std::string_view rest = view.substr(start);
       hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
               on_hs_match, &ctx);
@@ -787,9 +786,9 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       if (!hit) return std::optional<LineSpan>{};
       std::size_t at = pcre2_get_ovector_pointer(s.md)[0];
       LineSpan line = line_around(view, std::min(at, view.size()), cur);
-      CTX_TRY_ASSIGN(bool confirmed, run_pcre2(impl_->line_re.get(),
-                                               view.substr(line.start, line.end - line.start), 0,
-                                               s.md, s.mctx));
+      CTX_TRY_ASSIGN(bool confirmed,
+                     run_pcre2(impl_->line_re.get(), view.substr(line.start, line.end - line.start),
+                               0, s.md, s.mctx));
       if (confirmed) return std::optional<LineSpan>{line};
       cur = line.end + 1;
     }
@@ -798,7 +797,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
   while (s.bits_ok) {
     using Found = detail::BitMatcher::Found;
     const Found found = impl_->bits->find_line(hay, from);
-    if (found.kind == Found::kLine) return std::optional<LineSpan>{LineSpan{found.start, found.end}};
+    if (found.kind == Found::kLine)
+      return std::optional<LineSpan>{LineSpan{found.start, found.end}};
     if (found.kind == Found::kNone) return std::optional<LineSpan>{};
     // A line that is not ASCII: the BitMatcher's superset for it, then PCRE2 confirms.
     const std::string_view line = hay.substr(found.start, found.end - found.start);
@@ -873,8 +873,8 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
     std::size_t j = n - from;  // the highest bit to look at
     while (true) {
       std::size_t word = j / 64;
-      std::uint64_t bits = s.ml_starts[word] & (j % 64 == 63 ? ~std::uint64_t{0}
-                                                              : (std::uint64_t{2} << (j % 64)) - 1);
+      std::uint64_t bits = s.ml_starts[word] &
+                           (j % 64 == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << (j % 64)) - 1);
       while (bits == 0 && word > 0) bits = s.ml_starts[--word];
       if (bits == 0) return std::optional<MatchSpan>{};
       j = word * 64 + static_cast<std::size_t>(63 - __builtin_clzll(bits));

@@ -40,8 +40,8 @@ void agrees_with_pcre2(const std::vector<std::string>& regexes, PatternOptions o
   REQUIRE(tested.ok() == reference.ok());
   if (!tested.ok()) return;
   INFO("regex " << regexes.front() << (regexes.size() > 1 ? " (and more)" : "")
-                << (options.case_insensitive ? " -i" : "") << (options.line ? " -x" : "")
-                << " on " << hay);
+                << (options.case_insensitive ? " -i" : "") << (options.line ? " -x" : "") << " on "
+                << hay);
   CHECK(lines(*tested, hay) == lines(*reference, hay));
 }
 
@@ -63,14 +63,38 @@ class Rng {
 // A random regex of the subset BitMatcher models (and a few things it refuses, which must then
 // fall back cleanly).
 std::string random_regex(Rng& rng, int depth = 0) {
-  static const char* const kAtoms[] = {
-      "a",        "b",         "k",         "s",          "\\w",        "\\W",
-      "\\d",      "\\D",       "\\s",       "\\S",        ".",          "[a-c]",
-      "[^a-c]",   "[ab\\d]",   "[^\\s]",    "[[:alpha:]]", "[[:punct:]]", "[[:^space:]]",
-      "[]a]",     "[a-]",      "\\.",       "\\x41",      "\\t",        " ",
-      "_",        "[[:upper:]]", "\\x{e9}", "\xC3\xA9",   "[\\x00-\\x{100}]", "\\b"};
-  static const char* const kQuantifiers[] = {"", "", "", "?", "*", "+", "{2}", "{1,3}",
-                                             "{2,}", "??", "+?", "{0,2}"};
+  static const char* const kAtoms[] = {"a",
+                                       "b",
+                                       "k",
+                                       "s",
+                                       "\\w",
+                                       "\\W",
+                                       "\\d",
+                                       "\\D",
+                                       "\\s",
+                                       "\\S",
+                                       ".",
+                                       "[a-c]",
+                                       "[^a-c]",
+                                       "[ab\\d]",
+                                       "[^\\s]",
+                                       "[[:alpha:]]",
+                                       "[[:punct:]]",
+                                       "[[:^space:]]",
+                                       "[]a]",
+                                       "[a-]",
+                                       "\\.",
+                                       "\\x41",
+                                       "\\t",
+                                       " ",
+                                       "_",
+                                       "[[:upper:]]",
+                                       "\\x{e9}",
+                                       "\xC3\xA9",
+                                       "[\\x00-\\x{100}]",
+                                       "\\b"};
+  static const char* const kQuantifiers[] = {"",    "",      "",     "?",  "*",  "+",
+                                             "{2}", "{1,3}", "{2,}", "??", "+?", "{0,2}"};
   std::string out;
   const std::size_t items = 1 + rng.below(5);
   for (std::size_t i = 0; i < items; ++i) {
@@ -90,11 +114,51 @@ std::string random_regex(Rng& rng, int depth = 0) {
   return out;
 }
 
-std::string random_text(Rng& rng, std::size_t size) {
+// Random text; with `unicode`, also multibyte characters (word, space, case-folding ones) and
+// invalid UTF-8.
+std::string random_text(Rng& rng, std::size_t size, bool unicode = false) {
   static const char kAlphabet[] = "aabbkKsSAB  \t\n\n.-_]019\x0b\r!~\x7f";
+  static const char* const kWide[] = {"\xC3\xA9", "\xCE\xA3",     "\xE2\x84\xAA", "\xC5\xBF",
+                                      "\xC2\xA0", "\xE6\x97\xA5", "\xE0\xAE\xBE", "\xFF"};
   std::string out;
-  for (std::size_t i = 0; i < size; ++i) out += kAlphabet[rng.below(sizeof kAlphabet - 1)];
+  for (std::size_t i = 0; i < size; ++i) {
+    if (unicode && rng.below(6) == 0) {
+      out += kWide[rng.below(std::size(kWide))];
+    } else {
+      out += kAlphabet[rng.below(sizeof kAlphabet - 1)];
+    }
+  }
   return out;
+}
+
+// Multiline mode: the matches find_multiline reports, one after the other, as the searcher asks.
+std::vector<std::pair<std::size_t, std::size_t>> multiline_matches(const PatternSet& set,
+                                                                   std::string_view hay) {
+  PatternSet::Scratch scratch = set.make_scratch();
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::size_t from = 0;
+  while (from < hay.size()) {
+    auto found = set.find_multiline(hay, from, scratch);
+    REQUIRE(found.ok());
+    if (!*found) break;
+    out.emplace_back((*found)->start, (*found)->end);
+    from = (*found)->end > (*found)->start ? (*found)->end : (*found)->end + 1;
+  }
+  return out;
+}
+
+void multiline_agrees_with_pcre2(const std::vector<std::string>& regexes, PatternOptions options,
+                                 const std::string& hay) {
+  options.multiline = true;
+  auto tested = PatternSet::compile(regexes, options);
+  options.pcre2 = true;
+  auto reference = PatternSet::compile(regexes, options);
+  REQUIRE(tested.ok() == reference.ok());
+  if (!tested.ok() || !tested->multiline()) return;
+  INFO("regex " << regexes.front() << (regexes.size() > 1 ? " (and more)" : "") << " -U"
+                << (options.case_insensitive ? " -i" : "")
+                << (options.multiline_dotall ? " --multiline-dotall" : "") << " on " << hay);
+  CHECK(multiline_matches(*tested, hay) == multiline_matches(*reference, hay));
 }
 
 }  // namespace
@@ -120,7 +184,8 @@ TEST_CASE("bit matcher finds the lines PCRE2 finds on ASCII text", "[engine][bit
       "\n"
       "tabs\tand\x0bvt\rcr\n"
       "UPPER lower MiXeD 12345 678\n"
-      "x" + std::string(70, 'y') + " " + std::string(70, 'z') + " " + std::string(5, 'w') +
+      "x" +
+      std::string(70, 'y') + " " + std::string(70, 'z') + " " + std::string(5, 'w') +
       "\n"
       "punct!!! ~~~ ___ ...\n"
       "last line without newline abcde fghij klmno";
@@ -131,8 +196,8 @@ TEST_CASE("bit matcher finds the lines PCRE2 finds on ASCII text", "[engine][bit
   whole.line = true;
   for (const char* re : {"\\w{5}\\s+\\w{5}\\s+\\w{5}", "\\w+\\s\\w+", "^\\w+$", "^$", "[a-e]{5}",
                          "\\S\\s\\S", "[[:punct:]]{3}\\s", "y{64}", "y{63}\\s+z", "\\d{5}\\s\\d",
-                         "^[a-z]+\\s", "o$", "(ab|cd)e?\\s", "[^a-z \\n]{2}", ".{80}",
-                         "\\W{3}", "[[:upper:]]{5}", "a.c", "\\x41[[:alpha:]]"}) {
+                         "^[a-z]+\\s", "o$", "(ab|cd)e?\\s", "[^a-z \\n]{2}", ".{80}", "\\W{3}",
+                         "[[:upper:]]{5}", "a.c", "\\x41[[:alpha:]]"}) {
     agrees_with_pcre2({re}, plain, hay);
     agrees_with_pcre2({re}, caseless, hay);
     agrees_with_pcre2({re}, whole, hay);
@@ -175,4 +240,40 @@ TEST_CASE("bit matcher agrees with PCRE2 on random regexes and ASCII text",
     agrees_with_pcre2(regexes, options, hay);
   }
   CHECK(modelled > 150);  // the generator mostly exercises the matcher, not the fallback
+}
+
+TEST_CASE("bit matcher's superset for non-ASCII lines keeps every line PCRE2 matches",
+          "[engine][bit_matcher]") {
+  Rng rng(0xfeedbeef);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<std::string> regexes{random_regex(rng)};
+    PatternOptions options;
+    options.case_insensitive = rng.below(3) == 0;
+    options.line = rng.below(8) == 0;
+    agrees_with_pcre2(regexes, options, random_text(rng, 20 + rng.below(300), true));
+  }
+}
+
+TEST_CASE("multiline search tries only where the bit matcher says a match may start",
+          "[engine][bit_matcher]") {
+  CHECK(BitMatcher::compile_multiline({"\\w{5}\\s+\\w{5}"}, false, false).has_value());
+  CHECK_FALSE(BitMatcher::compile_multiline({"^\\w+\\s"}, false, false).has_value());
+  const std::string hay = "int main(void)\n{\n  return 0;\n}\n" + std::string(100, 'x') +
+                          "\n\n  } \n else {\xC3\xA9\xC3\xA9\n\tword\n";
+  for (const char* re : {"\\w{5}\\s+\\w{5}", "\\)\\s*\\{", "\\}\\s*\\n\\s*else", "x{64}\\s+\\s",
+                         "[^a-z]+\\w", "\\w\\s+\\w", ".\\n."}) {
+    multiline_agrees_with_pcre2({re}, PatternOptions{}, hay);
+    PatternOptions dotall;
+    dotall.multiline_dotall = true;
+    multiline_agrees_with_pcre2({re}, dotall, hay);
+  }
+  Rng rng(0xabcdef);
+  for (int round = 0; round < 400; ++round) {
+    std::vector<std::string> regexes{random_regex(rng) + "\\s" + random_regex(rng)};
+    PatternOptions options;
+    options.case_insensitive = rng.below(3) == 0;
+    options.multiline_dotall = rng.below(2) == 0;
+    multiline_agrees_with_pcre2(regexes, options,
+                                random_text(rng, 20 + rng.below(300), rng.below(2) == 0));
+  }
 }
