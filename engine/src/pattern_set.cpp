@@ -456,6 +456,7 @@ struct PatternSet::Impl {
   bool multiline = false;  // -U and some pattern can match a line feed
   Pcre2Code ml_re{nullptr, &pcre2_code_free};    // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
+  bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
   // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
   std::optional<detail::BitMatcher> bits;
   // Multiline mode: where matches may start, so that PCRE2 tries only there (ml_re is compiled
@@ -644,12 +645,25 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         std::vector<std::string> ml_patterns;
         std::vector<const char*> exprs;
         std::vector<unsigned> flags, ids;
+        bool utf8 = false;
         for (std::size_t i = 0; i < regexes.size(); ++i) {
           std::string re = options.line ? "^(?:" + regexes[i] + ")$" : regexes[i];
-          bool changed = false;
-          re = add_unicode_case_folds(re, true, changed);
+          unsigned f = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER;
+          // The byte-mode superset (byte_prefilter.hpp) compiles in milliseconds where UCP takes
+          // seconds; its classes keep '\n' but its `.` never matches one: not under dot-all.
+          std::optional<std::string> bytes;
+          if (!options.multiline_dotall && !options.fixed_strings) {
+            bytes = detail::byte_prefilter(re, impl->caseless);
+          }
+          if (bytes) {
+            re = std::move(*bytes);
+          } else {
+            bool changed = false;
+            re = add_unicode_case_folds(re, true, changed);
+            f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
+            utf8 = true;
+          }
           ml_patterns.push_back(std::move(re));
-          unsigned f = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_UTF8 | HS_FLAG_UCP;
           if (impl->caseless) f |= HS_FLAG_CASELESS;
           if (options.multiline_dotall) f |= HS_FLAG_DOTALL;
           flags.push_back(f);
@@ -664,7 +678,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           hs_scratch_t* proto = impl->hs_proto.release();
           if (hs_alloc_scratch(db, &proto) == HS_SUCCESS) {
             impl->ml_hs.reset(db);
-            impl->hs_utf8 = true;
+            impl->ml_hs_utf8 = utf8;
           } else {
             hs_free_database(db);
           }
@@ -891,7 +905,8 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
       --j;
     }
   }
-  if (from == 0 && impl_->ml_hs != nullptr && s.hs != nullptr && is_valid_utf8(hay)) {
+  if (from == 0 && impl_->ml_hs != nullptr && s.hs != nullptr &&
+      (!impl_->ml_hs_utf8 || is_valid_utf8(hay))) {
     bool found = false;
     hs_scan(impl_->ml_hs.get(), hay.data(), static_cast<unsigned>(hay.size()), 0, s.hs,
             on_any_hs_match, &found);
