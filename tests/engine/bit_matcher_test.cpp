@@ -250,7 +250,8 @@ TEST_CASE("bit matcher agrees with PCRE2 on random regexes and ASCII text",
     const std::string hay = random_text(rng, 20 + rng.below(300));
     agrees_with_pcre2(regexes, options, hay);
   }
-  CHECK((modelled > 150) == have_avx2());  // the generator mostly exercises the matcher, not the fallback
+  CHECK((modelled > 150) ==
+        have_avx2());  // the generator mostly exercises the matcher, not the fallback
 }
 
 TEST_CASE("bit matcher's superset for non-ASCII lines keeps every line PCRE2 matches",
