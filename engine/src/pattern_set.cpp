@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "bit_matcher.hpp"
 #include "byte_prefilter.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -477,6 +478,12 @@ struct PatternSet::Impl {
   bool multiline = false;  // -U and some pattern can match a line feed
   Pcre2Code ml_re{nullptr, &pcre2_code_free};    // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
+  bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
+  // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
+  std::optional<detail::BitMatcher> bits;
+  // Multiline mode: where matches may start, so that PCRE2 tries only there (ml_re is compiled
+  // with PCRE2_USE_OFFSET_LIMIT then).
+  std::optional<detail::BitMatcher> ml_bits;
 };
 
 struct PatternSet::Scratch::Impl {
@@ -485,6 +492,13 @@ struct PatternSet::Scratch::Impl {
   const char* hay_data = nullptr;
   std::size_t hay_size = 0;
   bool hs_ok = true;
+  bool utf8_checked = false;  // hs_ok is known
+  bool bits_ok = false;       // the BitMatcher may take the haystack from where it was left
+  // Multiline mode: the haystack whose match starts (BitMatcher::match_starts) are in ml_starts.
+  const char* ml_data = nullptr;
+  std::size_t ml_size = 0;
+  std::vector<std::uint64_t> ml_starts;
+  std::vector<char> reversed;
   hs_scratch_t* hs = nullptr;
   pcre2_match_data* md = nullptr;
   pcre2_match_context* mctx = nullptr;
@@ -628,28 +642,51 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }  // else unsupported by Hyperscan even as a prefilter: PCRE2 scans alone
   }
   impl->exact = impl->hs != nullptr && all_literal && !options.word;
+  if (!impl->multiline && !options.pcre2 && !options.fixed_strings && !options.word && !any_empty &&
+      !patterns.empty() && !impl->exact) {
+    impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
+  }
   {  // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack
     std::string scan_regex = options.line ? "^(?:" + alternation + ")$" : alternation;
     if (options.word) scan_regex = "(?<!\\w)(?:" + scan_regex + ")(?!\\w)";
     CTX_TRY_ASSIGN(impl->scan_re,
                    compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE, scan_regex));
     if (impl->multiline) {
+      if (!options.pcre2 && !options.fixed_strings && !options.word && !options.line &&
+          !any_empty && !patterns.empty()) {
+        impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
+                                                              options.multiline_dotall);
+      }
       CTX_TRY_ASSIGN(impl->ml_re, compile_pcre2(scan_regex,
                                                 pcre_flags | PCRE2_MULTILINE |
-                                                    (options.multiline_dotall ? PCRE2_DOTALL : 0U),
+                                                    (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
+                                                    (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U),
                                                 scan_regex));
-      if (use_hs && !any_empty) {
+      if (use_hs && !any_empty && !impl->ml_bits) {
         // A prefilter over the whole buffer: files it finds nothing in are done at Hyperscan's
         // speed. Prefilter mode only ever adds matches, so it never hides one from PCRE2.
         std::vector<std::string> ml_patterns;
         std::vector<const char*> exprs;
         std::vector<unsigned> flags, ids;
+        bool utf8 = false;
         for (std::size_t i = 0; i < regexes.size(); ++i) {
           std::string re = options.line ? "^(?:" + regexes[i] + ")$" : regexes[i];
-          bool changed = false;
-          re = add_unicode_case_folds(re, true, changed);
+          unsigned f = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER;
+          // The byte-mode superset (byte_prefilter.hpp) compiles in milliseconds where UCP takes
+          // seconds; its classes keep '\n' but its `.` never matches one: not under dot-all.
+          std::optional<std::string> bytes;
+          if (!options.multiline_dotall && !options.fixed_strings) {
+            bytes = detail::byte_prefilter(re, impl->caseless);
+          }
+          if (bytes) {
+            re = std::move(*bytes);
+          } else {
+            bool changed = false;
+            re = add_unicode_case_folds(re, true, changed);
+            f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
+            utf8 = true;
+          }
           ml_patterns.push_back(std::move(re));
-          unsigned f = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_UTF8 | HS_FLAG_UCP;
           if (impl->caseless) f |= HS_FLAG_CASELESS;
           if (options.multiline_dotall) f |= HS_FLAG_DOTALL;
           flags.push_back(f);
@@ -664,7 +701,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           hs_scratch_t* proto = impl->hs_proto.release();
           if (hs_alloc_scratch(db, &proto) == HS_SUCCESS) {
             impl->ml_hs.reset(db);
-            impl->hs_utf8 = true;
+            impl->ml_hs_utf8 = utf8;
           } else {
             hs_free_database(db);
           }
@@ -780,57 +817,86 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
                                                       Scratch& scratch) const {
   Scratch::Impl& s = *scratch.impl_;
   if (from > hay.size()) return std::optional<LineSpan>{};
-  if (impl_->hs_utf8 && (s.hay_data != hay.data() || s.hay_size != hay.size() || from == 0)) {
+  if (s.hay_data != hay.data() || s.hay_size != hay.size() || from == 0) {
     s.hay_data = hay.data();
     s.hay_size = hay.size();
-    s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
+    s.utf8_checked = false;
+    s.bits_ok = impl_->bits.has_value();
   }
-  if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
-    ScanContext ctx{impl_->line_re.get(), impl_->exact, hay,  from,   from,
-                    std::nullopt,         std::nullopt, s.md, s.mctx, &s.interrupt};
-    std::string_view rest = hay.substr(from);
-    hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs, on_hs_match,
-            &ctx);
-    if (ctx.error) return std::move(*ctx.error);
-    if (ctx.interrupted) return interrupted_error();
-    return ctx.found;
-  }
-  std::size_t cur = from;
-  while (cur <= hay.size()) {
-    // Without an interrupt, one PCRE2 call scans the rest of the buffer; with one, a window at a
-    // time (windows end at line boundaries, and matches are confirmed per line anyway).
-    std::size_t limit = hay.size();
-    std::chrono::steady_clock::time_point window_start;
-    InterruptState& interrupt = s.interrupt;
-    if (interrupt.stop != nullptr) {
-      if ((*interrupt.stop)()) return interrupted_error();
-      limit = window_end(hay, cur, interrupt.window_bytes);
-      window_start = std::chrono::steady_clock::now();
+  // Hyperscan (PCRE2 confirming) or PCRE2 alone, over `view` (a prefix of `hay` that ends at a
+  // line end) from `start`.
+  auto general = [&](std::string_view view, std::size_t start) -> Result<std::optional<LineSpan>> {
+    if (impl_->hs_utf8 && !s.utf8_checked) {
+      s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
+      s.utf8_checked = true;
     }
-    CTX_TRY_ASSIGN(bool hit,
-                   run_pcre2(impl_->scan_re.get(), hay.substr(0, limit), cur, s.md, s.mctx));
-    if (interrupt.stop != nullptr) {
-      const auto took = std::chrono::steady_clock::now() - window_start;
-      if (took < kWindowTarget / 4 && interrupt.window_bytes < kMaxWindowBytes) {
-        interrupt.window_bytes *= 2;
-      } else if (took > kWindowTarget * 2 && interrupt.window_bytes > 1) {
-        interrupt.window_bytes /= 2;
+    if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
+      ScanContext ctx{impl_->line_re.get(), impl_->exact, view, start,  start,
+                      std::nullopt,         std::nullopt, s.md, s.mctx, &s.interrupt};
+      std::string_view rest = view.substr(start);
+      hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
+              on_hs_match, &ctx);
+      if (ctx.error) return std::move(*ctx.error);
+      if (ctx.interrupted) return interrupted_error();
+      return ctx.found;
+    }
+    std::size_t cur = start;
+    while (cur <= view.size()) {
+      // Without an interrupt, one PCRE2 call scans the rest of the buffer; with one, a window at a
+      // time (windows end at line boundaries, and matches are confirmed per line anyway).
+      std::size_t limit = view.size();
+      std::chrono::steady_clock::time_point window_start;
+      InterruptState& interrupt = s.interrupt;
+      if (interrupt.stop != nullptr) {
+        if ((*interrupt.stop)()) return interrupted_error();
+        limit = window_end(view, cur, interrupt.window_bytes);
+        window_start = std::chrono::steady_clock::now();
       }
+      CTX_TRY_ASSIGN(bool hit,
+                     run_pcre2(impl_->scan_re.get(), view.substr(0, limit), cur, s.md, s.mctx));
+      if (interrupt.stop != nullptr) {
+        const auto took = std::chrono::steady_clock::now() - window_start;
+        if (took < kWindowTarget / 4 && interrupt.window_bytes < kMaxWindowBytes) {
+          interrupt.window_bytes *= 2;
+        } else if (took > kWindowTarget * 2 && interrupt.window_bytes > 1) {
+          interrupt.window_bytes /= 2;
+        }
+      }
+      if (!hit && limit == view.size()) return std::optional<LineSpan>{};
+      std::size_t at = hit ? pcre2_get_ovector_pointer(s.md)[0] : limit;
+      if (at >= limit && limit < view.size()) {  // nothing in this window
+        cur = limit;
+        continue;
+      }
+      LineSpan line = line_around(view, std::min(at, view.size()), cur);
+      CTX_TRY_ASSIGN(bool confirmed,
+                     run_pcre2(impl_->line_re.get(), view.substr(line.start, line.end - line.start),
+                               0, s.md, s.mctx));
+      if (confirmed) return std::optional<LineSpan>{line};
+      cur = line.end + 1;
     }
-    if (!hit && limit == hay.size()) return std::optional<LineSpan>{};
-    std::size_t start = hit ? pcre2_get_ovector_pointer(s.md)[0] : limit;
-    if (start >= limit && limit < hay.size()) {  // nothing in this window
-      cur = limit;
-      continue;
+    return std::optional<LineSpan>{};
+  };
+  while (s.bits_ok) {
+    using Found = detail::BitMatcher::Found;
+    const Found found = impl_->bits->find_line(hay, from);
+    if (found.kind == Found::kLine)
+      return std::optional<LineSpan>{LineSpan{found.start, found.end}};
+    if (found.kind == Found::kNone) return std::optional<LineSpan>{};
+    // A line that is not ASCII: the BitMatcher's superset for it, then PCRE2 confirms.
+    InterruptState& interrupt = s.interrupt;
+    if (interrupt.stop != nullptr && (++interrupt.confirms & 15) == 0 && (*interrupt.stop)()) {
+      return interrupted_error();
     }
-    LineSpan line = line_around(hay, std::min(start, hay.size()), cur);
-    CTX_TRY_ASSIGN(bool confirmed,
-                   run_pcre2(impl_->line_re.get(), hay.substr(line.start, line.end - line.start), 0,
-                             s.md, s.mctx));
-    if (confirmed) return std::optional<LineSpan>{line};
-    cur = line.end + 1;
+    const std::string_view line = hay.substr(found.start, found.end - found.start);
+    if (impl_->bits->line_may_match(line)) {
+      CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, 0, s.md, s.mctx));
+      if (hit) return std::optional<LineSpan>{LineSpan{found.start, found.end}};
+    }
+    if (found.end >= hay.size()) return std::optional<LineSpan>{};
+    from = found.end + 1;
   }
-  return std::optional<LineSpan>{};
+  return general(hay, from);
 }
 
 static void expand(std::string& out, std::string_view replacement, const pcre2_code* code,
@@ -881,14 +947,45 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
                                                             Scratch& scratch) const {
   Scratch::Impl& s = *scratch.impl_;
   if (from > hay.size() || impl_->ml_re == nullptr) return std::optional<MatchSpan>{};
-  if (from == 0 && impl_->ml_hs != nullptr && s.hs != nullptr && is_valid_utf8(hay)) {
+  std::string_view rest = hay.substr(from);
+  if (impl_->ml_bits) {
+    if (from == 0 || s.ml_data != hay.data() || s.ml_size != hay.size()) {
+      impl_->ml_bits->match_starts(hay, s.reversed, s.ml_starts);
+      s.ml_data = hay.data();
+      s.ml_size = hay.size();
+    }
+    // Each position where a match may start, left to right (bit j of ml_starts is hay.size()-j):
+    // PCRE2 tries a match starting there only (the offset limit), as its own scan would have.
+    const std::size_t n = hay.size();
+    std::size_t j = n - from;  // the highest bit to look at
+    while (true) {
+      std::size_t word = j / 64;
+      std::uint64_t bits = s.ml_starts[word] &
+                           (j % 64 == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << (j % 64)) - 1);
+      while (bits == 0 && word > 0) bits = s.ml_starts[--word];
+      if (bits == 0) return std::optional<MatchSpan>{};
+      j = word * 64 + static_cast<std::size_t>(63 - __builtin_clzll(bits));
+      const std::size_t at = n - j - from;  // offset in `rest`
+      pcre2_set_offset_limit(s.mctx, at);
+      auto hit = run_pcre2(impl_->ml_re.get(), rest, at, s.md, s.mctx);
+      pcre2_set_offset_limit(s.mctx, PCRE2_UNSET);
+      if (!hit.ok()) return std::move(hit).error();
+      if (*hit) {
+        const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+        return std::optional<MatchSpan>{MatchSpan{from + ov[0], from + std::max(ov[0], ov[1])}};
+      }
+      if (j == 0) return std::optional<MatchSpan>{};
+      --j;
+    }
+  }
+  if (from == 0 && impl_->ml_hs != nullptr && s.hs != nullptr &&
+      (!impl_->ml_hs_utf8 || is_valid_utf8(hay))) {
     bool found = false;
     hs_scan(impl_->ml_hs.get(), hay.data(), static_cast<unsigned>(hay.size()), 0, s.hs,
             on_any_hs_match, &found);
     if (!found) return std::optional<MatchSpan>{};
   }
   // As ripgrep, the rest of the buffer is searched as a haystack of its own.
-  std::string_view rest = hay.substr(from);
   CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
   if (!hit) return std::optional<MatchSpan>{};
   const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);

@@ -6,6 +6,7 @@
 // - the lines the normal path reports (PatternSet::find_line from every line start) differ from
 //   the lines PCRE2 alone reports;
 // - search_buffer (with -v, -m, context) reports lines that are not exactly those lines;
+// - under -U (where both paths search in multiline mode) find_multiline's matches differ;
 // - a sanitizer fires.
 // -P syntax differs from the default dialect only where Hyperscan refuses a pattern, and both
 // then run on PCRE2, so the two must agree everywhere.
@@ -119,5 +120,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (sink.lines != expect) trap();
   }
   if (*searched != sink.lines.size()) trap();
+
+  // Multiline mode (-U), where both compile to it: the same matches, one after the other, as the
+  // searcher asks for them (the normal path lets PCRE2 try only where BitMatcher says a match
+  // may start).
+  PatternOptions ml_options = options;
+  ml_options.multiline = true;
+  PatternOptions ml_reference_options = ml_options;
+  ml_reference_options.pcre2 = true;
+  auto ml_tested = PatternSet::compile(patterns, ml_options);
+  auto ml_reference = PatternSet::compile(patterns, ml_reference_options);
+  if (ml_tested.ok() != ml_reference.ok()) trap();
+  if (!ml_tested.ok() || !ml_tested->multiline() || !ml_reference->multiline()) return 0;
+  std::vector<std::size_t> got_ml, want_ml;
+  for (auto [set, out] : {std::pair{&*ml_tested, &got_ml}, std::pair{&*ml_reference, &want_ml}}) {
+    PatternSet::Scratch scratch = set->make_scratch();
+    std::size_t from = 0;
+    while (from < hay.size()) {
+      auto found = set->find_multiline(hay, from, scratch);
+      if (!found.ok()) return 0;  // a PCRE2 resource limit
+      if (!*found) break;
+      out->push_back((*found)->start);
+      out->push_back((*found)->end);
+      from = (*found)->end > (*found)->start ? (*found)->end : (*found)->end + 1;
+    }
+  }
+  if (got_ml != want_ml) trap();
   return 0;
 }
