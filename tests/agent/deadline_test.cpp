@@ -1,5 +1,6 @@
-// The per-call wall-time deadline, forced in the middle of real work: a generated tree too large
-// to walk within a few milliseconds (search_files, find_files, list_directory), and a regex that
+// The per-call wall-time deadline, forced in the middle of real work: a generated tree walked with
+// a deadline already past when the call starts (search_files, find_files, list_directory: a 2 ms
+// deadline proved flaky once walks got fast enough to finish within it), and a regex that
 // backtracks for seconds per file while staying inside PCRE2's match limits. Every tool must come
 // back soon after its deadline with the partial result flagged, saying what was cut and how to
 // go on, never hang.
@@ -134,7 +135,7 @@ TEST_CASE("search_files stops inside a file whose regex backtracks for seconds w
 TEST_CASE("search_files over a tree too large for its deadline returns what it found, flagged",
           "[agent][deadline][search_files]") {
   const BigTree& tree = BigTree::get();
-  Timed t = tree.call("search_files", R"({"pattern":"needle","max_results":5})", 2ms, 2);
+  Timed t = tree.call("search_files", R"({"pattern":"needle","max_results":5})", 0ms, 2);
   INFO("took " << t.took.count() << " ms");
   CHECK(t.took < kPromptly);
   REQUIRE(t.out.ok());
@@ -162,7 +163,7 @@ TEST_CASE("search_files over a tree too large for its deadline returns what it f
 TEST_CASE("find_files over a tree too large for its deadline flags truncation and the next step",
           "[agent][deadline][find_files]") {
   const BigTree& tree = BigTree::get();
-  Timed t = tree.call("find_files", R"({"pattern":"**/*.txt","max_results":1000})", 2ms, 2);
+  Timed t = tree.call("find_files", R"({"pattern":"**/*.txt","max_results":1000})", 0ms, 2);
   INFO("took " << t.took.count() << " ms");
   CHECK(t.took < kPromptly);
   REQUIRE(t.out.ok());
@@ -191,7 +192,7 @@ TEST_CASE(
     "list_directory over a tree too large for its deadline flags truncation and the next step",
     "[agent][deadline][list_directory]") {
   const BigTree& tree = BigTree::get();
-  Timed t = tree.call("list_directory", R"({"depth":5,"max_results":1000})", 2ms, 2);
+  Timed t = tree.call("list_directory", R"({"depth":5,"max_results":1000})", 0ms, 2);
   INFO("took " << t.took.count() << " ms");
   CHECK(t.took < kPromptly);
   REQUIRE(t.out.ok());
