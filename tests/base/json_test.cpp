@@ -66,7 +66,7 @@ std::string slow(std::string_view s) {
 
 TEST_CASE("Every single byte value is escaped as the original escaper did, at every offset") {
   for (int b = 0; b < 256; ++b) {
-    for (std::size_t pos : {0, 1, 15, 16, 17, 31, 32, 40}) {
+    for (std::size_t pos : {0u, 1u, 15u, 16u, 17u, 31u, 32u, 40u}) {
       std::string s(41, 'a');
       s[pos] = static_cast<char>(b);
       INFO("byte " << b << " at " << pos);
