@@ -63,14 +63,17 @@ std::string title_of(std::string_view name) {
   return title;
 }
 
-// `json` minified when it is a JSON object, else nullopt. The result holds no newline.
+// `json` when it is a JSON object, else nullopt; minified when it holds a line break, so the
+// result holds no newline. A tool's JsonWriter output (one line already) is validated and copied,
+// not re-serialised: a valid JSON text has no raw line break inside a string.
 std::optional<std::string> minified_object(std::string_view json) {
-  simdjson::dom::parser parser;
+  thread_local simdjson::dom::parser parser;  // keeps its buffers from call to call
   simdjson::dom::element root;
   if (parser.parse(json.data(), json.size(), true).get(root) != simdjson::SUCCESS) {
     return std::nullopt;
   }
   if (!root.is_object()) return std::nullopt;
+  if (json.find_first_of("\r\n") == std::string_view::npos) return std::string(json);
   return simdjson::minify(root);
 }
 

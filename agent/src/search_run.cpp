@@ -23,6 +23,7 @@
 #include "json_writer.hpp"
 #include "sandbox_detail.hpp"
 #include "search_results.hpp"
+#include "session.hpp"
 #include "tool_common.hpp"
 
 namespace ctx::agent {
@@ -492,6 +493,7 @@ Expected<SearchResults> run_search(const SearchQuery& query, const engine::Patte
   walker::WalkOptions options;
   options.beneath_fd = context.sandbox.root_fd();
   options.paths = {query.path};
+  if (context.session != nullptr) options.ignore_cache = &context.session->impl().ignores;
   options.overrides = overrides.empty() ? nullptr : &overrides;
   Search search(query, patterns, context);
   if (Status s = walker::walk(options, search); !s.ok()) {

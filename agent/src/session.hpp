@@ -1,5 +1,6 @@
 // What a long-lived server keeps between calls (SessionState::Impl): the result sets of recent
-// searches, so that paging with a cursor slices the same results instead of searching again.
+// searches, so that paging with a cursor slices the same results instead of searching again, and
+// the compiled ignore files its walks read.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "ctx/agent/tools.hpp"
+#include "ctx/walker/ignore_cache.hpp"
 
 namespace ctx::agent {
 
@@ -51,6 +53,9 @@ struct SessionState::Impl {
 
   std::mutex mutex;
   ResultCache searches{kSearchEntries, kSearchBytes};
+  // Compiled ignore files and the git-config lookup, reused by every walk of the session.
+  static constexpr std::size_t kIgnoreBytes = std::size_t{32} << 20;
+  walker::IgnoreCache ignores{kIgnoreBytes};
 };
 
 }  // namespace ctx::agent

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <mutex>
 
+#include "session.hpp"
 #include "tool_common.hpp"
 
 namespace ctx::agent {
@@ -112,7 +113,11 @@ Expected<VisibleWalk> walk_visible(
   walker::WalkOptions options;
   options.paths = {start};
   options.beneath_fd = context.sandbox.root_fd();
-  options.hidden = true;  // dotfiles are listed; the policy hides secrets, the walker .git
+  options.hidden = true;
+  if (context.session != nullptr)
+    options.ignore_cache =
+        &context.session->impl()
+             .ignores;  // dotfiles are listed; the policy hides secrets, the walker .git
   options.follow_links = false;
   options.report_all = true;
   options.max_depth = max_depth;

@@ -1,6 +1,8 @@
 #include "git_config.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <string>
@@ -152,6 +154,8 @@ class Parser {
 
 void scan_file(const std::string& path, GitConfigLookup& lookup, int depth) {
   if (path.empty()) return;
+  // The identity before the read: a change after it shows as another identity later.
+  if (lookup.files_tried != nullptr) lookup.files_tried->emplace_back(path, file_identity(path));
   auto text = read_small_file(AT_FDCWD, path.c_str(), kMaxConfigBytes);
   if (text.ok()) scan_git_config(*text, path, lookup, depth);
 }
@@ -195,8 +199,16 @@ void scan_git_config(std::string_view text, const std::string& file_path, GitCon
   }
 }
 
-std::optional<std::string> configured_excludes_file() {
-  GitConfigLookup lookup{"core", "excludesfile", std::nullopt};
+std::string file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return fmt::format("{}:{}:{}:{}.{}:{}.{}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec,
+                     st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
+std::optional<std::string> configured_excludes_file(
+    std::vector<std::pair<std::string, std::string>>* files_tried) {
+  GitConfigLookup lookup{"core", "excludesfile", std::nullopt, files_tried};
   if (!env_true("GIT_CONFIG_NOSYSTEM")) {
     std::string system = getenv_string("GIT_CONFIG_SYSTEM");
     scan_file(system.empty() ? "/etc/gitconfig" : system, lookup, 0);

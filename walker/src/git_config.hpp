@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ctx::walker::detail {
 
@@ -18,6 +20,9 @@ struct GitConfigLookup {
   std::string_view section;
   std::string_view key;
   std::optional<std::string> value;
+  // When set, every configuration file looked for (read or absent) is appended with its stat
+  // identity taken before reading it (file_identity below; "" when absent).
+  std::vector<std::pair<std::string, std::string>>* files_tried = nullptr;
 };
 void scan_git_config(std::string_view text, const std::string& file_path, GitConfigLookup& lookup,
                      int depth = 0);
@@ -27,6 +32,11 @@ void scan_git_config(std::string_view text, const std::string& file_path, GitCon
 // global files ($GIT_CONFIG_GLOBAL alone if set, else $XDG_CONFIG_HOME/git/config or
 // ~/.config/git/config, then ~/.gitconfig), then $GIT_CONFIG_COUNT/KEY_n/VALUE_n. `~/` in the value
 // is expanded. nullopt when unset.
-std::optional<std::string> configured_excludes_file();
+std::optional<std::string> configured_excludes_file(
+    std::vector<std::pair<std::string, std::string>>* files_tried = nullptr);
+
+// The stat identity (device, inode, size, mtime, ctime) of `path`, following symlinks, or ""
+// when it cannot be stat'ed.
+std::string file_identity(const std::string& path);
 
 }  // namespace ctx::walker::detail

@@ -51,8 +51,9 @@ std::optional<std::string> info_exclude_path(const std::string& dir) {
   return join(common, "info/exclude");
 }
 
-std::optional<std::string> global_excludes_path() {
-  if (auto configured = configured_excludes_file()) return configured;
+std::optional<std::string> global_excludes_path(
+    std::vector<std::pair<std::string, std::string>>* files_tried) {
+  if (auto configured = configured_excludes_file(files_tried)) return configured;
   if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
     return std::string(xdg) + "/git/ignore";
   }

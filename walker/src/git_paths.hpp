@@ -4,6 +4,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ctx::walker::detail {
 
@@ -14,7 +16,9 @@ std::optional<std::string> info_exclude_path(const std::string& dir);
 
 // The global excludes file: core.excludesFile from the user's git configuration (git_config.hpp:
 // includes and `~/` expansion behave as in git), else $XDG_CONFIG_HOME/git/ignore, else
-// $HOME/.config/git/ignore. nullopt when none can be named.
-std::optional<std::string> global_excludes_path();
+// $HOME/.config/git/ignore. nullopt when none can be named. `files_tried`: as in
+// configured_excludes_file.
+std::optional<std::string> global_excludes_path(
+    std::vector<std::pair<std::string, std::string>>* files_tried = nullptr);
 
 }  // namespace ctx::walker::detail

@@ -26,6 +26,7 @@
 
 #include "beneath.hpp"
 #include "ctx/base/file_buffer.hpp"
+#include "ctx/walker/ignore_cache.hpp"
 #include "ctx/walker/ignore_rules.hpp"
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
@@ -43,6 +44,23 @@ constexpr std::string_view kRgIgnore = ".rgignore";
 constexpr std::string_view kCtxIgnore = ".ctxignore";
 constexpr std::string_view kDotGit = ".git";
 
+// One ignore file's compiled rules (shared with an IgnoreCache when the walk has one), and
+// optionally a second file's read after it (.ctxignore after .rgignore), whose lines come later
+// and so decide first; null when there are none.
+struct SharedRules {
+  std::shared_ptr<const IgnoreRules> rules;
+  std::shared_ptr<const IgnoreRules> later;
+  bool empty() const {
+    return (rules == nullptr || rules->empty()) && (later == nullptr || later->empty());
+  }
+  MatchKind match(std::string_view rel_path, bool is_dir) const {
+    if (later != nullptr) {
+      if (MatchKind m = later->match(rel_path, is_dir); m != MatchKind::kNone) return m;
+    }
+    return rules == nullptr ? MatchKind::kNone : rules->match(rel_path, is_dir);
+  }
+};
+
 // The rules one directory brings. Nodes link to the nearest ancestor that brings rules too.
 struct RuleNode {
   std::shared_ptr<const RuleNode> parent;
@@ -53,10 +71,10 @@ struct RuleNode {
   std::string prefix;
   bool has_git = false;  // the directory holds `.git`: a repository's top
   bool any_git = false;  // this node or an ancestor has_git
-  IgnoreRules custom;    // .rgignore then .ctxignore (later lines win)
-  IgnoreRules dot;       // .ignore
-  IgnoreRules git;       // .gitignore
-  IgnoreRules exclude;   // info/exclude, on has_git nodes
+  SharedRules custom;    // .rgignore then .ctxignore (later lines win)
+  SharedRules dot;       // .ignore
+  SharedRules git;       // .gitignore
+  SharedRules exclude;   // info/exclude, on has_git nodes
 };
 
 struct Root {
@@ -149,7 +167,7 @@ class Walker {
   bool beneath_abs_known_ = false;
   IgnoreRules explicit_rules_;
   std::once_flag global_once_;
-  IgnoreRules global_rules_;
+  SharedRules global_rules_;
   tbb::enumerable_thread_specific<Scratch> scratch_;
   std::vector<std::unique_ptr<Root>> roots_;
 
@@ -167,7 +185,12 @@ class Walker {
   void load_node_rules(RuleNode& node, const std::string& dir, bool has_gitignore, bool has_ignore,
                        bool has_rgignore, bool has_ctxignore, int dir_fd = -1);
   Status start_beneath();
-  const IgnoreRules& global_rules();
+  const SharedRules& global_rules();
+  // The compiled rules of the ignore file `rel` beneath `dir_fd` (confined walks) or, with
+  // dir_fd < 0, at `shown` (relative to the cwd); errors name `shown`. The file is opened, then
+  // fstat'ed, then looked up in options_.ignore_cache by that identity or read from the same fd.
+  Result<std::shared_ptr<const IgnoreRules>> load_rules(int dir_fd, std::string_view rel,
+                                                        const std::string& shown);
 
   void process(DirTask& task, std::vector<DirTask>& children);
   bool skip_entry(std::string_view path, std::string_view name, bool is_dir, const RuleNode* node,
@@ -204,18 +227,77 @@ std::string_view Walker::relative_to(const RuleNode& node, std::string_view path
   return scratch.rel;
 }
 
-const IgnoreRules& Walker::global_rules() {
+const SharedRules& Walker::global_rules() {
   std::call_once(global_once_, [this] {
-    auto path = detail::global_excludes_path();
+    auto path = options_.ignore_cache != nullptr ? options_.ignore_cache->global_excludes_path()
+                                                 : detail::global_excludes_path();
     if (!path) return;
-    auto text = read_small_file(AT_FDCWD, path->c_str(), kMaxIgnoreFileBytes);
-    if (text.ok()) {
-      global_rules_ = IgnoreRules::parse(*text, {options_.ignore_case_insensitive});
-    } else if (text.error().code != ErrorCode::kNotFound) {
-      report(text.error());
+    auto rules = load_rules(-1, {}, *path);
+    if (rules.ok()) {
+      global_rules_.rules = std::move(*rules);
+    } else if (rules.error().code != ErrorCode::kNotFound) {
+      report(rules.error());
     }
   });
   return global_rules_;
+}
+
+Result<std::shared_ptr<const IgnoreRules>> Walker::load_rules(int dir_fd, std::string_view rel,
+                                                              const std::string& shown) {
+  int fd = -1;
+  if (dir_fd >= 0) {
+    fd = detail::open_beneath(dir_fd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    // A symlinked ignore file counts as absent: git does not follow one either.
+    if (fd < 0) return Error::from_errno(errno == ELOOP ? ENOENT : errno, shown);
+  } else {
+    fd = ::openat(AT_FDCWD, shown.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return Error::from_errno(errno, shown);
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Error::from_errno(errno, shown);
+  if (!S_ISREG(st.st_mode)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a regular file", shown)};
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxIgnoreFileBytes) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: file is {} bytes, more than the limit of {}", shown, st.st_size,
+                             kMaxIgnoreFileBytes)};
+  }
+  IgnoreCache* cache = options_.ignore_cache;
+  std::string key;
+  if (cache != nullptr) {
+    key = IgnoreCache::key(shown, st, options_.ignore_case_insensitive);
+    if (auto hit = cache->find(key)) return hit;
+  }
+  std::string text;
+  char buf[16 << 10];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Error::from_errno(errno, shown);
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > kMaxIgnoreFileBytes) {
+      return Error{
+          ErrorCode::kInvalidArgument,
+          fmt::format("{}: file grew past the limit of {} bytes", shown, kMaxIgnoreFileBytes)};
+    }
+  }
+  auto rules = std::make_shared<const IgnoreRules>(
+      IgnoreRules::parse(text, {options_.ignore_case_insensitive}));
+  // A file written during the read has another identity now: not cached under the old one.
+  struct stat after {};
+  if (cache != nullptr && ::fstat(fd, &after) == 0 &&
+      IgnoreCache::key(shown, after, options_.ignore_case_insensitive) == key) {
+    cache->insert(key, st, rules, text.size());
+  }
+  return rules;
 }
 
 MatchKind Walker::match_ignores(std::string_view path, bool is_dir, const RuleNode* node,
@@ -246,7 +328,7 @@ MatchKind Walker::match_ignores(std::string_view path, bool is_dir, const RuleNo
   if (m_git != MatchKind::kNone) return m_git;
   if (m_exclude != MatchKind::kNone) return m_exclude;
   if (options_.git_global && any_git) {
-    const IgnoreRules& global = global_rules();
+    const SharedRules& global = global_rules();
     if (!global.empty()) {
       // Anchored at the repository's top, as git; outside a repository (--no-require-git) at
       // the root of the walk.
@@ -280,31 +362,18 @@ bool Walker::skip_entry(std::string_view path, std::string_view name, bool is_di
 
 void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gitignore,
                              bool has_ignore, bool has_rgignore, bool has_ctxignore, int dir_fd) {
-  IgnoreRules::Options rule_options{options_.ignore_case_insensitive};
   std::string prefix = child_prefix(dir);
-  auto load = [&](std::string_view name, IgnoreRules& into, bool append) {
-    std::string file = prefix + std::string(name);
-    auto text = dir_fd >= 0
-                    ? detail::read_small_file_beneath(dir_fd, name, file, kMaxIgnoreFileBytes)
-                    : read_small_file(AT_FDCWD, file.c_str(), kMaxIgnoreFileBytes);
-    if (!text.ok()) {
-      if (text.error().code != ErrorCode::kNotFound) report(text.error());
-      return;
-    }
-    if (!append) {
-      into = IgnoreRules::parse(*text, rule_options);
-      return;
-    }
-    std::string_view body = *text;
-    if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);
-    for_each_line(body, [&](std::string_view line) { into.add_line(line); });
+  auto load = [&](std::string_view name) -> std::shared_ptr<const IgnoreRules> {
+    auto rules = load_rules(dir_fd, name, prefix + std::string(name));
+    if (rules.ok()) return std::move(*rules);
+    if (rules.error().code != ErrorCode::kNotFound) report(rules.error());
+    return nullptr;
   };
-  if (options_.git_ignore && has_gitignore) load(kGitIgnore, node.git, false);
-  if (options_.dot_ignore && has_ignore) load(kDotIgnore, node.dot, false);
+  if (options_.git_ignore && has_gitignore) node.git.rules = load(kGitIgnore);
+  if (options_.dot_ignore && has_ignore) node.dot.rules = load(kDotIgnore);
   if (options_.dot_ignore) {
-    node.custom = IgnoreRules(rule_options);
-    if (has_rgignore) load(kRgIgnore, node.custom, true);
-    if (has_ctxignore) load(kCtxIgnore, node.custom, true);
+    if (has_rgignore) node.custom.rules = load(kRgIgnore);
+    if (has_ctxignore) node.custom.later = load(kCtxIgnore);
   }
   if (node.has_git && options_.git_exclude && options_.git_ignore && dir_fd >= 0) {
     // Confined: a `.git` directory's info/exclude is read beneath the fd; a `.git` file (a
@@ -312,21 +381,20 @@ void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gi
     struct stat st {};
     if (::fstatat(dir_fd, ".git", &st, AT_SYMLINK_NOFOLLOW) != 0) return;
     if (S_ISDIR(st.st_mode)) {
-      auto text = detail::read_small_file_beneath(
-          dir_fd, ".git/info/exclude", prefix + ".git/info/exclude", kMaxIgnoreFileBytes);
-      if (text.ok()) node.exclude = IgnoreRules::parse(*text, rule_options);
+      auto rules = load_rules(dir_fd, ".git/info/exclude", prefix + ".git/info/exclude");
+      if (rules.ok()) node.exclude.rules = std::move(*rules);
     } else if (S_ISREG(st.st_mode) && beneath_abs_known_) {
       std::string abs = dir.empty() || dir[0] == '/' ? dir : beneath_abs_ + "/" + dir;
       if (dir.empty()) abs = beneath_abs_.empty() ? "/" : beneath_abs_;
       if (auto exclude = detail::info_exclude_path(abs)) {
-        auto text = read_small_file(AT_FDCWD, exclude->c_str(), kMaxIgnoreFileBytes);
-        if (text.ok()) node.exclude = IgnoreRules::parse(*text, rule_options);
+        auto rules = load_rules(-1, {}, *exclude);
+        if (rules.ok()) node.exclude.rules = std::move(*rules);
       }
     }
   } else if (node.has_git && options_.git_exclude && options_.git_ignore) {
     if (auto exclude = detail::info_exclude_path(dir.empty() ? "." : dir)) {
-      auto text = read_small_file(AT_FDCWD, exclude->c_str(), kMaxIgnoreFileBytes);
-      if (text.ok()) node.exclude = IgnoreRules::parse(*text, rule_options);
+      auto rules = load_rules(-1, {}, *exclude);
+      if (rules.ok()) node.exclude.rules = std::move(*rules);
     }
   }
 }
@@ -384,7 +452,7 @@ std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root
     node->has_git = has_git;
     node->any_git = has_git || (chain && chain->any_git);
     if (options_.parents) load_node_rules(*node, dir, gi, ig, rg, ci, dir_fd);
-    if (!options_.parents) node->exclude = IgnoreRules();
+    if (!options_.parents) node->exclude.rules = nullptr;
     chain = std::move(node);
   }
   return chain;

@@ -19,6 +19,7 @@
 
 namespace ctx::walker {
 
+class IgnoreCache;
 class Overrides;
 class TypeMatcher;
 
@@ -68,6 +69,11 @@ struct WalkOptions {
   // Optional filters; they must outlive the walk.
   const Overrides* overrides = nullptr;
   const TypeMatcher* types = nullptr;
+
+  // Optional: compiled ignore files and the git-config lookup reused across walks (a long-lived
+  // server's; see ignore_cache.hpp). Null: every file is read and compiled for this walk alone.
+  // Must outlive the walk; may be shared by concurrent walks.
+  IgnoreCache* ignore_cache = nullptr;
 };
 
 struct WalkEntry {

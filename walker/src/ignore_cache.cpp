@@ -1,0 +1,126 @@
+#include "ctx/walker/ignore_cache.hpp"
+
+#include <fmt/format.h>
+#include <time.h>
+
+#include <cstring>
+
+#include "git_config.hpp"
+#include "git_paths.hpp"
+
+extern char** environ;
+
+namespace ctx::walker {
+namespace {
+
+// The environment variables global_excludes_path reads, as one string.
+std::string git_environment() {
+  std::string out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view var = *e;
+    if (var.substr(0, 10) == "GIT_CONFIG" || var.substr(0, 5) == "HOME=" ||
+        var.substr(0, 16) == "XDG_CONFIG_HOME=") {
+      out.append(var);
+      out.push_back('\0');
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string IgnoreCache::key(std::string_view path, const struct stat& st, bool case_insensitive) {
+  return fmt::format("{}:{}:{}:{}.{}:{}.{}:{}:{}", st.st_dev, st.st_ino, st.st_size,
+                     st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+                     case_insensitive ? 1 : 0, path);
+}
+
+std::shared_ptr<const IgnoreRules> IgnoreCache::find(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  auto it = index_.find(key);
+  if (it == index_.end()) {
+    ++stats_.misses;
+    return nullptr;
+  }
+  ++stats_.hits;
+  lru_.splice(lru_.begin(), lru_, it->second);
+  return it->second->rules;
+}
+
+bool IgnoreCache::recent(const struct stat& st) const {
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  auto ns = [](const struct timespec& t) {
+    return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+  };
+  const auto horizon = ns(now) - racy_window_;
+  return ns(st.st_mtim) >= horizon || ns(st.st_ctim) >= horizon;
+}
+
+void IgnoreCache::insert(const std::string& key, const struct stat& st,
+                         std::shared_ptr<const IgnoreRules> rules, std::size_t text_bytes) {
+  const std::size_t bytes = cost(text_bytes, rules->size()) + key.size();
+  if (bytes > max_bytes_ || recent(st)) return;
+  std::lock_guard lock(mutex_);
+  if (auto it = index_.find(key); it != index_.end()) {  // another thread compiled it too
+    bytes_ -= it->second->bytes;
+    lru_.erase(it->second);
+    index_.erase(it);
+  }
+  while (!lru_.empty() && bytes_ + bytes > max_bytes_) {
+    bytes_ -= lru_.back().bytes;
+    index_.erase(lru_.back().key);
+    lru_.pop_back();
+  }
+  lru_.push_front(Entry{key, std::move(rules), bytes});
+  index_.emplace(key, lru_.begin());
+  bytes_ += bytes;
+}
+
+std::optional<std::string> IgnoreCache::global_excludes_path() {
+  std::string env = git_environment();
+  std::optional<ConfigState> cached;
+  {
+    std::lock_guard lock(mutex_);
+    cached = config_;
+  }
+  if (cached && cached->env == env) {
+    bool same = true;
+    for (const auto& [path, identity] : cached->files) {
+      if (detail::file_identity(path) != identity) {
+        same = false;
+        break;
+      }
+    }
+    if (same) {
+      std::lock_guard lock(mutex_);
+      ++stats_.config_hits;
+      return cached->path;
+    }
+  }
+  ConfigState state{std::move(env), {}, std::nullopt};
+  state.path = detail::global_excludes_path(&state.files);
+  bool cacheable = true;
+  for (const auto& file : state.files) {
+    struct stat st {};
+    if (::stat(file.first.c_str(), &st) == 0 && recent(st)) cacheable = false;
+  }
+  std::lock_guard lock(mutex_);
+  ++stats_.config_misses;
+  if (cacheable) {
+    config_ = state;
+  } else {
+    config_.reset();
+  }
+  return state.path;
+}
+
+IgnoreCache::Stats IgnoreCache::stats() const {
+  std::lock_guard lock(mutex_);
+  Stats out = stats_;
+  out.entries = lru_.size();
+  out.bytes = bytes_;
+  return out;
+}
+
+}  // namespace ctx::walker
