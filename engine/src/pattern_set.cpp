@@ -175,6 +175,57 @@ Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
   return Pcre2Code(code, &pcre2_code_free);
 }
 
+// True when PCRE2 knows `name` as a script (so `\p{sc:name}` compiles).
+bool is_script_name(std::string_view name) {
+  if (name.empty() || name.find_first_of(":=}") != std::string_view::npos) return false;
+  const std::string probe = "\\p{sc:" + std::string(name) + "}";
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(probe.data()), probe.size(),
+                                   PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
+  if (code == nullptr) return false;
+  pcre2_code_free(code);
+  return true;
+}
+
+// Rust's (ripgrep's) `\p{Greek}` is the Script property, but PCRE2 10.40+ reads a bare script
+// name as Script_Extensions, which also holds shared characters (U+0342, a combining mark of script
+// Inherited, counts as Greek there). Every `\p{Name}`/`\P{Name}` whose Name is a script becomes
+// PCRE2's Script-only `\p{sc:Name}`; categories and binary properties stay as written.
+std::string scripts_as_in_rust(std::string_view re) {
+  if (re.find("p{") == std::string_view::npos && re.find("P{") == std::string_view::npos) {
+    return std::string(re);
+  }
+  std::string out;
+  out.reserve(re.size() + 8);
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    if (re[i] != '\\' || i + 1 >= re.size()) {
+      out.push_back(re[i]);
+      continue;
+    }
+    const char kind = re[i + 1];
+    if ((kind == 'p' || kind == 'P') && i + 2 < re.size() && re[i + 2] == '{') {
+      const std::size_t close = re.find('}', i + 3);
+      if (close != std::string_view::npos) {
+        const std::string_view name = re.substr(i + 3, close - (i + 3));
+        if (is_script_name(name)) {
+          out += '\\';
+          out += kind;
+          out += "{sc:";
+          out.append(name);
+          out += '}';
+          i = close;
+          continue;
+        }
+      }
+    }
+    out.push_back(re[i]);  // any other escape: both characters, so `\\p{..}` stays literal
+    out.push_back(kind);
+    ++i;
+  }
+  return out;
+}
+
 // Hyperscan folds case in ASCII only, but Unicode simple case folding (PCRE2 with UCP, ripgrep)
 // also maps k to U+212A KELVIN SIGN and s to U+017F LATIN SMALL LETTER LONG S. This adds those
 // to every k/K/s/S literal of a Hyperscan expression (outside escapes and group syntax), making a
@@ -537,7 +588,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // The regex of each pattern, validated alone so errors point into what the user typed.
   const std::uint32_t pcre_flags =
       PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | (impl->caseless ? PCRE2_CASELESS : 0U);
-  std::vector<std::string> regexes;
+  std::vector<std::string> regexes, pcre_regexes;
   bool all_literal = true;
   bool any_empty = false;
   for (const std::string& p : patterns) {
@@ -555,6 +606,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
     CTX_TRY_ASSIGN(Pcre2Code alone, compile_pcre2(regex, pcre_flags, p));
+    // What PCRE2 runs; Hyperscan (a prefilter for these) and the BitMatcher get `regex`.
+    pcre_regexes.push_back(options.fixed_strings || options.pcre2 ? regex
+                                                                  : scripts_as_in_rust(regex));
     std::uint32_t min_length = 0;
     pcre2_pattern_info(alone.get(), PCRE2_INFO_MINLENGTH, &min_length);
     any_empty = any_empty || min_length == 0;
@@ -562,12 +616,15 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                   p.find('\n') == std::string::npos && (!impl->caseless || is_ascii(p));
     regexes.push_back(std::move(regex));
   }
-  if (patterns.empty()) regexes.emplace_back("(*FAIL)");
+  if (patterns.empty()) {
+    regexes.emplace_back("(*FAIL)");
+    pcre_regexes.emplace_back("(*FAIL)");
+  }
 
   std::string alternation;
-  for (std::size_t i = 0; i < regexes.size(); ++i) {
+  for (std::size_t i = 0; i < pcre_regexes.size(); ++i) {
     if (i > 0) alternation += '|';
-    alternation += "(?:" + regexes[i] + ")";
+    alternation += "(?:" + pcre_regexes[i] + ")";
   }
   std::string line_regex = "(?:" + alternation + ")";
   if (options.word) line_regex = "(?<!\\w)" + line_regex + "(?!\\w)";

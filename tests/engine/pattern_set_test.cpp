@@ -639,3 +639,22 @@ TEST_CASE("smart case under -P counts every uppercase character not after a back
 }
 
 }  // namespace
+
+TEST_CASE("a script name is the Script property, as in ripgrep, not PCRE2's Script_Extensions",
+          "[engine][pattern]") {
+  constexpr std::string_view kPerispomeni = "\xCD\x82";  // U+0342: script Inherited, scx Greek
+  constexpr std::string_view kAlpha = "\xCE\xB1";
+  PatternSet greek = compile_ok({"\\p{Greek}"}, {});
+  CHECK(line_matches(greek, kAlpha));
+  CHECK_FALSE(line_matches(greek, kPerispomeni));
+  CHECK(line_matches(compile_ok({"\\P{Greek}"}, {}), kPerispomeni));
+  CHECK(line_matches(compile_ok({"[\\p{Greek}x]+"}, {}), kAlpha));
+  CHECK_FALSE(line_matches(compile_ok({"[\\p{Greek}x]"}, {}), kPerispomeni));
+  // Categories and escaped backslashes are left alone.
+  CHECK(line_matches(compile_ok({"\\p{Lu}"}, {}), "A"));
+  CHECK(line_matches(compile_ok({"\\\\p{Greek}"}, {}), "\\p{Greek}"));
+  // -P keeps PCRE2's own meaning, as rg -P does.
+  PatternOptions pcre2;
+  pcre2.pcre2 = true;
+  CHECK(line_matches(compile_ok({"\\p{Greek}"}, pcre2), kPerispomeni));
+}
