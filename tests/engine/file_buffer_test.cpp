@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "../temp_tree.hpp"
 #include "ctx/engine/searcher.hpp"
 
 namespace {
@@ -21,21 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using ctx::engine::FileBuffer;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ctx-file-buffer-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(path / name, std::ios::binary) << bytes;
-    return path / name;
-  }
-};
+using TempDir = ctx::testing::TempTree;
 
 // Distinct bytes at every offset, so a wrong window or a dropped page cannot go unseen.
 std::string pattern_bytes(std::size_t n) {
@@ -52,7 +39,7 @@ TEST_CASE("read gives every byte of small and mapped files alike", "[file_buffer
   for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{70000},
                            std::size_t{128} << 10, (std::size_t{1} << 20) + 123}) {
     const std::string bytes = pattern_bytes(size);
-    const fs::path file = dir.write("f" + std::to_string(size), bytes);
+    const fs::path file = dir.file("f" + std::to_string(size), bytes);
     auto got = buffer.read(file.c_str(), true);
     REQUIRE(got.ok());
     CHECK(*got == bytes);
@@ -67,7 +54,7 @@ TEST_CASE("a walked binary file is cut after the first chunk holding a NUL, mapp
   for (std::size_t size : {std::size_t{100000}, std::size_t{1} << 20}) {
     std::string bytes = pattern_bytes(size);
     bytes[10] = '\0';
-    const fs::path file = dir.write("bin" + std::to_string(size), bytes);
+    const fs::path file = dir.file("bin" + std::to_string(size), bytes);
     auto cut = buffer.read(file.c_str(), true);
     REQUIRE(cut.ok());
     CHECK(cut->size() == 64 << 10);
@@ -80,8 +67,8 @@ TEST_CASE("a walked binary file is cut after the first chunk holding a NUL, mapp
 TEST_CASE("read_at opens the name relative to the directory fd and names the path in errors",
           "[file_buffer]") {
   TempDir dir;
-  dir.write("inner.txt", "hello\n");
-  int fd = ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  dir.file("inner.txt", "hello\n");
+  int fd = ::open(dir.root().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   REQUIRE(fd >= 0);
   FileBuffer buffer;
   auto got = buffer.read_at(fd, "inner.txt", "shown/inner.txt", true);
@@ -97,7 +84,7 @@ TEST_CASE("a mapped file truncated while it is read does not kill the process", 
   TempDir dir;
   const std::size_t size = std::size_t{4} << 20;
   const std::string bytes = pattern_bytes(size);
-  const fs::path file = dir.write("shrinks.txt", bytes);
+  const fs::path file = dir.file("shrinks.txt", bytes);
   FileBuffer buffer;
   auto got = buffer.read(file.c_str(), false);
   REQUIRE(got.ok());
@@ -115,8 +102,8 @@ TEST_CASE("a mapped file truncated while it is read does not kill the process", 
   CHECK(buffer.truncated());
   CHECK(nul_bytes >= size - 8192);  // everything past the page holding the new end
   // The next read starts clean.
-  dir.write("other.txt", "fine\n");
-  auto next = buffer.read((dir.path / "other.txt").c_str(), false);
+  dir.file("other.txt", "fine\n");
+  auto next = buffer.read((dir.root() / "other.txt").c_str(), false);
   REQUIRE(next.ok());
   CHECK_FALSE(buffer.truncated());
 }
@@ -126,7 +113,7 @@ TEST_CASE(
     "[file_buffer]") {
   TempDir dir;
   const std::string bytes = pattern_bytes(std::size_t{1} << 20);
-  const fs::path file = dir.write("copied.txt", bytes);
+  const fs::path file = dir.file("copied.txt", bytes);
   FileBuffer buffer;
   buffer.allow_mapping(false);
   auto got = buffer.read(file.c_str(), false);

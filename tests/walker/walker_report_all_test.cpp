@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../temp_tree.hpp"
 #include "ctx/walker/walker.hpp"
 
 namespace fs = std::filesystem;
@@ -21,28 +22,7 @@ using ctx::walker::WalkOptions;
 
 namespace {
 
-class Tree {
- public:
-  Tree() {
-    std::string tmpl = (fs::temp_directory_path() / "ctxreportXXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    root_ = tmpl;
-  }
-  ~Tree() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  Tree(const Tree&) = delete;
-  Tree& operator=(const Tree&) = delete;
-  void file(const std::string& rel) {
-    fs::create_directories((root_ / rel).parent_path());
-    std::ofstream(root_ / rel) << "x\n";
-  }
-  std::string path(const std::string& rel = "") const { return (root_ / rel).string(); }
-
- private:
-  fs::path root_;
-};
+using Tree = ctx::testing::TempTree;
 
 char letter(EntryType t) {
   switch (t) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../../walker/src/beneath.hpp"
+#include "../temp_tree.hpp"
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 
@@ -27,32 +28,8 @@ using ctx::walker::WalkOptions;
 
 namespace {
 
-// A temp directory that is the current directory for the test's lifetime.
-class TempTree {
- public:
-  TempTree() {
-    std::string tmpl = (fs::temp_directory_path() / "ctxwalkXXXXXX").string();
-    root_ = mkdtemp(tmpl.data());
-    old_ = fs::current_path();
-    fs::current_path(root_);
-  }
-  ~TempTree() {
-    fs::current_path(old_);
-    fs::remove_all(root_);
-  }
-  TempTree(const TempTree&) = delete;
-  TempTree& operator=(const TempTree&) = delete;
-
-  void file(const std::string& path, const std::string& text = "x\n") {
-    fs::path p = root_ / path;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-  }
-  void dir(const std::string& path) { fs::create_directories(root_ / path); }
-  const fs::path& root() const { return root_; }
-
- private:
-  fs::path root_, old_;
+struct TempTree : ctx::testing::TempTree {
+  TempTree() : ctx::testing::TempTree(Cwd::kEnter, "ctxwalk") {}
 };
 
 class Collect final : public ctx::walker::WalkSink {
