@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "../../agent/src/sandbox_detail.hpp"
+#include "open_watch.hpp"
 
 namespace fs = std::filesystem;
 using ctx::agent::EntryKind;
@@ -93,37 +94,7 @@ class ForceNoProc {
   ForceNoProc& operator=(const ForceNoProc&) = delete;
 };
 
-// Records which names in a directory were opened (inotify IN_OPEN). Lookups with O_PATH raise no
-// such event (the kernel does not notify for O_PATH descriptors); real opens do.
-class OpenWatch {
- public:
-  explicit OpenWatch(const fs::path& dir) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
-    REQUIRE(fd_ >= 0);
-    REQUIRE(::inotify_add_watch(fd_, dir.c_str(), IN_OPEN) >= 0);
-  }
-  ~OpenWatch() { ::close(fd_); }
-  OpenWatch(const OpenWatch&) = delete;
-  OpenWatch& operator=(const OpenWatch&) = delete;
-
-  // The names opened since the last call.
-  std::set<std::string> opened() {
-    std::set<std::string> names;
-    alignas(inotify_event) char buf[8192];
-    for (;;) {
-      ssize_t n = ::read(fd_, buf, sizeof buf);
-      if (n <= 0) break;
-      for (ssize_t at = 0; at < n;) {
-        const auto* event = reinterpret_cast<const inotify_event*>(buf + at);
-        if (event->len > 0) names.insert(event->name);
-        at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
-      }
-    }
-    return names;
-  }
-
- private:
-  int fd_;
-};
+using ctx::testing::OpenWatch;
 
 // Binds a unix socket at `path`; the returned fd keeps it alive.
 int bind_socket(const std::string& path) {

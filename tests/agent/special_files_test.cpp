@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "open_watch.hpp"
 #include "tool_test_env.hpp"
 
 namespace {
@@ -26,35 +27,7 @@ namespace {
 using ctx::agent::ToolErrorCode;
 using ctx::agent::testing::ToolEnv;
 
-// The names opened in one directory (inotify IN_OPEN; O_PATH lookups raise none).
-class OpenWatch {
- public:
-  explicit OpenWatch(const std::string& dir) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
-    REQUIRE(fd_ >= 0);
-    REQUIRE(::inotify_add_watch(fd_, dir.c_str(), IN_OPEN) >= 0);
-  }
-  ~OpenWatch() { ::close(fd_); }
-  OpenWatch(const OpenWatch&) = delete;
-  OpenWatch& operator=(const OpenWatch&) = delete;
-
-  std::set<std::string> opened() {
-    std::set<std::string> names;
-    alignas(inotify_event) char buf[8192];
-    for (;;) {
-      ssize_t n = ::read(fd_, buf, sizeof buf);
-      if (n <= 0) break;
-      for (ssize_t at = 0; at < n;) {
-        const auto* event = reinterpret_cast<const inotify_event*>(buf + at);
-        if (event->len > 0) names.insert(event->name);
-        at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
-      }
-    }
-    return names;
-  }
-
- private:
-  int fd_;
-};
+using ctx::testing::OpenWatch;
 
 // A root holding a text file, a FIFO, a socket and (when this process may mknod) a character
 // device, a block device and a symlink to the character device. (Not named "null": tool
