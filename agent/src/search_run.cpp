@@ -192,8 +192,8 @@ class FileSink final : public engine::LineSink {
     return engine::Flow::kContinue;
   }
   engine::Flow on_context(std::uint64_t number, std::uint64_t, std::string_view line) override {
-    static const std::vector<engine::MatchSpan> kNone;
-    push(store_line(number, line, kNone, false, context_.config.limits.max_line_bytes, patterns_,
+    static const std::vector<engine::MatchSpan> no_spans;
+    push(store_line(number, line, no_spans, false, context_.config.limits.max_line_bytes, patterns_,
                     w_.scratch));
     return engine::Flow::kContinue;
   }

@@ -938,7 +938,7 @@ class Search {
   }
 
   // Searches the paths in argument order: "-" is stdin; the others are walked, in runs.
-  int run(walker::WalkOptions walk_options, const std::vector<std::string>& paths,
+  int run(const walker::WalkOptions& walk_options, const std::vector<std::string>& paths,
           bool search_stdin) {
     if (search_stdin) {
       search_file("-", true, workers_.local());

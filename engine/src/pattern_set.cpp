@@ -370,7 +370,7 @@ char escape_newline(std::string_view p, std::size_t& i) {
           lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
         }
       }
-      if (lower.rfind("^", 0) == 0) return 'y';
+      if (lower.rfind('^', 0) == 0) return 'y';
       static constexpr std::string_view kWithNewline[] = {"c",
                                                           "cc",
                                                           "other",
@@ -671,6 +671,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       flags.push_back(f);
       ids.push_back(static_cast<unsigned>(i));
     }
+    exprs.reserve(hs_patterns.size());
     for (const std::string& p : hs_patterns) exprs.push_back(p.c_str());
     hs_database_t* db = nullptr;
     hs_compile_error_t* err = nullptr;
@@ -749,6 +750,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           flags.push_back(f);
           ids.push_back(static_cast<unsigned>(i));
         }
+        exprs.reserve(ml_patterns.size());
         for (const std::string& p : ml_patterns) exprs.push_back(p.c_str());
         hs_database_t* db = nullptr;
         hs_compile_error_t* err = nullptr;
@@ -1093,7 +1095,8 @@ void append_group(std::string& out, const pcre2_code* code, pcre2_match_data* md
   }
   if (number < 0 || static_cast<std::uint32_t>(number) >= pcre2_get_ovector_count(md)) return;
   const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
-  PCRE2_SIZE start = ov[2 * number], end = ov[2 * number + 1];
+  const auto group = static_cast<std::size_t>(number);
+  PCRE2_SIZE start = ov[2 * group], end = ov[2 * group + 1];
   if (start == PCRE2_UNSET || end < start) return;
   out.append(subject.substr(start, end - start));
 }

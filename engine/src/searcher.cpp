@@ -143,10 +143,11 @@ void FileBuffer::on_sigbus(int signal, siginfo_t* info, void* context) {
   for (FileBuffer* b = t_mapped; b != nullptr; b = b->next_mapped_) {
     char* base = static_cast<char*>(b->map_);
     if (addr < base || addr >= base + b->map_bytes_) continue;
-    const std::uintptr_t mask = ~(g_page_bytes - 1);
-    auto* from = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(addr) & mask);
-    auto* end = reinterpret_cast<char*>(
-        (reinterpret_cast<std::uintptr_t>(base + b->map_bytes_) + g_page_bytes - 1) & mask);
+    const std::uintptr_t in_page = g_page_bytes - 1;
+    char* from = addr - (reinterpret_cast<std::uintptr_t>(addr) & in_page);
+    char* map_end = base + b->map_bytes_;
+    const std::uintptr_t tail = reinterpret_cast<std::uintptr_t>(map_end) & in_page;
+    char* end = tail == 0 ? map_end : map_end + (g_page_bytes - tail);
     void* zeros = ::mmap(from, static_cast<std::size_t>(end - from), PROT_READ,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (zeros == MAP_FAILED) break;

@@ -191,7 +191,8 @@ void scan_git_config(std::string_view text, const std::string& file_path, GitCon
     if (subsection) continue;
     if (iequals(section, "include") && iequals(name, "path") && value && depth < kMaxIncludeDepth) {
       std::string target = expand_home(*value);
-      if (!target.empty() && target[0] != '/') target = directory_of(file_path) + "/" + target;
+      if (!target.empty() && target[0] != '/')
+        target = directory_of(file_path).append("/").append(target);
       scan_file(target, lookup, depth + 1);
     } else if (iequals(section, lookup.section) && iequals(name, lookup.key)) {
       lookup.value = value.value_or(std::string());
