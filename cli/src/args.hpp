@@ -57,15 +57,15 @@ struct Args {
   bool only_matching = false;         // -o
   enum class Color : std::uint8_t { kNever, kAuto, kAlways };
   Color color = Color::kAuto;
-  std::vector<std::string> colors;           // --colors specs, in order (checked)
-  std::optional<std::string> replace;        // -r: print matches replaced by this (output only)
-  bool json = false;                         // --json: ripgrep's JSON Lines messages
-  bool vimgrep = false;                      // --vimgrep: path:line:column:text for every match
-  bool no_config = false;                    // --no-config
-  bool column = false;                       // --column
-  bool byte_offset = false;                  // -b
-  bool text = false;                         // -a
-  bool binary = false;                       // --binary: walked binary files as if named (-uuu)
+  std::vector<std::string> colors;     // --colors specs, in order (checked)
+  std::optional<std::string> replace;  // -r: print matches replaced by this (output only)
+  bool json = false;                   // --json: ripgrep's JSON Lines messages
+  bool vimgrep = false;                // --vimgrep: path:line:column:text for every match
+  bool no_config = false;              // --no-config
+  bool column = false;                 // --column
+  bool byte_offset = false;            // -b
+  bool text = false;                   // -a
+  bool binary = false;                 // --binary: walked binary files as if named (-uuu)
   enum class Mmap : std::uint8_t { kAuto, kAlways, kNever };
   Mmap mmap = Mmap::kAuto;                   // --mmap / --no-mmap
   std::optional<std::uint64_t> max_columns;  // -M: longer printed lines are omitted (0: no limit)
