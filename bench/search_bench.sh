@@ -4,7 +4,7 @@
 # result, but differing output is reported as a correctness bug.
 #
 # usage: bench/search_bench.sh [-x CTXSEARCH] [-n RUNS] [-r ROUNDS] [-W WARMUP] [-o OUTDIR]
-#                              [-q QUERIES_TSV] [-s QUERY_NAME_REGEX] [-j1] [-P] CORPUS_DIR...
+#                              [-q QUERIES_TSV] [-s QUERY_NAME_REGEX] [-j1] [-P] [-F] CORPUS_DIR...
 #   -x  ctxsearch binary (default: build/release/ctxsearch of this checkout; skipped if missing)
 #   -n  timed runs per command and round (default 5, at least 5)      -W  warmup runs (default 1)
 #   -r  rounds (default 3): every query's comparison is repeated ROUNDS times (the tool order
@@ -16,6 +16,9 @@
 #   -s  only the queries whose name matches this (grep -E) regex
 #   -j1 also time single-threaded runs (ctxsearch -j1, rg -j1) of every query
 #   -P  also run the shared peer runner (../shared/bench/peers.sh: ugrep, ag, git grep, grep)
+#   -F  also time, on the plain-literal queries (no flags, or -l), the floor: `io_floor` (bench/
+#       io_floor.cpp: open, fstat, read or map, memmem, close per file of ctxsearch's file list, on
+#       all cores, no walk) and the walk alone (`ctxsearch --files`); their output is not compared
 # env: RG14 (default ~/.cache/ctxsearch/rg14/rg; fetch it with bench/get-rg14.sh), RG13 (default
 #      /usr/bin/rg), PEERS (path of peers.sh), TMO (seconds before an untimed run is given up, 600)
 #
@@ -28,7 +31,7 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
-CTX=$REPO/build/release/ctxsearch RUNS=5 ROUNDS=3 WARM=1 OUT='' QUERIES='' SELECT='' J1=0 PEER=0
+CTX=$REPO/build/release/ctxsearch RUNS=5 ROUNDS=3 WARM=1 OUT='' QUERIES='' SELECT='' J1=0 PEER=0 FLOOR=0
 RG13=${RG13:-/usr/bin/rg}
 RG14=${RG14:-$HOME/.cache/ctxsearch/rg14/rg}
 PEERS=${PEERS:-$(realpath -m "$REPO/../shared/bench/peers.sh")}
@@ -37,7 +40,7 @@ usage() { awk 'NR>1 && /^#/{sub(/^# ?/,""); print; next} NR>1{exit}' "$0"; exit 
 while [ $# -gt 0 ]; do case $1 in
   -x) CTX=$2; shift 2;; -n) RUNS=$2; shift 2;; -r) ROUNDS=$2; shift 2;; -W) WARM=$2; shift 2;;
   -o) OUT=$2; shift 2;; -q) QUERIES=$(realpath "$2"); shift 2;; -s) SELECT=$2; shift 2;;
-  -j1) J1=1; shift;; -P) PEER=1; shift;; -h|--help) usage;; -*) usage;; *) break;; esac; done
+  -j1) J1=1; shift;; -P) PEER=1; shift;; -F) FLOOR=1; shift;; -h|--help) usage;; -*) usage;; *) break;; esac; done
 [ $# -ge 1 ] || usage
 [ "$RUNS" -ge 5 ] 2>/dev/null || { echo "search_bench: -n must be >= 5" >&2; exit 2; }
 command -v hyperfine >/dev/null || { echo "search_bench: hyperfine is required (apt-get install hyperfine)" >&2; exit 1; }
@@ -49,6 +52,12 @@ if [ -x "$CTX" ]; then
   CTX_FROM="$(realpath "$CTX") (sha256 $(sha256sum "$OUT/bin/ctxsearch" | cut -c1-12), built $(date -r "$CTX" -u +%FT%TZ))"
   CTX=$OUT/bin/ctxsearch
 else echo "search_bench: no ctxsearch at $CTX: benchmarking the peers only" >&2; CTX=; fi
+IO_FLOOR=
+if [ "$FLOOR" = 1 ]; then
+  if [ -n "$CTX" ] && [ -x "$REPO/build/release/bench/io_floor" ]; then
+    cp "$REPO/build/release/bench/io_floor" "$OUT/bin/io_floor"; IO_FLOOR=$OUT/bin/io_floor
+  else echo "search_bench: -F needs ctxsearch and build/release/bench/io_floor: no floor rows" >&2; fi
+fi
 [ -x "$RG14" ] || { echo "search_bench: no rg 14 at $RG14 (run bench/get-rg14.sh): skipping it" >&2; RG14=; }
 [ -x "$RG13" ] || RG13=
 
@@ -92,7 +101,11 @@ commands() {
     [ -n "$b" ] || continue
     printf '%s\t%s %s %s\n' "$t" "$(sq "$b")" "$f" "$pe"
     [ "$J1" = 1 ] && printf '%s-j1\t%s -j1 %s %s\n' "$t" "$(sq "$b")" "$f" "$pe"
-  done; true; }
+  done
+  if [ -n "$IO_FLOOR" ] && { [ -z "$flags" ] || [ "$flags" = -l ]; } && [[ $pat =~ ^[A-Za-z0-9_]+$ ]]; then
+    printf 'floor\t%s %s %s\n' "$(sq "$IO_FLOOR")" "$(sq "$FILES0")" "$(sq "$pat")"
+    printf 'walk\t%s --files\n' "$(sq "$CTX")"
+  fi; true; }
 
 # hits: output lines, or for -c the sum of the per-file counts
 hits() { case " $1 " in *" -c "*) awk -F: '{s+=$NF} END{print s+0}' "$2";; *) wc -l < "$2";; esac; }
@@ -103,6 +116,8 @@ bench_corpus() {
   cd "$C" || return 1
   LITS=$O/literals-1000.txt
   [ -s "$LITS" ] || make_literals "$LITS"
+  FILES0=$O/files0.txt
+  [ -n "$IO_FLOOR" ] && "$CTX" --files -0 > "$FILES0"
   local QT=$O/queries.tsv
   if [ -n "$QUERIES" ]; then cp "$QUERIES" "$QT"; else default_queries > "$QT"; fi
   if [ -n "$SELECT" ]; then awk -F'\t' -v re="$SELECT" '$1 ~ re' "$QT" > "$QT.sel"; mv "$QT.sel" "$QT"; fi
@@ -184,6 +199,7 @@ c = {(r["query"], r["tool"]): r for r in counts}
 tools = []
 for r in counts:
     if r["tool"] not in tools: tools.append(r["tool"])
+searchers = [t for t in tools if t not in ("floor", "walk")]  # floor and walk print other things
 print(f"## {name}\n")
 print("".join("    " + l for l in open(os.path.join(O, "env.txt"))))
 if loads:
@@ -193,6 +209,7 @@ print("\nmedian seconds over all rounds; ratio = ctxsearch / the faster of rg13,
 print("\n| query | flags | pattern | " + " | ".join(tools) + " | ctxsearch ratio |")
 print("|---|---|---|" + "---:|" * (len(tools) + 1))
 bugs = []
+floors = []
 for q, flags, pat in queries:
     times = {}
     for p in sorted(glob.glob(os.path.join(O, f"hyperfine-{q}-*.json"))):
@@ -206,10 +223,17 @@ for q, flags, pat in queries:
     ratio = f"{med['ctxsearch'] / min(rgs):.2f}x" if rgs and "ctxsearch" in med else "–"
     shown = "-f 1,000 identifiers" if pat == "@LITERALS" else pat.replace("|", "\\|")
     print(f"| {q} | {'' if flags == '-' else flags} | `{shown}` | " + " | ".join(cells) + f" | {ratio} |")
-    hs = {t: c[(q, t)]["hits"] for t in tools if (q, t) in c}
-    md = {t: c[(q, t)]["sorted_md5"] for t in tools if (q, t) in c}
+    if rgs and "floor" in med:
+        floors.append(f"- {q}: floor {med['floor']:.3f} s = {med['floor'] / min(rgs):.2f}x the faster rg; "
+                      f"walk alone {med.get('walk', float('nan')):.3f} s; ctxsearch - floor = "
+                      f"{med.get('ctxsearch', float('nan')) - med['floor']:.3f} s")
+    hs = {t: c[(q, t)]["hits"] for t in searchers if (q, t) in c}
+    md = {t: c[(q, t)]["sorted_md5"] for t in searchers if (q, t) in c}
     if len(set(md.values())) > 1 or len(set(hs.values())) > 1:
         bugs.append((q, flags, pat, hs, md))
+if floors:
+    print("\nfloor (io_floor: open, fstat, read or map, memmem, close per listed file, all cores, no walk):\n")
+    print("\n".join(floors))
 print("\noutput lines (-c: summed counts) / peak RSS MB / exit code of the untimed run")
 print("\n| query | " + " | ".join(tools) + " | same output |")
 print("|---|" + "---:|" * len(tools) + "---|")
@@ -218,7 +242,7 @@ for q, flags, pat in queries:
     for t in tools:
         r = c.get((q, t))
         cells.append(f"{r['hits']} / {int(r['maxrss_kb'] or 0) / 1024:.0f} / {r['rc']}" if r else "–")
-    same = len({c[(q, t)]["sorted_md5"] for t in tools if (q, t) in c}) == 1
+    same = len({c[(q, t)]["sorted_md5"] for t in searchers if (q, t) in c}) == 1
     print(f"| {q} | " + " | ".join(cells) + f" | {'yes' if same else '**NO**'} |")
 if bugs:
     print("\n**Output differs (a correctness bug unless rg13 and rg14 differ too):**")
