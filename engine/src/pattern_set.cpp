@@ -9,6 +9,7 @@
 
 #include "bit_matcher.hpp"
 #include "byte_prefilter.hpp"
+#include "rust_syntax.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -271,10 +272,17 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
           if (close != std::string_view::npos) j = close + 1;
           continue;
         }
-        if (is_ks(re[j]) && !negated && extras.find(extra(re[j])) == std::string::npos) {
-          extras += "|";
-          extras += extra(re[j]);
+        // A range of plain characters (a-z) adds the extras of the k/s it covers.
+        const bool range = j + 2 < re.size() && re[j + 1] == '-' && re[j + 2] != ']' &&
+                           re[j + 2] != '\\' && re[j + 2] != '[';
+        for (char ks : {'k', 'K', 's', 'S'}) {
+          const bool covered = range ? re[j] <= ks && ks <= re[j + 2] : re[j] == ks;
+          if (covered && !negated && extras.find(extra(ks)) == std::string::npos) {
+            extras += "|";
+            extras += extra(ks);
+          }
         }
+        if (range) j += 2;
       }
       std::string_view klass = re.substr(i, std::min(j + 1, re.size()) - i);
       if (extras.empty()) {
@@ -605,10 +613,22 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       impl->multiline = true;
     }
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
-    CTX_TRY_ASSIGN(Pcre2Code alone, compile_pcre2(regex, pcre_flags, p));
-    // What PCRE2 runs; Hyperscan (a prefilter for these) and the BitMatcher get `regex`.
-    pcre_regexes.push_back(options.fixed_strings || options.pcre2 ? regex
-                                                                  : scripts_as_in_rust(regex));
+    // What PCRE2 runs: in ripgrep's own dialect (not -P) rewritten where Rust and PCRE2 read the
+    // syntax differently (rust_syntax.hpp). Hyperscan (a prefilter for these) and the BitMatcher
+    // get `regex` with ASCII POSIX classes, \w \W \b \B as written: they read those as
+    // supersets of Rust's.
+    std::string pcre_regex = regex;
+    if (!options.fixed_strings && !options.pcre2) {
+      pcre_regex = scripts_as_in_rust(
+          detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kRust));
+      regex = detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kKeep);
+    }
+    auto alone_or = compile_pcre2(pcre_regex, pcre_flags, p);
+    if (!alone_or.ok() && pcre_regex != p) {  // the offset should point into what was typed
+      if (auto typed = compile_pcre2(p, pcre_flags, p); !typed.ok()) return std::move(typed).error();
+    }
+    CTX_TRY_ASSIGN(Pcre2Code alone, std::move(alone_or));
+    pcre_regexes.push_back(std::move(pcre_regex));
     std::uint32_t min_length = 0;
     pcre2_pattern_info(alone.get(), PCRE2_INFO_MINLENGTH, &min_length);
     any_empty = any_empty || min_length == 0;
@@ -626,13 +646,21 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     if (i > 0) alternation += '|';
     alternation += "(?:" + pcre_regexes[i] + ")";
   }
+  // -w: ripgrep 14's half word boundaries (Rust's \b{start-half}, \b{end-half}): no word
+  // character before and after, and no invalid UTF-8 there either. -P: PCRE2's \w, as rg -P.
+  std::string word_start = "(?<!\\w)", word_end = "(?!\\w)";
+  if (!options.pcre2) {
+    const std::string non_word = fmt::format("[^{}]", detail::kRustWordItems);
+    word_start = "(?:\\A|(?<=" + non_word + "))";
+    word_end = "(?:\\z|(?=" + non_word + "))";
+  }
   std::string line_regex = "(?:" + alternation + ")";
-  if (options.word) line_regex = "(?<!\\w)" + line_regex + "(?!\\w)";
+  if (options.word) line_regex = word_start + line_regex + word_end;
   if (options.line) line_regex = "^" + line_regex + "$";
   CTX_TRY_ASSIGN(impl->line_re, compile_pcre2(line_regex, pcre_flags, line_regex));
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
-  bool use_hs = !options.pcre2 && !any_empty && !patterns.empty();
+  bool use_hs = !options.pcre2 && !options.pcre2_only && !any_empty && !patterns.empty();
   // Multiline mode never looks for lines (find_line): only its own prefilter is compiled below.
   if (use_hs && !impl->multiline) {
     std::vector<const char*> exprs;
@@ -659,6 +687,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         }
       }
       const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
+      if (utf8 && !options.fixed_strings) {  // Hyperscan's \w is PCRE's, not Rust's
+        hs_patterns[i] = detail::rust_to_pcre2(hs_patterns[i], impl->caseless, false,
+                                               detail::WordMode::kSuperset);
+      }
       if (utf8) {
         f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
         impl->hs_utf8 = true;
@@ -700,18 +732,18 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }  // else unsupported by Hyperscan even as a prefilter: PCRE2 scans alone
   }
   impl->exact = impl->hs != nullptr && all_literal && !options.word;
-  if (!impl->multiline && !options.pcre2 && !options.fixed_strings && !options.word && !any_empty &&
-      !patterns.empty() && !impl->exact) {
+  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.fixed_strings &&
+      !options.word && !any_empty && !patterns.empty() && !impl->exact) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
   }
   {  // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack
     std::string scan_regex = options.line ? "^(?:" + alternation + ")$" : alternation;
-    if (options.word) scan_regex = "(?<!\\w)(?:" + scan_regex + ")(?!\\w)";
+    if (options.word) scan_regex = word_start + "(?:" + scan_regex + ")" + word_end;
     CTX_TRY_ASSIGN(impl->scan_re,
                    compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE, scan_regex));
     if (impl->multiline) {
-      if (!options.pcre2 && !options.fixed_strings && !options.word && !options.line &&
-          !any_empty && !patterns.empty()) {
+      if (!options.pcre2 && !options.pcre2_only && !options.fixed_strings && !options.word &&
+          !options.line && !any_empty && !patterns.empty()) {
         impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
                                                               options.multiline_dotall);
       }
@@ -740,6 +772,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
             re = std::move(*bytes);
           } else {
             bool changed = false;
+            if (!options.fixed_strings) {  // Hyperscan's \w is PCRE's, not Rust's
+              re = detail::rust_to_pcre2(re, impl->caseless, false, detail::WordMode::kSuperset);
+            }
             re = add_unicode_case_folds(re, true, changed);
             f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
             utf8 = true;

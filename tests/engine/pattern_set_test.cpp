@@ -1,6 +1,6 @@
 // Tests for ctx::engine::PatternSet: the Hyperscan prefilter never drops a line PCRE2 accepts (a
 // property test over random patterns and haystacks, against the same patterns compiled with
-// PatternOptions{.pcre2 = true}, which runs PCRE2 alone), compile errors, find_spans, smart case,
+// PatternOptions{.pcre2_only = true}, which runs PCRE2 alone), compile errors, find_spans, smart case,
 // and an empty pattern list.
 //
 // The reference for a line is the PCRE2-only set's find_spans() on that line alone (a line
@@ -200,7 +200,10 @@ class Gen {
         " ",        " ",        "-",        "_",        ".",
         "1",        "k",        "s",        "K",        "S",
         "\xC3\xA9", "\xC3\x89", "\xCE\xB1", "\xCE\x91", "\xCE\xB1\xCE\xB2",
-        "a b",      "a.b",      "x|y"};
+        "a b",      "a.b",      "x|y",
+        // Where Rust's \w and PCRE2's differ: e + combining acute, subscript zero, U+203F
+        // (Pc), circled A (So but Alphabetic), zero width joiner.
+        "e\xCC\x81", "\xE2\x82\x80", "\xE2\x80\xBF", "\xE2\x92\xB6", "\xE2\x80\x8D"};
     static constexpr const char* kRare[] = {"\xE2\x84\xAA", "\xC5\xBF", "\xFF", "\xC3", "\r", "\t"};
     std::vector<std::string> pieces;
     for (const std::string& p : patterns) literal_pieces(p, pieces);
@@ -259,7 +262,9 @@ class Gen {
     static constexpr const char* kChars[] = {"a",   "b", "c", "A",        "x",        "k", "s",
                                              "\\.", "-", " ", "\xC3\xA9", "\xCE\xB1", "_", "1"};
     static constexpr const char* kClasses[] = {
-        "[abc]", "[^a]", "[a-c]", "[A-Z]", "[\xCE\xB1-\xCF\x89]", "[^ ]", "[ks]", "[^a-z]"};
+        "[abc]",         "[^a]",         "[a-c]",        "[A-Z]",      "[\xCE\xB1-\xCF\x89]",
+        "[^ ]",          "[ks]",         "[^a-z]",       "[[:alpha:]]", "[[:^alpha:]]",
+        "[x[:upper:]]",  "[^[:lower:]]", "[[:^word:]k]", "[\W_]",      "[^\W\d]"};
     static constexpr const char* kPerl[] = {"\\w", "\\d", "\\s", "\\W", ".", "\\S", "\\p{Greek}"};
     static constexpr const char* kAssertions[] = {"\\b", "^", "$", "\\B"};
     static constexpr const char* kWords[] = {"ab", "abc", "x", "AB"};
@@ -325,7 +330,7 @@ TEST_CASE("the prefilter never drops a line that PCRE2 alone matches", "[engine]
 
     auto tested = PatternSet::compile(patterns, options);
     PatternOptions pcre2_options = options;
-    pcre2_options.pcre2 = true;
+    pcre2_options.pcre2_only = true;
     auto reference = PatternSet::compile(patterns, pcre2_options);
     INFO("seed " << property_seed() << " case " << n << ": " << describe(patterns, options));
     // The same regex must compile (or fail) alike with and without Hyperscan.

@@ -30,6 +30,9 @@ struct PatternOptions {
   // is an error, as in ripgrep.
   bool multiline = false;
   bool multiline_dotall = false;  // --multiline-dotall: `.` also matches a line feed under -U
+  // PCRE2 alone, without the Hyperscan and BitMatcher prefilters: the same matches, slower (the
+  // reference that tests of the prefilters compare against).
+  bool pcre2_only = false;
 };
 
 // A line of a haystack: [start, end), `end` excluding the line terminator.
