@@ -625,7 +625,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }
     auto alone_or = compile_pcre2(pcre_regex, pcre_flags, p);
     if (!alone_or.ok() && pcre_regex != p) {  // the offset should point into what was typed
-      if (auto typed = compile_pcre2(p, pcre_flags, p); !typed.ok()) return std::move(typed).error();
+      if (auto typed = compile_pcre2(p, pcre_flags, p); !typed.ok())
+        return std::move(typed).error();
     }
     CTX_TRY_ASSIGN(Pcre2Code alone, std::move(alone_or));
     pcre_regexes.push_back(std::move(pcre_regex));

@@ -353,7 +353,7 @@ class Rewriter {
       if (items.empty()) {
         out_ += negated ? w : nw;
       } else if (negated) {
-        out_ += fmt::format("(?![{}]){}", items, w);
+        out_ += fmt::format("(?:(?![{}]){})", items, w);
       } else {
         out_ += fmt::format("(?:[{}]|{})", items, nw);
       }
