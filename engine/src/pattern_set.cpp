@@ -523,6 +523,40 @@ bool can_match_newline(std::string_view p, bool dotall, bool literal) {
   return false;
 }
 
+// The PCRE2 callout of rust_syntax.hpp's kCalloutWordBefore / kCalloutNonWordBefore: 0 (go on)
+// when the bytes before the current position end in stray continuation bytes after a valid
+// character that Rust's decode_last reads as the character before, and that character is (is
+// not) a word character; 1 (fail here) otherwise. Other callout numbers (none are generated)
+// pass.
+int rust_word_callout(pcre2_callout_block* block, void*) {
+  const std::uint32_t number = block->callout_number;
+  if (number != detail::kCalloutWordBefore && number != detail::kCalloutNonWordBefore) return 0;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(block->subject);
+  const std::size_t at = block->current_position;
+  auto continuation = [](unsigned char b) { return (b & 0xC0) == 0x80; };
+  if (at == 0 || !continuation(bytes[at - 1])) return 1;  // no stray byte: the look-behinds decide
+  std::size_t start = at - 1;
+  const std::size_t limit = at >= 4 ? at - 4 : 0;
+  while (start > limit && continuation(bytes[start])) --start;
+  const std::size_t len = utf8_length(bytes[start]);
+  if (continuation(bytes[start]) || start + len >= at) return 1;  // invalid, or ends at `at`
+  const std::string_view ch(reinterpret_cast<const char*>(bytes) + start, len);
+  if (!is_valid_utf8(ch)) return 1;
+  static const pcre2_code* word = [] {
+    const std::string re = fmt::format("[{}]", detail::kRustWordItems);
+    int error = 0;
+    PCRE2_SIZE offset = 0;
+    return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(),
+                         PCRE2_UTF | PCRE2_UCP | PCRE2_ANCHORED, &error, &offset, nullptr);
+  }();
+  if (word == nullptr) return 1;
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(word, nullptr);
+  const bool is_word =
+      pcre2_match(word, reinterpret_cast<PCRE2_SPTR>(ch.data()), ch.size(), 0, 0, md, nullptr) >= 0;
+  pcre2_match_data_free(md);
+  return is_word == (number == detail::kCalloutWordBefore) ? 0 : 1;
+}
+
 }  // namespace
 
 struct PatternSet::Impl {
@@ -533,6 +567,9 @@ struct PatternSet::Impl {
   HsScratchPtr hs_proto{nullptr, &hs_free_scratch};
   Pcre2Code line_re{nullptr, &pcre2_code_free};  // all patterns, for one line at a time
   Pcre2Code scan_re{nullptr, &pcre2_code_free};  // multiline, for whole buffers without Hyperscan
+  // Some pattern can match empty (not -P): look for empty matches where PCRE2 skips invalid UTF-8
+  // (empty_match_in_invalid_utf8).
+  bool empty_in_invalid_utf8 = false;
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
   bool multiline = false;  // -U and some pattern can match a line feed
   Pcre2Code ml_re{nullptr, &pcre2_code_free};    // multiline mode: the whole-buffer regex
@@ -637,6 +674,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                   p.find('\n') == std::string::npos && (!impl->caseless || is_ascii(p));
     regexes.push_back(std::move(regex));
   }
+  impl->empty_in_invalid_utf8 = any_empty && !options.pcre2;
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");
@@ -652,13 +690,15 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   std::string word_start = "(?<!\\w)", word_end = "(?!\\w)";
   if (!options.pcre2) {
     const std::string non_word = fmt::format("[^{}]", detail::kRustWordItems);
-    word_start = "(?:\\A|(?<=" + non_word + "))";
+    word_start = fmt::format("(?:\\A|(?<={})|(?C{}))", non_word, detail::kCalloutNonWordBefore);
     word_end = "(?:\\z|(?=" + non_word + "))";
   }
   std::string line_regex = "(?:" + alternation + ")";
   if (options.word) line_regex = word_start + line_regex + word_end;
   if (options.line) line_regex = "^" + line_regex + "$";
-  CTX_TRY_ASSIGN(impl->line_re, compile_pcre2(line_regex, pcre_flags, line_regex));
+  // Searches for empty matches inside invalid UTF-8 stop at one position: the offset limit.
+  const std::uint32_t limit_flag = impl->empty_in_invalid_utf8 ? PCRE2_USE_OFFSET_LIMIT : 0U;
+  CTX_TRY_ASSIGN(impl->line_re, compile_pcre2(line_regex, pcre_flags | limit_flag, line_regex));
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
   bool use_hs = !options.pcre2 && !options.pcre2_only && !any_empty && !patterns.empty();
@@ -741,7 +781,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     std::string scan_regex = options.line ? "^(?:" + alternation + ")$" : alternation;
     if (options.word) scan_regex = word_start + "(?:" + scan_regex + ")" + word_end;
     CTX_TRY_ASSIGN(impl->scan_re,
-                   compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE, scan_regex));
+                   compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE | limit_flag, scan_regex));
     if (impl->multiline) {
       if (!options.pcre2 && !options.pcre2_only && !options.fixed_strings && !options.word &&
           !options.line && !any_empty && !patterns.empty()) {
@@ -751,7 +791,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       CTX_TRY_ASSIGN(impl->ml_re, compile_pcre2(scan_regex,
                                                 pcre_flags | PCRE2_MULTILINE |
                                                     (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
-                                                    (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U),
+                                                    (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U) |
+                                                    limit_flag,
                                                 scan_regex));
       if (use_hs && !any_empty && !impl->ml_bits) {
         // A prefilter over the whole buffer: files it finds nothing in are done at Hyperscan's
@@ -823,6 +864,7 @@ PatternSet::Scratch PatternSet::make_scratch() const {
   pcre2_set_depth_limit(s->mctx, kDepthLimit);
   s->jit_stack = pcre2_jit_stack_create(32 << 10, kJitStackMax, nullptr);
   pcre2_jit_stack_assign(s->mctx, nullptr, s->jit_stack);
+  if (!impl_->options.pcre2) pcre2_set_callout(s->mctx, rust_word_callout, nullptr);
   return Scratch(std::move(s));
 }
 
@@ -840,14 +882,53 @@ LineSpan line_around(std::string_view hay, std::size_t pos, std::size_t floor) {
 
 // Runs `code` on `subject` from `offset`; 1 match, 0 none, or a limit error.
 Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::size_t offset,
-                       pcre2_match_data* md, pcre2_match_context* mctx) {
+                       pcre2_match_data* md, pcre2_match_context* mctx,
+                       std::uint32_t options = 0) {
   int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), offset,
-                       0, md, mctx);
+                       options, md, mctx);
   if (rc >= 0) return true;
   if (rc == PCRE2_ERROR_NOMATCH) return false;
   return Error{ErrorCode::kIo, fmt::format("regex engine limit hit ({}); the file was searched "
                                            "only partly: simplify the pattern",
                                            pcre2_error_text(rc))};
+}
+
+// PCRE2 10.42 with PCRE2_MATCH_INVALID_UTF starts match attempts only at the start offset and at
+// valid UTF-8 characters, so it never finds an empty match inside a run of invalid bytes past the
+// start offset (`\b` between "b" and "\xAF", `^` after a line feed before "\xAF"); Rust regex
+// (ripgrep) does. After a search from `offset` whose match starts at `found` (subject.size() + 1
+// for none), this tries each such position in (offset, found), left to right (`code` needs
+// PCRE2_USE_OFFSET_LIMIT).
+enum class Probe { kNone, kMissed, kHit };  // kHit: the match is in `md`; kMissed: `md` clobbered
+Result<Probe> empty_match_in_invalid_utf8(const pcre2_code* code, std::string_view subject,
+                                          std::size_t offset, std::size_t found,
+                                          pcre2_match_data* md, pcre2_match_context* mctx) {
+  const std::size_t to = std::min(found, subject.size());
+  Probe result = Probe::kNone;
+  for (std::size_t i = offset; i < to;) {
+    const auto c = static_cast<unsigned char>(subject[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t len = utf8_length(c);
+    if (c >= 0xC2 && i + len <= subject.size() && is_valid_utf8(subject.substr(i, len))) {
+      i += len;
+      continue;
+    }
+    if (i > offset) {
+      // Not PCRE2_ANCHORED: the interpreter it needs never matches at an invalid byte, JIT does.
+      // The offset limit (PCRE2_USE_OFFSET_LIMIT) keeps it at `i`.
+      pcre2_set_offset_limit(mctx, i);
+      auto hit = run_pcre2(code, subject, i, md, mctx);
+      pcre2_set_offset_limit(mctx, PCRE2_UNSET);
+      if (!hit.ok()) return std::move(hit).error();
+      if (*hit) return Probe::kHit;
+      result = Probe::kMissed;
+    }
+    ++i;
+  }
+  return result;
 }
 
 struct ScanContext {
@@ -1009,6 +1090,16 @@ Status PatternSet::each_match_in(const void* code, std::string_view subject, std
   std::size_t last_end = std::string_view::npos;  // end of the last non-empty match
   while (offset <= subject.size() && offset < end) {
     CTX_TRY_ASSIGN(bool hit, run_pcre2(re, subject, offset, s.md, s.mctx));
+    if (impl_->empty_in_invalid_utf8) {
+      const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : subject.size() + 1;
+      CTX_TRY_ASSIGN(Probe probe,
+                     empty_match_in_invalid_utf8(re, subject, offset, found, s.md, s.mctx));
+      if (probe == Probe::kHit) {
+        hit = true;
+      } else if (probe == Probe::kMissed && hit) {
+        CTX_TRY_ASSIGN(hit, run_pcre2(re, subject, offset, s.md, s.mctx));
+      }
+    }
     if (!hit) break;
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
     if (ov[0] >= end) break;
@@ -1082,6 +1173,16 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
   }
   // As ripgrep, the rest of the buffer is searched as a haystack of its own.
   CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
+  if (impl_->empty_in_invalid_utf8) {
+    const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : rest.size() + 1;
+    CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(impl_->ml_re.get(), rest, 0, found,
+                                                            s.md, s.mctx));
+    if (probe == Probe::kHit) {
+      hit = true;
+    } else if (probe == Probe::kMissed && hit) {
+      CTX_TRY_ASSIGN(hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
+    }
+  }
   if (!hit) return std::optional<MatchSpan>{};
   const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
   return std::optional<MatchSpan>{MatchSpan{from + ov[0], from + std::max(ov[0], ov[1])}};

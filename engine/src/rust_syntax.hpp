@@ -17,6 +17,17 @@ namespace ctx::engine::detail {
 inline constexpr std::string_view kRustWordItems =
     "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}";
 
+// PCRE2 callouts the kRust rewrites and -w use for a quirk of Rust's word boundaries: the
+// character before a position is decoded from the last byte (among the 4 before it) that is not a
+// UTF-8 continuation byte, so a valid character followed by stray continuation bytes counts as
+// the character before ("b\x80" ends in 'b'), where PCRE2's look-behinds see invalid UTF-8.
+// kCalloutWordBefore succeeds (returns 0) only in that case with a word character, and
+// kCalloutNonWordBefore only in that case with any other character; both fail otherwise (the
+// look-behinds decide the other cases). The match context must have rust_word_callout set
+// (pattern_set.cpp).
+inline constexpr int kCalloutWordBefore = 241;
+inline constexpr int kCalloutNonWordBefore = 242;
+
 enum class WordMode {
   kKeep,      // \w \W \b \B stay as written (the byte prefilter and BitMatcher: they read \w as
               // ASCII word bytes plus any non-ASCII character, a superset of Rust's \w and \W)
