@@ -528,7 +528,7 @@ bool can_match_newline(std::string_view p, bool dotall, bool literal) {
 // character that Rust's decode_last reads as the character before, and that character is (is
 // not) a word character; 1 (fail here) otherwise. Other callout numbers (none are generated)
 // pass.
-int rust_word_callout(pcre2_callout_block* block, void*) {
+int rust_word_callout(pcre2_callout_block* block, void* after_line_break) {
   const std::uint32_t number = block->callout_number;
   if (number != detail::kCalloutWordBefore && number != detail::kCalloutNonWordBefore) return 0;
   const auto* bytes = reinterpret_cast<const unsigned char*>(block->subject);
@@ -538,10 +538,18 @@ int rust_word_callout(pcre2_callout_block* block, void*) {
   std::size_t start = at - 1;
   const std::size_t limit = at >= 4 ? at - 4 : 0;
   while (start > limit && continuation(bytes[start])) --start;
-  const std::size_t len = utf8_length(bytes[start]);
-  if (continuation(bytes[start]) || start + len >= at) return 1;  // invalid, or ends at `at`
-  const std::string_view ch(reinterpret_cast<const char*>(bytes) + start, len);
-  if (!is_valid_utf8(ch)) return 1;
+  std::string_view ch;
+  if (continuation(bytes[start])) {
+    // Only continuation bytes back to the subject's start: a line terminator before it (within
+    // Rust's 4-byte look-back) is the character before.
+    if (start != 0 || at > 3 || !*static_cast<const bool*>(after_line_break)) return 1;
+    ch = "\n";
+  } else {
+    const std::size_t len = utf8_length(bytes[start]);
+    if (start + len >= at) return 1;  // ends at `at` (the look-behinds decided) or past it
+    ch = std::string_view(reinterpret_cast<const char*>(bytes) + start, len);
+    if (!is_valid_utf8(ch)) return 1;
+  }
   static const pcre2_code* word = [] {
     const std::string re = fmt::format("[{}]", detail::kRustWordItems);
     int error = 0;
@@ -600,6 +608,9 @@ struct PatternSet::Scratch::Impl {
   pcre2_match_context* mctx = nullptr;
   pcre2_jit_stack* jit_stack = nullptr;
   InterruptState interrupt;  // see set_interrupt
+  // The subject of the current search follows a line terminator (find_spans' after_line_break):
+  // rust_word_callout reads it.
+  bool after_line_break = false;
   ~Impl() {
     if (hs != nullptr) hs_free_scratch(hs);
     if (md != nullptr) pcre2_match_data_free(md);
@@ -780,20 +791,21 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   {  // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack
     std::string scan_regex = options.line ? "^(?:" + alternation + ")$" : alternation;
     if (options.word) scan_regex = word_start + "(?:" + scan_regex + ")" + word_end;
-    CTX_TRY_ASSIGN(impl->scan_re,
-                   compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE | limit_flag, scan_regex));
+    CTX_TRY_ASSIGN(
+        impl->scan_re,
+        compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE | limit_flag, scan_regex));
     if (impl->multiline) {
       if (!options.pcre2 && !options.pcre2_only && !options.fixed_strings && !options.word &&
           !options.line && !any_empty && !patterns.empty()) {
         impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
                                                               options.multiline_dotall);
       }
-      CTX_TRY_ASSIGN(impl->ml_re, compile_pcre2(scan_regex,
-                                                pcre_flags | PCRE2_MULTILINE |
-                                                    (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
-                                                    (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U) |
-                                                    limit_flag,
-                                                scan_regex));
+      CTX_TRY_ASSIGN(impl->ml_re,
+                     compile_pcre2(scan_regex,
+                                   pcre_flags | PCRE2_MULTILINE |
+                                       (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
+                                       (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U) | limit_flag,
+                                   scan_regex));
       if (use_hs && !any_empty && !impl->ml_bits) {
         // A prefilter over the whole buffer: files it finds nothing in are done at Hyperscan's
         // speed. Prefilter mode only ever adds matches, so it never hides one from PCRE2.
@@ -864,7 +876,9 @@ PatternSet::Scratch PatternSet::make_scratch() const {
   pcre2_set_depth_limit(s->mctx, kDepthLimit);
   s->jit_stack = pcre2_jit_stack_create(32 << 10, kJitStackMax, nullptr);
   pcre2_jit_stack_assign(s->mctx, nullptr, s->jit_stack);
-  if (!impl_->options.pcre2) pcre2_set_callout(s->mctx, rust_word_callout, nullptr);
+  if (!impl_->options.pcre2) {
+    pcre2_set_callout(s->mctx, rust_word_callout, &s->after_line_break);
+  }
   return Scratch(std::move(s));
 }
 
@@ -882,8 +896,7 @@ LineSpan line_around(std::string_view hay, std::size_t pos, std::size_t floor) {
 
 // Runs `code` on `subject` from `offset`; 1 match, 0 none, or a limit error.
 Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::size_t offset,
-                       pcre2_match_data* md, pcre2_match_context* mctx,
-                       std::uint32_t options = 0) {
+                       pcre2_match_data* md, pcre2_match_context* mctx, std::uint32_t options = 0) {
   int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), offset,
                        options, md, mctx);
   if (rc >= 0) return true;
@@ -931,6 +944,24 @@ Result<Probe> empty_match_in_invalid_utf8(const pcre2_code* code, std::string_vi
   return result;
 }
 
+// Whether line [line.start, line.end) of `hay` holds a match of `code`, searched on the line
+// alone (as ripgrep confirms a candidate line: its word boundaries then see no line terminator
+// before the line), with (`probe_empty`) the empty matches PCRE2 skips inside invalid UTF-8.
+Result<bool> confirm_line(const pcre2_code* code, std::string_view hay, LineSpan line,
+                          pcre2_match_data* md, pcre2_match_context* mctx, bool probe_empty) {
+  const std::string_view text = hay.substr(line.start, line.end - line.start);
+  auto hit = run_pcre2(code, text, 0, md, mctx);
+  if (hit.ok() && !*hit && probe_empty) {
+    auto probe = empty_match_in_invalid_utf8(code, text, 0, text.size() + 1, md, mctx);
+    if (!probe.ok()) {
+      hit = std::move(probe).error();
+    } else {
+      hit = *probe == Probe::kHit;
+    }
+  }
+  return hit;
+}
+
 struct ScanContext {
   const pcre2_code* line_re;
   bool exact;
@@ -942,6 +973,7 @@ struct ScanContext {
   pcre2_match_data* md;
   pcre2_match_context* mctx;
   InterruptState* interrupt;
+  bool probe_empty;
   bool interrupted = false;
 };
 
@@ -957,8 +989,7 @@ int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long
     ctx->found = line;
     return 1;
   }
-  auto ok = run_pcre2(ctx->line_re, ctx->hay.substr(line.start, line.end - line.start), 0, ctx->md,
-                      ctx->mctx);
+  auto ok = confirm_line(ctx->line_re, ctx->hay, line, ctx->md, ctx->mctx, ctx->probe_empty);
   if (!ok.ok()) {
     ctx->error = std::move(ok).error();
     return 1;
@@ -1007,8 +1038,17 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       s.utf8_checked = true;
     }
     if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
-      ScanContext ctx{impl_->line_re.get(), impl_->exact, view, start,  start,
-                      std::nullopt,         std::nullopt, s.md, s.mctx, &s.interrupt};
+      ScanContext ctx{impl_->line_re.get(),
+                      impl_->exact,
+                      view,
+                      start,
+                      start,
+                      std::nullopt,
+                      std::nullopt,
+                      s.md,
+                      s.mctx,
+                      &s.interrupt,
+                      impl_->empty_in_invalid_utf8};
       std::string_view rest = view.substr(start);
       hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
               on_hs_match, &ctx);
@@ -1038,6 +1078,17 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
           interrupt.window_bytes /= 2;
         }
       }
+      if (impl_->empty_in_invalid_utf8) {  // an empty match PCRE2 skipped comes first
+        const std::string_view window = view.substr(0, limit);
+        const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : window.size() + 1;
+        CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(impl_->scan_re.get(), window, cur,
+                                                                found, s.md, s.mctx));
+        if (probe == Probe::kHit) {
+          hit = true;
+        } else if (probe == Probe::kMissed && hit) {
+          CTX_TRY_ASSIGN(hit, run_pcre2(impl_->scan_re.get(), window, cur, s.md, s.mctx));
+        }
+      }
       if (!hit && limit == view.size()) return std::optional<LineSpan>{};
       std::size_t at = hit ? pcre2_get_ovector_pointer(s.md)[0] : limit;
       if (at >= limit && limit < view.size()) {  // nothing in this window
@@ -1045,9 +1096,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         continue;
       }
       LineSpan line = line_around(view, std::min(at, view.size()), cur);
-      CTX_TRY_ASSIGN(bool confirmed,
-                     run_pcre2(impl_->line_re.get(), view.substr(line.start, line.end - line.start),
-                               0, s.md, s.mctx));
+      CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re.get(), view, line, s.md, s.mctx,
+                                                  impl_->empty_in_invalid_utf8));
       if (confirmed) return std::optional<LineSpan>{line};
       cur = line.end + 1;
     }
@@ -1066,7 +1116,9 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     }
     const std::string_view line = hay.substr(found.start, found.end - found.start);
     if (impl_->bits->line_may_match(line)) {
-      CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, 0, s.md, s.mctx));
+      CTX_TRY_ASSIGN(bool hit,
+                     confirm_line(impl_->line_re.get(), hay, LineSpan{found.start, found.end}, s.md,
+                                  s.mctx, impl_->empty_in_invalid_utf8));
       if (hit) return std::optional<LineSpan>{LineSpan{found.start, found.end}};
     }
     if (found.end >= hay.size()) return std::optional<LineSpan>{};
@@ -1115,9 +1167,13 @@ Status PatternSet::each_match_in(const void* code, std::string_view subject, std
 }
 
 template <typename OnMatch>
-Status PatternSet::each_match(std::string_view line, Scratch& scratch, OnMatch&& on_match) const {
-  return each_match_in(impl_->line_re.get(), line, 0, line.size() + 1, scratch,
-                       std::forward<OnMatch>(on_match));
+Status PatternSet::each_match(std::string_view line, bool after_line_break, Scratch& scratch,
+                              OnMatch&& on_match) const {
+  scratch.impl_->after_line_break = after_line_break;
+  Status status = each_match_in(impl_->line_re.get(), line, 0, line.size() + 1, scratch,
+                                std::forward<OnMatch>(on_match));
+  scratch.impl_->after_line_break = false;
+  return status;
 }
 
 namespace {
@@ -1175,8 +1231,8 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
   CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
   if (impl_->empty_in_invalid_utf8) {
     const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : rest.size() + 1;
-    CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(impl_->ml_re.get(), rest, 0, found,
-                                                            s.md, s.mctx));
+    CTX_TRY_ASSIGN(Probe probe,
+                   empty_match_in_invalid_utf8(impl_->ml_re.get(), rest, 0, found, s.md, s.mctx));
     if (probe == Probe::kHit) {
       hit = true;
     } else if (probe == Probe::kMissed && hit) {
@@ -1205,9 +1261,9 @@ Status PatternSet::find_spans_in(std::string_view hay, std::size_t start, std::s
   });
 }
 
-Status PatternSet::find_spans(std::string_view line, Scratch& scratch,
-                              std::vector<MatchSpan>& out) const {
-  return each_match(line, scratch, [&](pcre2_match_data* md) {
+Status PatternSet::find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out,
+                              bool after_line_break) const {
+  return each_match(line, after_line_break, scratch, [&](pcre2_match_data* md) {
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     out.push_back(MatchSpan{ov[0], ov[1]});
   });
@@ -1273,8 +1329,9 @@ static void expand(std::string& out, std::string_view replacement, const pcre2_c
 
 Status PatternSet::expand_matches(std::string_view line, std::string_view replacement,
                                   Scratch& scratch, std::vector<MatchSpan>& spans,
-                                  std::vector<std::string>& expansions) const {
-  return each_match(line, scratch, [&](pcre2_match_data* md) {
+                                  std::vector<std::string>& expansions,
+                                  bool after_line_break) const {
+  return each_match(line, after_line_break, scratch, [&](pcre2_match_data* md) {
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     spans.push_back(MatchSpan{ov[0], ov[1]});
     expansions.emplace_back();

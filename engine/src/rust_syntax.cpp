@@ -190,15 +190,14 @@ class Rewriter {
         out_ += word_class(e == 'W');
       } else if (words_ == WordMode::kRust) {
         const std::string w = word_class(false), nw = word_class(true);
-        const std::string before_word =
-            fmt::format("(?:(?<={})|(?C{}))", w, kCalloutWordBefore);
+        const std::string before_word = fmt::format("(?:(?<={})|(?C{}))", w, kCalloutWordBefore);
         const std::string before_non_word =  // valid, or the haystack's start
             fmt::format("(?:\\A|(?<={})|(?C{}))", nw, kCalloutNonWordBefore);
         if (e == 'b') {  // a word character on one side only (invalid UTF-8 is not one)
           out_ += fmt::format("(?:{0}(?!{1})|(?!{0})(?={1}))", before_word, w);
         } else {  // both sides words, or both valid non-words (or the haystack's edges)
-          out_ += fmt::format("(?:{0}(?={1})|{2}(?:\\z|(?={3})))", before_word, w,
-                              before_non_word, nw);
+          out_ +=
+              fmt::format("(?:{0}(?={1})|{2}(?:\\z|(?={3})))", before_word, w, before_non_word, nw);
         }
       }  // kSuperset: dropped
       return;
