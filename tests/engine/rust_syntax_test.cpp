@@ -278,3 +278,73 @@ TEST_CASE("the rewriter turns only what Rust and PCRE2 read differently", "[engi
         "[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}]");
   CHECK(rust_to_pcre2("a\\bb", false, false, WordMode::kSuperset) == "ab");
 }
+
+TEST_CASE("a valid character then stray continuation bytes is the character before, as in Rust",
+          "[engine][rust]") {
+  // Rust's decode_last decodes from the last non-continuation byte among the 4 before a
+  // position: in ".\x80bar" the character before "bar" is '.', a non-word character.
+  CHECK(matches("bar",
+                ".\x80"
+                "bar",
+                word()));
+  CHECK_FALSE(matches("bar",
+                      "a\x80"
+                      "bar",
+                      word()));  // 'a' before: inside a word
+  CHECK_FALSE(matches("bar",
+                      "\x80\x80"
+                      "bar",
+                      word()));  // nothing valid: fails
+  CHECK(spans_of("\\b", "ab\xAF") == Pairs{{0, 0}, {2, 2}, {3, 3}});
+  CHECK(spans_of("\\Bbar",
+                 "a\x80"
+                 "bar") == Pairs{{2, 5}});
+  // At a line's start only continuation bytes: the line terminator before them counts, when
+  // the caller says there is one (the CLI's -o, as ripgrep's printer searching the buffer).
+  PatternSet w = compile_ok({"x"}, word());
+  PatternSet::Scratch scratch = w.make_scratch();
+  std::vector<MatchSpan> out;
+  REQUIRE(w.find_spans("\xAF"
+                       "x",
+                       scratch, out, /*after_line_break=*/true)
+              .ok());
+  CHECK(out.size() == 1);
+  out.clear();
+  REQUIRE(w.find_spans("\xAF"
+                       "x",
+                       scratch, out, /*after_line_break=*/false)
+              .ok());
+  CHECK(out.empty());
+}
+
+TEST_CASE("empty matches inside invalid UTF-8 are found past the start offset", "[engine][rust]") {
+  // PCRE2 10.42 (PCRE2_MATCH_INVALID_UTF) never starts an attempt inside an invalid sequence
+  // past the start offset; Rust regex does (rg 14: offsets 0, 2, 3, 6).
+  CHECK(spans_of("\\b",
+                 "ab\xAF\xAF"
+                 "cd") == Pairs{{0, 0}, {2, 2}, {3, 3}, {6, 6}});
+  CHECK(spans_of("x?",
+                 "a\xAF"
+                 "b") == Pairs{{0, 0}, {1, 1}, {2, 2}, {3, 3}});
+  // Multiline mode: `^` after a line feed before an invalid byte (rg -U -c '^|foo': 2).
+  PatternOptions ml;
+  ml.multiline = true;
+  PatternSet caret = compile_ok({"^|foo"}, ml);
+  PatternSet::Scratch scratch = caret.make_scratch();
+  const std::string hay =
+      "a\n\xAF"
+      "x";
+  auto first = caret.find_multiline(hay, 1, scratch);  // the rest "\n\xAFx" as a haystack
+  REQUIRE(first.ok());
+  REQUIRE(first->has_value());
+  CHECK((*first)->start == 1);
+  auto second = caret.find_multiline(hay, 2, scratch);  // the rest "\xAFx": its start
+  REQUIRE(second.ok());
+  REQUIRE(second->has_value());
+  CHECK((*second)->start == 2);
+  std::vector<MatchSpan> out;
+  REQUIRE(caret.find_spans_in(hay, 0, hay.size(), scratch, out).ok());
+  Pairs pairs;
+  for (const MatchSpan& m : out) pairs.emplace_back(m.start, m.end);
+  CHECK(pairs == Pairs{{0, 0}, {2, 2}});
+}
