@@ -115,6 +115,20 @@ bool is_literal(std::string_view p) {
   return true;
 }
 
+// True when every byte of `s` is ASCII (eight at a time).
+bool is_ascii_text(std::string_view s) {
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if ((w & 0x8080808080808080ULL) != 0) return false;
+  }
+  for (; i < s.size(); ++i) {
+    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
+  }
+  return true;
+}
+
 bool is_ascii(std::string_view p) {
   for (char c : p) {
     if (static_cast<unsigned char>(c) >= 0x80) return false;
@@ -574,6 +588,9 @@ struct PatternSet::Impl {
   HsDatabase hs{nullptr, &hs_free_database};
   HsScratchPtr hs_proto{nullptr, &hs_free_scratch};
   Pcre2Code line_re{nullptr, &pcre2_code_free};  // all patterns, for one line at a time
+  // line_re for pure-ASCII lines (not -P, not -F): PCRE2's own \w \b without UCP, which agree
+  // with Rust's on ASCII and cost less than rust_syntax.hpp's classes and look-arounds.
+  Pcre2Code ascii_re{nullptr, &pcre2_code_free};
   Pcre2Code scan_re{nullptr, &pcre2_code_free};  // multiline, for whole buffers without Hyperscan
   // Some pattern can match empty (not -P): look for empty matches where PCRE2 skips invalid UTF-8
   // (empty_match_in_invalid_utf8).
@@ -710,6 +727,18 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // Searches for empty matches inside invalid UTF-8 stop at one position: the offset limit.
   const std::uint32_t limit_flag = impl->empty_in_invalid_utf8 ? PCRE2_USE_OFFSET_LIMIT : 0U;
   CTX_TRY_ASSIGN(impl->line_re, compile_pcre2(line_regex, pcre_flags | limit_flag, line_regex));
+  if (!options.pcre2 && !options.fixed_strings && !patterns.empty()) {
+    std::string ascii_regex;
+    for (std::size_t i = 0; i < regexes.size(); ++i) {
+      if (i > 0) ascii_regex += '|';
+      ascii_regex += "(?:" + scripts_as_in_rust(regexes[i]) + ")";
+    }
+    ascii_regex = "(?:" + ascii_regex + ")";
+    if (options.word) ascii_regex = "(?<!\\w)" + ascii_regex + "(?!\\w)";
+    if (options.line) ascii_regex = "^" + ascii_regex + "$";
+    auto ascii = compile_pcre2(ascii_regex, pcre_flags & ~PCRE2_UCP, ascii_regex);
+    if (ascii.ok()) impl->ascii_re = std::move(*ascii);  // else line_re serves ASCII lines too
+  }
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
   bool use_hs = !options.pcre2 && !options.pcre2_only && !any_empty && !patterns.empty();
@@ -947,9 +976,12 @@ Result<Probe> empty_match_in_invalid_utf8(const pcre2_code* code, std::string_vi
 // Whether line [line.start, line.end) of `hay` holds a match of `code`, searched on the line
 // alone (as ripgrep confirms a candidate line: its word boundaries then see no line terminator
 // before the line), with (`probe_empty`) the empty matches PCRE2 skips inside invalid UTF-8.
-Result<bool> confirm_line(const pcre2_code* code, std::string_view hay, LineSpan line,
-                          pcre2_match_data* md, pcre2_match_context* mctx, bool probe_empty) {
+// `ascii_code` (may be null) runs instead on a pure-ASCII line (PatternSet::Impl::ascii_re).
+Result<bool> confirm_line(const pcre2_code* code, const pcre2_code* ascii_code,
+                          std::string_view hay, LineSpan line, pcre2_match_data* md,
+                          pcre2_match_context* mctx, bool probe_empty) {
   const std::string_view text = hay.substr(line.start, line.end - line.start);
+  if (ascii_code != nullptr && is_ascii_text(text)) return run_pcre2(ascii_code, text, 0, md, mctx);
   auto hit = run_pcre2(code, text, 0, md, mctx);
   if (hit.ok() && !*hit && probe_empty) {
     auto probe = empty_match_in_invalid_utf8(code, text, 0, text.size() + 1, md, mctx);
@@ -964,6 +996,7 @@ Result<bool> confirm_line(const pcre2_code* code, std::string_view hay, LineSpan
 
 struct ScanContext {
   const pcre2_code* line_re;
+  const pcre2_code* ascii_re;
   bool exact;
   std::string_view hay;
   std::size_t base;
@@ -989,7 +1022,8 @@ int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long
     ctx->found = line;
     return 1;
   }
-  auto ok = confirm_line(ctx->line_re, ctx->hay, line, ctx->md, ctx->mctx, ctx->probe_empty);
+  auto ok = confirm_line(ctx->line_re, ctx->ascii_re, ctx->hay, line, ctx->md, ctx->mctx,
+                         ctx->probe_empty);
   if (!ok.ok()) {
     ctx->error = std::move(ok).error();
     return 1;
@@ -1039,6 +1073,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     }
     if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
       ScanContext ctx{impl_->line_re.get(),
+                      impl_->ascii_re.get(),
                       impl_->exact,
                       view,
                       start,
@@ -1096,8 +1131,9 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         continue;
       }
       LineSpan line = line_around(view, std::min(at, view.size()), cur);
-      CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re.get(), view, line, s.md, s.mctx,
-                                                  impl_->empty_in_invalid_utf8));
+      CTX_TRY_ASSIGN(bool confirmed,
+                     confirm_line(impl_->line_re.get(), impl_->ascii_re.get(), view, line, s.md,
+                                  s.mctx, impl_->empty_in_invalid_utf8));
       if (confirmed) return std::optional<LineSpan>{line};
       cur = line.end + 1;
     }
@@ -1116,9 +1152,9 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     }
     const std::string_view line = hay.substr(found.start, found.end - found.start);
     if (impl_->bits->line_may_match(line)) {
-      CTX_TRY_ASSIGN(bool hit,
-                     confirm_line(impl_->line_re.get(), hay, LineSpan{found.start, found.end}, s.md,
-                                  s.mctx, impl_->empty_in_invalid_utf8));
+      CTX_TRY_ASSIGN(bool hit, confirm_line(impl_->line_re.get(), impl_->ascii_re.get(), hay,
+                                            LineSpan{found.start, found.end}, s.md, s.mctx,
+                                            impl_->empty_in_invalid_utf8));
       if (hit) return std::optional<LineSpan>{LineSpan{found.start, found.end}};
     }
     if (found.end >= hay.size()) return std::optional<LineSpan>{};
@@ -1170,8 +1206,10 @@ template <typename OnMatch>
 Status PatternSet::each_match(std::string_view line, bool after_line_break, Scratch& scratch,
                               OnMatch&& on_match) const {
   scratch.impl_->after_line_break = after_line_break;
-  Status status = each_match_in(impl_->line_re.get(), line, 0, line.size() + 1, scratch,
-                                std::forward<OnMatch>(on_match));
+  const pcre2_code* code = impl_->ascii_re != nullptr && is_ascii_text(line) ? impl_->ascii_re.get()
+                                                                             : impl_->line_re.get();
+  Status status =
+      each_match_in(code, line, 0, line.size() + 1, scratch, std::forward<OnMatch>(on_match));
   scratch.impl_->after_line_break = false;
   return status;
 }
