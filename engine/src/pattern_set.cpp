@@ -76,15 +76,57 @@ bool is_upper_char(std::string_view s, std::size_t i, std::size_t len) {
   return rc >= 0;
 }
 
+std::string encode_utf8(std::uint32_t cp) {
+  std::string out;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return out;
+}
+
 std::size_t utf8_length(unsigned char c) {
   return c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
 }
 
 // Smart case (-S), as ripgrep: does the pattern hold an uppercase *literal* character? Escapes
 // (\W, \p{Greek}, \x{..}) and group names are not literals; under -F everything is.
-bool has_uppercase(std::string_view s, bool literal) {
+// `hex_literals`: a hex escape counts as its character (Rust's syntax; not under -P).
+bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
   for (std::size_t i = 0; i < s.size();) {
     if (!literal && s[i] == '\\') {
+      // A hex escape is a literal of its character (rg 14: -S '\\x41' is case-sensitive).
+      if (hex_literals && i + 2 < s.size() && s[i + 1] == 'x') {
+        const bool braced = s[i + 2] == '{';
+        const std::size_t digits = braced ? i + 3 : i + 2;
+        const std::size_t end = braced ? s.find('}', digits) : std::min(digits + 2, s.size());
+        if (end != std::string_view::npos && end > digits && end - digits <= 6) {
+          std::uint32_t cp = 0;
+          bool hex = true;
+          for (std::size_t k = digits; k < end && hex; ++k) {
+            const auto h = static_cast<unsigned char>(s[k]);
+            hex = std::isxdigit(h) != 0;
+            cp = cp * 16 +
+                 static_cast<std::uint32_t>(std::isdigit(h) != 0 ? h - '0' : (h | 0x20) - 'a' + 10);
+          }
+          if (hex && cp < 0x80 && cp >= 'A' && cp <= 'Z') return true;
+          if (hex && cp >= 0x80 && cp <= 0x10FFFF) {
+            const std::string ch = encode_utf8(cp);
+            if (is_upper_char(ch, 0, ch.size())) return true;
+          }
+        }
+      }
       i += 2;
       if (i < s.size() && s[i] == '{') {
         std::size_t close = s.find('}', i);
@@ -104,6 +146,58 @@ bool has_uppercase(std::string_view s, bool literal) {
     std::size_t len = std::min(utf8_length(static_cast<unsigned char>(s[i])), s.size() - i);
     if (is_upper_char(s, i, len)) return true;
     i += len;
+  }
+  return false;
+}
+
+// Smart case also needs a literal character somewhere (ripgrep's AstAnalysis::any_literal):
+// `-S '[[:upper:]]+'` and `-S '\\w+'` stay case-sensitive. Literals are characters outside
+// syntax, escaped punctuation and character escapes (\\n, \\x41); classes (\\w, \\p{..},
+// [:name:]), assertions, group syntax and counted repetitions are not.
+bool has_literal(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '\\') {
+      if (i + 1 >= s.size()) return false;
+      const char e = s[i + 1];
+      if (std::isalnum(static_cast<unsigned char>(e)) == 0 ||
+          std::strchr("xuUntrfvae", e) != nullptr) {
+        return true;
+      }
+      i += 2;
+      if (i < s.size() && s[i] == '{') {  // \p{..}
+        const std::size_t close = s.find('}', i);
+        i = close == std::string_view::npos ? s.size() : close + 1;
+      }
+      continue;
+    }
+    if (c == '[' && s.substr(i, 2) == "[:") {  // a POSIX class
+      const std::size_t close = s.find(":]", i + 2);
+      if (close != std::string_view::npos) {
+        i = close + 2;
+        continue;
+      }
+    }
+    if (c == '[') {  // the class's negation is syntax
+      i += s.substr(i, 2) == "[^" ? std::size_t{2} : std::size_t{1};
+      continue;
+    }
+    if (c == '(' && s.substr(i, 2) == "(?") {  // flags, group names
+      const std::size_t end = s.find_first_of(":)>", i + 2);
+      i = end == std::string_view::npos ? s.size() : end + 1;
+      continue;
+    }
+    if (c == '{') {  // a counted repetition {n}, {n,}, {n,m}
+      std::size_t j = i + 1;
+      while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) != 0 || s[j] == ','))
+        ++j;
+      if (j < s.size() && s[j] == '}' && j > i + 1) {
+        i = j + 1;
+        continue;
+      }
+    }
+    if (std::strchr(".^$|?*+()[]{}", c) == nullptr) return true;
+    ++i;
   }
   return false;
 }
@@ -654,8 +748,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   impl->caseless = options.case_insensitive;
   if (options.smart_case && !options.case_insensitive) {
     bool upper = false;
-    for (const std::string& p : patterns) upper = upper || has_uppercase(p, options.fixed_strings);
-    impl->caseless = !upper;
+    bool literal = false;
+    for (const std::string& p : patterns) {
+      upper = upper || has_uppercase(p, options.fixed_strings, !options.pcre2);
+      literal = literal || (options.fixed_strings ? !p.empty() : has_literal(p));
+    }
+    impl->caseless = !upper && (literal || options.pcre2);
   }
 
   // The regex of each pattern, validated alone so errors point into what the user typed.

@@ -51,7 +51,8 @@ multibyte character (rg 14's half word boundaries fail there; Rust's decode_last
 character followed by stray continuation bytes as the character before: `-w bar` matches
 `.\\x80bar`); empty matches inside invalid UTF-8 (PCRE2 10.42 never starts a search there
 past the start offset: `-U -c -e '^|foo'` missed a line starting with `\\xaf`, `\\b` between
-`b` and `\\xaf`).
+`b` and `\\xaf`); smart case without any literal (`-S '[[:upper:]]+'` is case-sensitive in rg)
+and with hex escapes (`-S '\\x41'` holds an uppercase `A`).
 
 On a mismatch the case is shrunk (files, flags, patterns, lines, bytes) and printed: the files
 involved, the command, expected vs got.

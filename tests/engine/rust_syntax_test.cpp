@@ -348,3 +348,19 @@ TEST_CASE("empty matches inside invalid UTF-8 are found past the start offset", 
   for (const MatchSpan& m : out) pairs.emplace_back(m.start, m.end);
   CHECK(pairs == Pairs{{0, 0}, {2, 2}});
 }
+
+TEST_CASE("smart case needs a literal and reads hex escapes as their characters, as rg 14",
+          "[engine][rust]") {
+  PatternOptions smart;
+  smart.smart_case = true;
+  // No literal at all: case-sensitive (-S '[[:upper:]]+' does not match "t").
+  CHECK_FALSE(matches("[[:upper:]]+", "t", smart));
+  CHECK_FALSE(matches("(?:[[:lower:]])", "T", smart));
+  // A literal, even an escaped one or a repetition's operand, makes it case-insensitive.
+  CHECK(matches("\\.|[[:upper:]]", "t", smart));
+  CHECK(matches("a{2}|[[:upper:]]", "t", smart));
+  // \x41 is an uppercase 'A'; \x61 a lowercase one.
+  CHECK_FALSE(matches("\\x41", "a", smart));
+  CHECK_FALSE(matches("\\x{391}", "\xCE\xB1", smart));  // Greek capital alpha
+  CHECK(matches("\\x61", "A", smart));
+}
