@@ -332,10 +332,11 @@ class FilePrinter final : public engine::LineSink {
       s = patterns_.find_spans_in(hay_, start, start + bytes.size(), w_.scratch, w_.spans,
                                   p_.replace, &w_.expansions);
     } else if (p_.replace != nullptr) {
-      s = patterns_.expand_matches(line, *p_.replace, w_.scratch, w_.spans, w_.expansions);
+      s = patterns_.expand_matches(line, *p_.replace, w_.scratch, w_.spans, w_.expansions,
+                                   line.data() != hay_.data());
       drop_match_at_end(line);
     } else {
-      s = patterns_.find_spans(line, w_.scratch, w_.spans);
+      s = patterns_.find_spans(line, w_.scratch, w_.spans, line.data() != hay_.data());
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -665,7 +666,7 @@ class FilePrinter final : public engine::LineSink {
         const auto start = static_cast<std::size_t>(line.data() - hay_.data());
         st = patterns_.find_spans_in(hay_, start, start + with_end.size(), w_.scratch, w_.spans);
       } else {
-        st = patterns_.find_spans(line, w_.scratch, w_.spans);
+        st = patterns_.find_spans(line, w_.scratch, w_.spans, line.data() != hay_.data());
         drop_match_at_end(line);
       }
       if (!st.ok()) error_ = st.error();
@@ -741,7 +742,7 @@ class FilePrinter final : public engine::LineSink {
       s = patterns_.find_spans_in(hay_, start, start + with_terminator(line).size(), w_.scratch,
                                   w_.spans);
     } else {
-      s = patterns_.find_spans(line, w_.scratch, w_.spans);
+      s = patterns_.find_spans(line, w_.scratch, w_.spans, line.data() != hay_.data());
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();

@@ -9,6 +9,7 @@
 
 #include "bit_matcher.hpp"
 #include "byte_prefilter.hpp"
+#include "rust_syntax.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -75,15 +76,57 @@ bool is_upper_char(std::string_view s, std::size_t i, std::size_t len) {
   return rc >= 0;
 }
 
+std::string encode_utf8(std::uint32_t cp) {
+  std::string out;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return out;
+}
+
 std::size_t utf8_length(unsigned char c) {
   return c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
 }
 
 // Smart case (-S), as ripgrep: does the pattern hold an uppercase *literal* character? Escapes
 // (\W, \p{Greek}, \x{..}) and group names are not literals; under -F everything is.
-bool has_uppercase(std::string_view s, bool literal) {
+// `hex_literals`: a hex escape counts as its character (Rust's syntax; not under -P).
+bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
   for (std::size_t i = 0; i < s.size();) {
     if (!literal && s[i] == '\\') {
+      // A hex escape is a literal of its character (rg 14: -S '\\x41' is case-sensitive).
+      if (hex_literals && i + 2 < s.size() && s[i + 1] == 'x') {
+        const bool braced = s[i + 2] == '{';
+        const std::size_t digits = braced ? i + 3 : i + 2;
+        const std::size_t end = braced ? s.find('}', digits) : std::min(digits + 2, s.size());
+        if (end != std::string_view::npos && end > digits && end - digits <= 6) {
+          std::uint32_t cp = 0;
+          bool hex = true;
+          for (std::size_t k = digits; k < end && hex; ++k) {
+            const auto h = static_cast<unsigned char>(s[k]);
+            hex = std::isxdigit(h) != 0;
+            cp = cp * 16 +
+                 static_cast<std::uint32_t>(std::isdigit(h) != 0 ? h - '0' : (h | 0x20) - 'a' + 10);
+          }
+          if (hex && cp < 0x80 && cp >= 'A' && cp <= 'Z') return true;
+          if (hex && cp >= 0x80 && cp <= 0x10FFFF) {
+            const std::string ch = encode_utf8(cp);
+            if (is_upper_char(ch, 0, ch.size())) return true;
+          }
+        }
+      }
       i += 2;
       if (i < s.size() && s[i] == '{') {
         std::size_t close = s.find('}', i);
@@ -107,9 +150,75 @@ bool has_uppercase(std::string_view s, bool literal) {
   return false;
 }
 
+// Smart case also needs a literal character somewhere (ripgrep's AstAnalysis::any_literal):
+// `-S '[[:upper:]]+'` and `-S '\\w+'` stay case-sensitive. Literals are characters outside
+// syntax, escaped punctuation and character escapes (\\n, \\x41); classes (\\w, \\p{..},
+// [:name:]), assertions, group syntax and counted repetitions are not.
+bool has_literal(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '\\') {
+      if (i + 1 >= s.size()) return false;
+      const char e = s[i + 1];
+      if (std::isalnum(static_cast<unsigned char>(e)) == 0 ||
+          std::strchr("xuUntrfvae", e) != nullptr) {
+        return true;
+      }
+      i += 2;
+      if (i < s.size() && s[i] == '{') {  // \p{..}
+        const std::size_t close = s.find('}', i);
+        i = close == std::string_view::npos ? s.size() : close + 1;
+      }
+      continue;
+    }
+    if (c == '[' && s.substr(i, 2) == "[:") {  // a POSIX class
+      const std::size_t close = s.find(":]", i + 2);
+      if (close != std::string_view::npos) {
+        i = close + 2;
+        continue;
+      }
+    }
+    if (c == '[') {  // the class's negation is syntax
+      i += s.substr(i, 2) == "[^" ? std::size_t{2} : std::size_t{1};
+      continue;
+    }
+    if (c == '(' && s.substr(i, 2) == "(?") {  // flags, group names
+      const std::size_t end = s.find_first_of(":)>", i + 2);
+      i = end == std::string_view::npos ? s.size() : end + 1;
+      continue;
+    }
+    if (c == '{') {  // a counted repetition {n}, {n,}, {n,m}
+      std::size_t j = i + 1;
+      while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) != 0 || s[j] == ','))
+        ++j;
+      if (j < s.size() && s[j] == '}' && j > i + 1) {
+        i = j + 1;
+        continue;
+      }
+    }
+    if (std::strchr(".^$|?*+()[]{}", c) == nullptr) return true;
+    ++i;
+  }
+  return false;
+}
+
 bool is_literal(std::string_view p) {
   for (char c : p) {
     if (is_regex_meta(c)) return false;
+  }
+  return true;
+}
+
+// True when every byte of `s` is ASCII (eight at a time).
+bool is_ascii_text(std::string_view s) {
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if ((w & 0x8080808080808080ULL) != 0) return false;
+  }
+  for (; i < s.size(); ++i) {
+    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
   }
   return true;
 }
@@ -271,10 +380,17 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
           if (close != std::string_view::npos) j = close + 1;
           continue;
         }
-        if (is_ks(re[j]) && !negated && extras.find(extra(re[j])) == std::string::npos) {
-          extras += "|";
-          extras += extra(re[j]);
+        // A range of plain characters (a-z) adds the extras of the k/s it covers.
+        const bool range = j + 2 < re.size() && re[j + 1] == '-' && re[j + 2] != ']' &&
+                           re[j + 2] != '\\' && re[j + 2] != '[';
+        for (char ks : {'k', 'K', 's', 'S'}) {
+          const bool covered = range ? re[j] <= ks && ks <= re[j + 2] : re[j] == ks;
+          if (covered && !negated && extras.find(extra(ks)) == std::string::npos) {
+            extras += "|";
+            extras += extra(ks);
+          }
         }
+        if (range) j += 2;
       }
       std::string_view klass = re.substr(i, std::min(j + 1, re.size()) - i);
       if (extras.empty()) {
@@ -515,6 +631,48 @@ bool can_match_newline(std::string_view p, bool dotall, bool literal) {
   return false;
 }
 
+// The PCRE2 callout of rust_syntax.hpp's kCalloutWordBefore / kCalloutNonWordBefore: 0 (go on)
+// when the bytes before the current position end in stray continuation bytes after a valid
+// character that Rust's decode_last reads as the character before, and that character is (is
+// not) a word character; 1 (fail here) otherwise. Other callout numbers (none are generated)
+// pass.
+int rust_word_callout(pcre2_callout_block* block, void* after_line_break) {
+  const std::uint32_t number = block->callout_number;
+  if (number != detail::kCalloutWordBefore && number != detail::kCalloutNonWordBefore) return 0;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(block->subject);
+  const std::size_t at = block->current_position;
+  auto continuation = [](unsigned char b) { return (b & 0xC0) == 0x80; };
+  if (at == 0 || !continuation(bytes[at - 1])) return 1;  // no stray byte: the look-behinds decide
+  std::size_t start = at - 1;
+  const std::size_t limit = at >= 4 ? at - 4 : 0;
+  while (start > limit && continuation(bytes[start])) --start;
+  std::string_view ch;
+  if (continuation(bytes[start])) {
+    // Only continuation bytes back to the subject's start: a line terminator before it (within
+    // Rust's 4-byte look-back) is the character before.
+    if (start != 0 || at > 3 || !*static_cast<const bool*>(after_line_break)) return 1;
+    ch = "\n";
+  } else {
+    const std::size_t len = utf8_length(bytes[start]);
+    if (start + len >= at) return 1;  // ends at `at` (the look-behinds decided) or past it
+    ch = std::string_view(reinterpret_cast<const char*>(bytes) + start, len);
+    if (!is_valid_utf8(ch)) return 1;
+  }
+  static const pcre2_code* word = [] {
+    const std::string re = fmt::format("[{}]", detail::kRustWordItems);
+    int error = 0;
+    PCRE2_SIZE offset = 0;
+    return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(),
+                         PCRE2_UTF | PCRE2_UCP | PCRE2_ANCHORED, &error, &offset, nullptr);
+  }();
+  if (word == nullptr) return 1;
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(word, nullptr);
+  const bool is_word =
+      pcre2_match(word, reinterpret_cast<PCRE2_SPTR>(ch.data()), ch.size(), 0, 0, md, nullptr) >= 0;
+  pcre2_match_data_free(md);
+  return is_word == (number == detail::kCalloutWordBefore) ? 0 : 1;
+}
+
 }  // namespace
 
 struct PatternSet::Impl {
@@ -524,7 +682,13 @@ struct PatternSet::Impl {
   HsDatabase hs{nullptr, &hs_free_database};
   HsScratchPtr hs_proto{nullptr, &hs_free_scratch};
   Pcre2Code line_re{nullptr, &pcre2_code_free};  // all patterns, for one line at a time
+  // line_re for pure-ASCII lines (not -P, not -F): PCRE2's own \w \b without UCP, which agree
+  // with Rust's on ASCII and cost less than rust_syntax.hpp's classes and look-arounds.
+  Pcre2Code ascii_re{nullptr, &pcre2_code_free};
   Pcre2Code scan_re{nullptr, &pcre2_code_free};  // multiline, for whole buffers without Hyperscan
+  // Some pattern can match empty (not -P): look for empty matches where PCRE2 skips invalid UTF-8
+  // (empty_match_in_invalid_utf8).
+  bool empty_in_invalid_utf8 = false;
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
   bool multiline = false;  // -U and some pattern can match a line feed
   Pcre2Code ml_re{nullptr, &pcre2_code_free};    // multiline mode: the whole-buffer regex
@@ -555,6 +719,9 @@ struct PatternSet::Scratch::Impl {
   pcre2_match_context* mctx = nullptr;
   pcre2_jit_stack* jit_stack = nullptr;
   InterruptState interrupt;  // see set_interrupt
+  // The subject of the current search follows a line terminator (find_spans' after_line_break):
+  // rust_word_callout reads it.
+  bool after_line_break = false;
   ~Impl() {
     if (hs != nullptr) hs_free_scratch(hs);
     if (md != nullptr) pcre2_match_data_free(md);
@@ -581,8 +748,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   impl->caseless = options.case_insensitive;
   if (options.smart_case && !options.case_insensitive) {
     bool upper = false;
-    for (const std::string& p : patterns) upper = upper || has_uppercase(p, options.fixed_strings);
-    impl->caseless = !upper;
+    bool literal = false;
+    for (const std::string& p : patterns) {
+      upper = upper || has_uppercase(p, options.fixed_strings, !options.pcre2);
+      literal = literal || (options.fixed_strings ? !p.empty() : has_literal(p));
+    }
+    impl->caseless = !upper && (literal || options.pcre2);
   }
 
   // The regex of each pattern, validated alone so errors point into what the user typed.
@@ -605,10 +776,23 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       impl->multiline = true;
     }
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
-    CTX_TRY_ASSIGN(Pcre2Code alone, compile_pcre2(regex, pcre_flags, p));
-    // What PCRE2 runs; Hyperscan (a prefilter for these) and the BitMatcher get `regex`.
-    pcre_regexes.push_back(options.fixed_strings || options.pcre2 ? regex
-                                                                  : scripts_as_in_rust(regex));
+    // What PCRE2 runs: in ripgrep's own dialect (not -P) rewritten where Rust and PCRE2 read the
+    // syntax differently (rust_syntax.hpp). Hyperscan (a prefilter for these) and the BitMatcher
+    // get `regex` with ASCII POSIX classes, \w \W \b \B as written: they read those as
+    // supersets of Rust's.
+    std::string pcre_regex = regex;
+    if (!options.fixed_strings && !options.pcre2) {
+      pcre_regex = scripts_as_in_rust(
+          detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kRust));
+      regex = detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kKeep);
+    }
+    auto alone_or = compile_pcre2(pcre_regex, pcre_flags, p);
+    if (!alone_or.ok() && pcre_regex != p) {  // the offset should point into what was typed
+      if (auto typed = compile_pcre2(p, pcre_flags, p); !typed.ok())
+        return std::move(typed).error();
+    }
+    CTX_TRY_ASSIGN(Pcre2Code alone, std::move(alone_or));
+    pcre_regexes.push_back(std::move(pcre_regex));
     std::uint32_t min_length = 0;
     pcre2_pattern_info(alone.get(), PCRE2_INFO_MINLENGTH, &min_length);
     any_empty = any_empty || min_length == 0;
@@ -616,6 +800,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                   p.find('\n') == std::string::npos && (!impl->caseless || is_ascii(p));
     regexes.push_back(std::move(regex));
   }
+  impl->empty_in_invalid_utf8 = any_empty && !options.pcre2;
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");
@@ -626,13 +811,35 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     if (i > 0) alternation += '|';
     alternation += "(?:" + pcre_regexes[i] + ")";
   }
+  // -w: ripgrep 14's half word boundaries (Rust's \b{start-half}, \b{end-half}): no word
+  // character before and after, and no invalid UTF-8 there either. -P: PCRE2's \w, as rg -P.
+  std::string word_start = "(?<!\\w)", word_end = "(?!\\w)";
+  if (!options.pcre2) {
+    const std::string non_word = fmt::format("[^{}]", detail::kRustWordItems);
+    word_start = fmt::format("(?:\\A|(?<={})|(?C{}))", non_word, detail::kCalloutNonWordBefore);
+    word_end = "(?:\\z|(?=" + non_word + "))";
+  }
   std::string line_regex = "(?:" + alternation + ")";
-  if (options.word) line_regex = "(?<!\\w)" + line_regex + "(?!\\w)";
+  if (options.word) line_regex = word_start + line_regex + word_end;
   if (options.line) line_regex = "^" + line_regex + "$";
-  CTX_TRY_ASSIGN(impl->line_re, compile_pcre2(line_regex, pcre_flags, line_regex));
+  // Searches for empty matches inside invalid UTF-8 stop at one position: the offset limit.
+  const std::uint32_t limit_flag = impl->empty_in_invalid_utf8 ? PCRE2_USE_OFFSET_LIMIT : 0U;
+  CTX_TRY_ASSIGN(impl->line_re, compile_pcre2(line_regex, pcre_flags | limit_flag, line_regex));
+  if (!options.pcre2 && !options.fixed_strings && !patterns.empty()) {
+    std::string ascii_regex;
+    for (std::size_t i = 0; i < regexes.size(); ++i) {
+      if (i > 0) ascii_regex += '|';
+      ascii_regex += "(?:" + scripts_as_in_rust(regexes[i]) + ")";
+    }
+    ascii_regex = "(?:" + ascii_regex + ")";
+    if (options.word) ascii_regex = "(?<!\\w)" + ascii_regex + "(?!\\w)";
+    if (options.line) ascii_regex = "^" + ascii_regex + "$";
+    auto ascii = compile_pcre2(ascii_regex, pcre_flags & ~PCRE2_UCP, ascii_regex);
+    if (ascii.ok()) impl->ascii_re = std::move(*ascii);  // else line_re serves ASCII lines too
+  }
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
-  bool use_hs = !options.pcre2 && !any_empty && !patterns.empty();
+  bool use_hs = !options.pcre2 && !options.pcre2_only && !any_empty && !patterns.empty();
   // Multiline mode never looks for lines (find_line): only its own prefilter is compiled below.
   if (use_hs && !impl->multiline) {
     std::vector<const char*> exprs;
@@ -659,6 +866,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         }
       }
       const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
+      if (utf8 && !options.fixed_strings) {  // Hyperscan's \w is PCRE's, not Rust's
+        hs_patterns[i] = detail::rust_to_pcre2(hs_patterns[i], impl->caseless, false,
+                                               detail::WordMode::kSuperset);
+      }
       if (utf8) {
         f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
         impl->hs_utf8 = true;
@@ -700,26 +911,28 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }  // else unsupported by Hyperscan even as a prefilter: PCRE2 scans alone
   }
   impl->exact = impl->hs != nullptr && all_literal && !options.word;
-  if (!impl->multiline && !options.pcre2 && !options.fixed_strings && !options.word && !any_empty &&
-      !patterns.empty() && !impl->exact) {
+  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.fixed_strings &&
+      !options.word && !any_empty && !patterns.empty() && !impl->exact) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
   }
   {  // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack
     std::string scan_regex = options.line ? "^(?:" + alternation + ")$" : alternation;
-    if (options.word) scan_regex = "(?<!\\w)(?:" + scan_regex + ")(?!\\w)";
-    CTX_TRY_ASSIGN(impl->scan_re,
-                   compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE, scan_regex));
+    if (options.word) scan_regex = word_start + "(?:" + scan_regex + ")" + word_end;
+    CTX_TRY_ASSIGN(
+        impl->scan_re,
+        compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE | limit_flag, scan_regex));
     if (impl->multiline) {
-      if (!options.pcre2 && !options.fixed_strings && !options.word && !options.line &&
-          !any_empty && !patterns.empty()) {
+      if (!options.pcre2 && !options.pcre2_only && !options.fixed_strings && !options.word &&
+          !options.line && !any_empty && !patterns.empty()) {
         impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
                                                               options.multiline_dotall);
       }
-      CTX_TRY_ASSIGN(impl->ml_re, compile_pcre2(scan_regex,
-                                                pcre_flags | PCRE2_MULTILINE |
-                                                    (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
-                                                    (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U),
-                                                scan_regex));
+      CTX_TRY_ASSIGN(impl->ml_re,
+                     compile_pcre2(scan_regex,
+                                   pcre_flags | PCRE2_MULTILINE |
+                                       (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
+                                       (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U) | limit_flag,
+                                   scan_regex));
       if (use_hs && !any_empty && !impl->ml_bits) {
         // A prefilter over the whole buffer: files it finds nothing in are done at Hyperscan's
         // speed. Prefilter mode only ever adds matches, so it never hides one from PCRE2.
@@ -740,6 +953,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
             re = std::move(*bytes);
           } else {
             bool changed = false;
+            if (!options.fixed_strings) {  // Hyperscan's \w is PCRE's, not Rust's
+              re = detail::rust_to_pcre2(re, impl->caseless, false, detail::WordMode::kSuperset);
+            }
             re = add_unicode_case_folds(re, true, changed);
             f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
             utf8 = true;
@@ -787,6 +1003,9 @@ PatternSet::Scratch PatternSet::make_scratch() const {
   pcre2_set_depth_limit(s->mctx, kDepthLimit);
   s->jit_stack = pcre2_jit_stack_create(32 << 10, kJitStackMax, nullptr);
   pcre2_jit_stack_assign(s->mctx, nullptr, s->jit_stack);
+  if (!impl_->options.pcre2) {
+    pcre2_set_callout(s->mctx, rust_word_callout, &s->after_line_break);
+  }
   return Scratch(std::move(s));
 }
 
@@ -804,9 +1023,9 @@ LineSpan line_around(std::string_view hay, std::size_t pos, std::size_t floor) {
 
 // Runs `code` on `subject` from `offset`; 1 match, 0 none, or a limit error.
 Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::size_t offset,
-                       pcre2_match_data* md, pcre2_match_context* mctx) {
+                       pcre2_match_data* md, pcre2_match_context* mctx, std::uint32_t options = 0) {
   int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), offset,
-                       0, md, mctx);
+                       options, md, mctx);
   if (rc >= 0) return true;
   if (rc == PCRE2_ERROR_NOMATCH) return false;
   return Error{ErrorCode::kIo, fmt::format("regex engine limit hit ({}); the file was searched "
@@ -814,8 +1033,68 @@ Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::si
                                            pcre2_error_text(rc))};
 }
 
+// PCRE2 10.42 with PCRE2_MATCH_INVALID_UTF starts match attempts only at the start offset and at
+// valid UTF-8 characters, so it never finds an empty match inside a run of invalid bytes past the
+// start offset (`\b` between "b" and "\xAF", `^` after a line feed before "\xAF"); Rust regex
+// (ripgrep) does. After a search from `offset` whose match starts at `found` (subject.size() + 1
+// for none), this tries each such position in (offset, found), left to right (`code` needs
+// PCRE2_USE_OFFSET_LIMIT).
+enum class Probe { kNone, kMissed, kHit };  // kHit: the match is in `md`; kMissed: `md` clobbered
+Result<Probe> empty_match_in_invalid_utf8(const pcre2_code* code, std::string_view subject,
+                                          std::size_t offset, std::size_t found,
+                                          pcre2_match_data* md, pcre2_match_context* mctx) {
+  const std::size_t to = std::min(found, subject.size());
+  Probe result = Probe::kNone;
+  for (std::size_t i = offset; i < to;) {
+    const auto c = static_cast<unsigned char>(subject[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t len = utf8_length(c);
+    if (c >= 0xC2 && i + len <= subject.size() && is_valid_utf8(subject.substr(i, len))) {
+      i += len;
+      continue;
+    }
+    if (i > offset) {
+      // Not PCRE2_ANCHORED: the interpreter it needs never matches at an invalid byte, JIT does.
+      // The offset limit (PCRE2_USE_OFFSET_LIMIT) keeps it at `i`.
+      pcre2_set_offset_limit(mctx, i);
+      auto hit = run_pcre2(code, subject, i, md, mctx);
+      pcre2_set_offset_limit(mctx, PCRE2_UNSET);
+      if (!hit.ok()) return std::move(hit).error();
+      if (*hit) return Probe::kHit;
+      result = Probe::kMissed;
+    }
+    ++i;
+  }
+  return result;
+}
+
+// Whether line [line.start, line.end) of `hay` holds a match of `code`, searched on the line
+// alone (as ripgrep confirms a candidate line: its word boundaries then see no line terminator
+// before the line), with (`probe_empty`) the empty matches PCRE2 skips inside invalid UTF-8.
+// `ascii_code` (may be null) runs instead on a pure-ASCII line (PatternSet::Impl::ascii_re).
+Result<bool> confirm_line(const pcre2_code* code, const pcre2_code* ascii_code,
+                          std::string_view hay, LineSpan line, pcre2_match_data* md,
+                          pcre2_match_context* mctx, bool probe_empty) {
+  const std::string_view text = hay.substr(line.start, line.end - line.start);
+  if (ascii_code != nullptr && is_ascii_text(text)) return run_pcre2(ascii_code, text, 0, md, mctx);
+  auto hit = run_pcre2(code, text, 0, md, mctx);
+  if (hit.ok() && !*hit && probe_empty) {
+    auto probe = empty_match_in_invalid_utf8(code, text, 0, text.size() + 1, md, mctx);
+    if (!probe.ok()) {
+      hit = std::move(probe).error();
+    } else {
+      hit = *probe == Probe::kHit;
+    }
+  }
+  return hit;
+}
+
 struct ScanContext {
   const pcre2_code* line_re;
+  const pcre2_code* ascii_re;
   bool exact;
   std::string_view hay;
   std::size_t base;
@@ -825,6 +1104,7 @@ struct ScanContext {
   pcre2_match_data* md;
   pcre2_match_context* mctx;
   InterruptState* interrupt;
+  bool probe_empty;
   bool interrupted = false;
 };
 
@@ -840,8 +1120,8 @@ int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long
     ctx->found = line;
     return 1;
   }
-  auto ok = run_pcre2(ctx->line_re, ctx->hay.substr(line.start, line.end - line.start), 0, ctx->md,
-                      ctx->mctx);
+  auto ok = confirm_line(ctx->line_re, ctx->ascii_re, ctx->hay, line, ctx->md, ctx->mctx,
+                         ctx->probe_empty);
   if (!ok.ok()) {
     ctx->error = std::move(ok).error();
     return 1;
@@ -890,8 +1170,18 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       s.utf8_checked = true;
     }
     if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
-      ScanContext ctx{impl_->line_re.get(), impl_->exact, view, start,  start,
-                      std::nullopt,         std::nullopt, s.md, s.mctx, &s.interrupt};
+      ScanContext ctx{impl_->line_re.get(),
+                      impl_->ascii_re.get(),
+                      impl_->exact,
+                      view,
+                      start,
+                      start,
+                      std::nullopt,
+                      std::nullopt,
+                      s.md,
+                      s.mctx,
+                      &s.interrupt,
+                      impl_->empty_in_invalid_utf8};
       std::string_view rest = view.substr(start);
       hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
               on_hs_match, &ctx);
@@ -921,6 +1211,17 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
           interrupt.window_bytes /= 2;
         }
       }
+      if (impl_->empty_in_invalid_utf8) {  // an empty match PCRE2 skipped comes first
+        const std::string_view window = view.substr(0, limit);
+        const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : window.size() + 1;
+        CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(impl_->scan_re.get(), window, cur,
+                                                                found, s.md, s.mctx));
+        if (probe == Probe::kHit) {
+          hit = true;
+        } else if (probe == Probe::kMissed && hit) {
+          CTX_TRY_ASSIGN(hit, run_pcre2(impl_->scan_re.get(), window, cur, s.md, s.mctx));
+        }
+      }
       if (!hit && limit == view.size()) return std::optional<LineSpan>{};
       std::size_t at = hit ? pcre2_get_ovector_pointer(s.md)[0] : limit;
       if (at >= limit && limit < view.size()) {  // nothing in this window
@@ -929,8 +1230,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       }
       LineSpan line = line_around(view, std::min(at, view.size()), cur);
       CTX_TRY_ASSIGN(bool confirmed,
-                     run_pcre2(impl_->line_re.get(), view.substr(line.start, line.end - line.start),
-                               0, s.md, s.mctx));
+                     confirm_line(impl_->line_re.get(), impl_->ascii_re.get(), view, line, s.md,
+                                  s.mctx, impl_->empty_in_invalid_utf8));
       if (confirmed) return std::optional<LineSpan>{line};
       cur = line.end + 1;
     }
@@ -949,7 +1250,9 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     }
     const std::string_view line = hay.substr(found.start, found.end - found.start);
     if (impl_->bits->line_may_match(line)) {
-      CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->line_re.get(), line, 0, s.md, s.mctx));
+      CTX_TRY_ASSIGN(bool hit, confirm_line(impl_->line_re.get(), impl_->ascii_re.get(), hay,
+                                            LineSpan{found.start, found.end}, s.md, s.mctx,
+                                            impl_->empty_in_invalid_utf8));
       if (hit) return std::optional<LineSpan>{LineSpan{found.start, found.end}};
     }
     if (found.end >= hay.size()) return std::optional<LineSpan>{};
@@ -973,6 +1276,16 @@ Status PatternSet::each_match_in(const void* code, std::string_view subject, std
   std::size_t last_end = std::string_view::npos;  // end of the last non-empty match
   while (offset <= subject.size() && offset < end) {
     CTX_TRY_ASSIGN(bool hit, run_pcre2(re, subject, offset, s.md, s.mctx));
+    if (impl_->empty_in_invalid_utf8) {
+      const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : subject.size() + 1;
+      CTX_TRY_ASSIGN(Probe probe,
+                     empty_match_in_invalid_utf8(re, subject, offset, found, s.md, s.mctx));
+      if (probe == Probe::kHit) {
+        hit = true;
+      } else if (probe == Probe::kMissed && hit) {
+        CTX_TRY_ASSIGN(hit, run_pcre2(re, subject, offset, s.md, s.mctx));
+      }
+    }
     if (!hit) break;
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
     if (ov[0] >= end) break;
@@ -988,9 +1301,15 @@ Status PatternSet::each_match_in(const void* code, std::string_view subject, std
 }
 
 template <typename OnMatch>
-Status PatternSet::each_match(std::string_view line, Scratch& scratch, OnMatch&& on_match) const {
-  return each_match_in(impl_->line_re.get(), line, 0, line.size() + 1, scratch,
-                       std::forward<OnMatch>(on_match));
+Status PatternSet::each_match(std::string_view line, bool after_line_break, Scratch& scratch,
+                              OnMatch&& on_match) const {
+  scratch.impl_->after_line_break = after_line_break;
+  const pcre2_code* code = impl_->ascii_re != nullptr && is_ascii_text(line) ? impl_->ascii_re.get()
+                                                                             : impl_->line_re.get();
+  Status status =
+      each_match_in(code, line, 0, line.size() + 1, scratch, std::forward<OnMatch>(on_match));
+  scratch.impl_->after_line_break = false;
+  return status;
 }
 
 namespace {
@@ -1046,6 +1365,16 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
   }
   // As ripgrep, the rest of the buffer is searched as a haystack of its own.
   CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
+  if (impl_->empty_in_invalid_utf8) {
+    const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : rest.size() + 1;
+    CTX_TRY_ASSIGN(Probe probe,
+                   empty_match_in_invalid_utf8(impl_->ml_re.get(), rest, 0, found, s.md, s.mctx));
+    if (probe == Probe::kHit) {
+      hit = true;
+    } else if (probe == Probe::kMissed && hit) {
+      CTX_TRY_ASSIGN(hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
+    }
+  }
   if (!hit) return std::optional<MatchSpan>{};
   const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
   return std::optional<MatchSpan>{MatchSpan{from + ov[0], from + std::max(ov[0], ov[1])}};
@@ -1068,9 +1397,9 @@ Status PatternSet::find_spans_in(std::string_view hay, std::size_t start, std::s
   });
 }
 
-Status PatternSet::find_spans(std::string_view line, Scratch& scratch,
-                              std::vector<MatchSpan>& out) const {
-  return each_match(line, scratch, [&](pcre2_match_data* md) {
+Status PatternSet::find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out,
+                              bool after_line_break) const {
+  return each_match(line, after_line_break, scratch, [&](pcre2_match_data* md) {
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     out.push_back(MatchSpan{ov[0], ov[1]});
   });
@@ -1136,8 +1465,9 @@ static void expand(std::string& out, std::string_view replacement, const pcre2_c
 
 Status PatternSet::expand_matches(std::string_view line, std::string_view replacement,
                                   Scratch& scratch, std::vector<MatchSpan>& spans,
-                                  std::vector<std::string>& expansions) const {
-  return each_match(line, scratch, [&](pcre2_match_data* md) {
+                                  std::vector<std::string>& expansions,
+                                  bool after_line_break) const {
+  return each_match(line, after_line_break, scratch, [&](pcre2_match_data* md) {
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     spans.push_back(MatchSpan{ov[0], ov[1]});
     expansions.emplace_back();

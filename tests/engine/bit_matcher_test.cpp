@@ -35,7 +35,7 @@ std::vector<std::size_t> lines(const PatternSet& set, std::string_view hay) {
 void agrees_with_pcre2(const std::vector<std::string>& regexes, PatternOptions options,
                        const std::string& hay) {
   auto tested = PatternSet::compile(regexes, options);
-  options.pcre2 = true;
+  options.pcre2_only = true;
   auto reference = PatternSet::compile(regexes, options);
   REQUIRE(tested.ok() == reference.ok());
   if (!tested.ok()) return;
@@ -151,7 +151,7 @@ void multiline_agrees_with_pcre2(const std::vector<std::string>& regexes, Patter
                                  const std::string& hay) {
   options.multiline = true;
   auto tested = PatternSet::compile(regexes, options);
-  options.pcre2 = true;
+  options.pcre2_only = true;
   auto reference = PatternSet::compile(regexes, options);
   REQUIRE(tested.ok() == reference.ok());
   if (!tested.ok() || !tested->multiline()) return;

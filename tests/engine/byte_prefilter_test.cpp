@@ -34,7 +34,7 @@ void agrees_with_pcre2(const std::string& regex, bool caseless, const std::strin
   PatternOptions options;
   options.case_insensitive = caseless;
   auto tested = PatternSet::compile({regex}, options);
-  options.pcre2 = true;
+  options.pcre2_only = true;
   auto reference = PatternSet::compile({regex}, options);
   REQUIRE(tested.ok());
   REQUIRE(reference.ok());

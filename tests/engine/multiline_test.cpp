@@ -211,7 +211,7 @@ TEST_CASE("the multiline prefilter never hides a match PCRE2 alone finds", "[eng
     PatternOptions fast = multiline(rng() % 4 == 0);
     fast.case_insensitive = rng() % 3 == 0;
     PatternOptions alone = fast;
-    alone.pcre2 = true;  // PCRE2 only: no Hyperscan prefilter
+    alone.pcre2_only = true;  // no Hyperscan prefilter
     std::string hay;
     const std::size_t len = rng() % 24;
     for (std::size_t i = 0; i < len; ++i) hay += pieces[rng() % pieces.size()];

@@ -90,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.line = (flags & 16) != 0;
   auto tested = PatternSet::compile(patterns, options);
   PatternOptions reference_options = options;
-  reference_options.pcre2 = true;
+  reference_options.pcre2_only = true;
   auto reference = PatternSet::compile(patterns, reference_options);
   if (tested.ok() != reference.ok()) trap();
   if (!tested.ok()) {
@@ -127,7 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   PatternOptions ml_options = options;
   ml_options.multiline = true;
   PatternOptions ml_reference_options = ml_options;
-  ml_reference_options.pcre2 = true;
+  ml_reference_options.pcre2_only = true;
   auto ml_tested = PatternSet::compile(patterns, ml_options);
   auto ml_reference = PatternSet::compile(patterns, ml_reference_options);
   if (ml_tested.ok() != ml_reference.ok()) trap();

@@ -30,6 +30,9 @@ struct PatternOptions {
   // is an error, as in ripgrep.
   bool multiline = false;
   bool multiline_dotall = false;  // --multiline-dotall: `.` also matches a line feed under -U
+  // PCRE2 alone, without the Hyperscan and BitMatcher prefilters: the same matches, slower (the
+  // reference that tests of the prefilters compare against).
+  bool pcre2_only = false;
 };
 
 // A line of a haystack: [start, end), `end` excluding the line terminator.
@@ -84,13 +87,17 @@ class PatternSet {
                                             Scratch& scratch) const;
 
   // Appends the non-overlapping matches in `line` (no line terminator) to `out`, left to right.
-  Status find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out) const;
+  // `after_line_break`: a line terminator precedes the line (it is not the haystack's first),
+  // which word boundaries next to invalid UTF-8 at its start can depend on, as in ripgrep.
+  Status find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out,
+                    bool after_line_break = false) const;
 
   // Like find_spans, and also appends to `expansions` the replacement for each match: `replacement`
   // with $N, ${N}, $name and ${name} expanded to capture groups (a name is the longest run of
   // [0-9A-Za-z_]; a missing group expands to nothing) and $$ to '$', as ripgrep's -r.
   Status expand_matches(std::string_view line, std::string_view replacement, Scratch& scratch,
-                        std::vector<MatchSpan>& spans, std::vector<std::string>& expansions) const;
+                        std::vector<MatchSpan>& spans, std::vector<std::string>& expansions,
+                        bool after_line_break = false) const;
 
   // True when no match can be wider than one line and Hyperscan alone decides lines.
   bool hyperscan_exact() const;
@@ -117,7 +124,8 @@ class PatternSet {
   struct Impl;
   explicit PatternSet(std::unique_ptr<Impl> impl);
   template <typename OnMatch>  // defined and used in pattern_set.cpp only
-  Status each_match(std::string_view line, Scratch& scratch, OnMatch&& on_match) const;
+  Status each_match(std::string_view line, bool after_line_break, Scratch& scratch,
+                    OnMatch&& on_match) const;
   template <typename OnMatch>  // defined and used in pattern_set.cpp only
   Status each_match_in(const void* code, std::string_view subject, std::size_t start,
                        std::size_t end, Scratch& scratch, OnMatch&& on_match) const;
