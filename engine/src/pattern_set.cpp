@@ -160,8 +160,10 @@ Error interrupted_error() {
                "the search was interrupted (its deadline passed or it was cancelled)"};
 }
 
+// `jit`: also JIT-compile (each JIT compile maps executable memory: skip it for a code that only
+// validates a pattern or reports its properties).
 Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
-                                std::string_view shown) {
+                                std::string_view shown, bool jit = true) {
   int error = 0;
   PCRE2_SIZE offset = 0;
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), flags,
@@ -171,7 +173,7 @@ Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
                  fmt::format("regex parse error in '{}' at offset {}: {}", shown, offset,
                              pcre2_error_text(error))};
   }
-  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it still works
+  if (jit) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it works
   return Pcre2Code(code, &pcre2_code_free);
 }
 
@@ -605,12 +607,19 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       impl->multiline = true;
     }
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
-    CTX_TRY_ASSIGN(Pcre2Code alone, compile_pcre2(regex, pcre_flags, p));
+    // Validated alone (PCRE2 is the reference syntax), except a non-empty ASCII literal, which
+    // always compiles and matches exactly its own bytes: thousands of -f identifiers then cost
+    // no compile each.
+    std::uint32_t min_length = 0;
+    if (!p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p))) {
+      min_length = static_cast<std::uint32_t>(std::min<std::size_t>(p.size(), UINT32_MAX));
+    } else {
+      CTX_TRY_ASSIGN(Pcre2Code alone, compile_pcre2(regex, pcre_flags, p, /*jit=*/false));
+      pcre2_pattern_info(alone.get(), PCRE2_INFO_MINLENGTH, &min_length);
+    }
     // What PCRE2 runs; Hyperscan (a prefilter for these) and the BitMatcher get `regex`.
     pcre_regexes.push_back(options.fixed_strings || options.pcre2 ? regex
                                                                   : scripts_as_in_rust(regex));
-    std::uint32_t min_length = 0;
-    pcre2_pattern_info(alone.get(), PCRE2_INFO_MINLENGTH, &min_length);
     any_empty = any_empty || min_length == 0;
     all_literal = all_literal && (options.fixed_strings || is_literal(p)) && !p.empty() &&
                   p.find('\n') == std::string::npos && (!impl->caseless || is_ascii(p));
@@ -675,14 +684,43 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     for (const std::string& p : hs_patterns) exprs.push_back(p.c_str());
     hs_database_t* db = nullptr;
     hs_compile_error_t* err = nullptr;
+    // Plain ASCII literals (no -x anchors, no k/s that gain Unicode folds under -i) go through
+    // Hyperscan's literal API: the same database, built without parsing 1,000 regexes (a quarter
+    // less compile time for 1,000 -f identifiers).
+    bool plain_literals = !options.line && std::ranges::all_of(patterns, [&](const auto& p) {
+      return !p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p)) &&
+             p.find('\n') == std::string::npos &&
+             (!impl->caseless || p.find_first_of("kKsS") == std::string::npos);
+    });
     auto try_compile = [&] {
-      bool ok = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
-                                 static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr, &db,
-                                 &err) == HS_SUCCESS;
+      bool ok;
+      if (plain_literals) {
+        std::vector<const char*> literals;
+        std::vector<std::size_t> lengths;
+        std::vector<unsigned> literal_flags(patterns.size(),
+                                            impl->caseless ? HS_FLAG_CASELESS : 0U);
+        literals.reserve(patterns.size());
+        lengths.reserve(patterns.size());
+        for (const std::string& p : patterns) {
+          literals.push_back(p.data());
+          lengths.push_back(p.size());
+        }
+        ok = hs_compile_lit_multi(literals.data(), literal_flags.data(), ids.data(), lengths.data(),
+                                  static_cast<unsigned>(literals.size()), HS_MODE_BLOCK, nullptr,
+                                  &db, &err) == HS_SUCCESS;
+      } else {
+        ok = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
+                              static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr, &db,
+                              &err) == HS_SUCCESS;
+      }
       if (!ok) hs_free_compile_error(err);
       return ok;
     };
     bool compiled = try_compile();
+    if (!compiled && plain_literals) {  // not expected; the regex route then decides
+      plain_literals = false;
+      compiled = try_compile();
+    }
     if (!compiled) {
       // Prefilter mode accepts what exact mode cannot (e.g. \b under UCP, back-references) and
       // never drops a true match; PCRE2 confirms every candidate line, as for any regex.
