@@ -169,9 +169,18 @@ Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), flags,
                                    &error, &offset, nullptr);
   if (code == nullptr) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("regex parse error in '{}' at offset {}: {}", shown, offset,
-                             pcre2_error_text(error))};
+    // The combined regex of thousands of patterns is shown by its start and size only.
+    constexpr std::size_t kShownMax = 200;
+    const std::string text =
+        shown.size() <= kShownMax
+            ? std::string(shown)
+            : fmt::format("{}... ({} bytes)", shown.substr(0, 80), shown.size());
+    std::string message = fmt::format("regex parse error in '{}' at offset {}: {}", text, offset,
+                                      pcre2_error_text(error));
+    if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
+      message += " (all patterns are also combined into one regex: search with fewer at a time)";
+    }
+    return Error{ErrorCode::kInvalidArgument, std::move(message)};
   }
   if (jit) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it works
   return Pcre2Code(code, &pcre2_code_free);
