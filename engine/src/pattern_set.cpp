@@ -269,18 +269,29 @@ Error interrupted_error() {
                "the search was interrupted (its deadline passed or it was cancelled)"};
 }
 
+// `jit`: also JIT-compile (each JIT compile maps executable memory: skip it for a code that only
+// validates a pattern or reports its properties).
 Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
-                                std::string_view shown) {
+                                std::string_view shown, bool jit = true) {
   int error = 0;
   PCRE2_SIZE offset = 0;
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), flags,
                                    &error, &offset, nullptr);
   if (code == nullptr) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("regex parse error in '{}' at offset {}: {}", shown, offset,
-                             pcre2_error_text(error))};
+    // The combined regex of thousands of patterns is shown by its start and size only.
+    constexpr std::size_t kShownMax = 200;
+    const std::string text =
+        shown.size() <= kShownMax
+            ? std::string(shown)
+            : fmt::format("{}... ({} bytes)", shown.substr(0, 80), shown.size());
+    std::string message = fmt::format("regex parse error in '{}' at offset {}: {}", text, offset,
+                                      pcre2_error_text(error));
+    if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
+      message += " (all patterns are also combined into one regex: search with fewer at a time)";
+    }
+    return Error{ErrorCode::kInvalidArgument, std::move(message)};
   }
-  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it still works
+  if (jit) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it works
   return Pcre2Code(code, &pcre2_code_free);
 }
 
@@ -786,15 +797,22 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kRust));
       regex = detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kKeep);
     }
-    auto alone_or = compile_pcre2(pcre_regex, pcre_flags, p);
-    if (!alone_or.ok() && pcre_regex != p) {  // the offset should point into what was typed
-      if (auto typed = compile_pcre2(p, pcre_flags, p); !typed.ok())
-        return std::move(typed).error();
-    }
-    CTX_TRY_ASSIGN(Pcre2Code alone, std::move(alone_or));
-    pcre_regexes.push_back(std::move(pcre_regex));
+    // Validated alone (PCRE2 is the reference syntax), except a non-empty ASCII literal, which
+    // always compiles and matches exactly its own bytes: thousands of -f identifiers then cost
+    // no compile each.
     std::uint32_t min_length = 0;
-    pcre2_pattern_info(alone.get(), PCRE2_INFO_MINLENGTH, &min_length);
+    if (!p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p))) {
+      min_length = static_cast<std::uint32_t>(std::min<std::size_t>(p.size(), UINT32_MAX));
+    } else {
+      auto alone_or = compile_pcre2(pcre_regex, pcre_flags, p, /*jit=*/false);
+      if (!alone_or.ok() && pcre_regex != p) {  // the offset should point into what was typed
+        if (auto typed = compile_pcre2(p, pcre_flags, p, /*jit=*/false); !typed.ok())
+          return std::move(typed).error();
+      }
+      CTX_TRY_ASSIGN(Pcre2Code alone, std::move(alone_or));
+      pcre2_pattern_info(alone.get(), PCRE2_INFO_MINLENGTH, &min_length);
+    }
+    pcre_regexes.push_back(std::move(pcre_regex));
     any_empty = any_empty || min_length == 0;
     all_literal = all_literal && (options.fixed_strings || is_literal(p)) && !p.empty() &&
                   p.find('\n') == std::string::npos && (!impl->caseless || is_ascii(p));
@@ -886,14 +904,43 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     for (const std::string& p : hs_patterns) exprs.push_back(p.c_str());
     hs_database_t* db = nullptr;
     hs_compile_error_t* err = nullptr;
+    // Plain ASCII literals (no -x anchors, no k/s that gain Unicode folds under -i) go through
+    // Hyperscan's literal API: the same database, built without parsing 1,000 regexes (a quarter
+    // less compile time for 1,000 -f identifiers).
+    bool plain_literals = !options.line && std::ranges::all_of(patterns, [&](const auto& p) {
+      return !p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p)) &&
+             p.find('\n') == std::string::npos &&
+             (!impl->caseless || p.find_first_of("kKsS") == std::string::npos);
+    });
     auto try_compile = [&] {
-      bool ok = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
-                                 static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr, &db,
-                                 &err) == HS_SUCCESS;
+      bool ok;
+      if (plain_literals) {
+        std::vector<const char*> literals;
+        std::vector<std::size_t> lengths;
+        std::vector<unsigned> literal_flags(patterns.size(),
+                                            impl->caseless ? HS_FLAG_CASELESS : 0U);
+        literals.reserve(patterns.size());
+        lengths.reserve(patterns.size());
+        for (const std::string& p : patterns) {
+          literals.push_back(p.data());
+          lengths.push_back(p.size());
+        }
+        ok = hs_compile_lit_multi(literals.data(), literal_flags.data(), ids.data(), lengths.data(),
+                                  static_cast<unsigned>(literals.size()), HS_MODE_BLOCK, nullptr,
+                                  &db, &err) == HS_SUCCESS;
+      } else {
+        ok = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
+                              static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr, &db,
+                              &err) == HS_SUCCESS;
+      }
       if (!ok) hs_free_compile_error(err);
       return ok;
     };
     bool compiled = try_compile();
+    if (!compiled && plain_literals) {  // not expected; the regex route then decides
+      plain_literals = false;
+      compiled = try_compile();
+    }
     if (!compiled) {
       // Prefilter mode accepts what exact mode cannot (e.g. \b under UCP, back-references) and
       // never drops a true match; PCRE2 confirms every candidate line, as for any regex.

@@ -423,6 +423,14 @@ TEST_CASE("bad patterns are errors naming the pattern and the offset", "[engine]
   CHECK(compile_error({"(?<=a+)b"}, pcre2).rfind("regex parse error in '(?<=a+)b' at offset ", 0) ==
         0);
   CHECK(compile_error({"foo("}, pcre2).rfind("regex parse error in 'foo(' at offset 4: ", 0) == 0);
+  // Too many patterns for PCRE2's combined regex (a limit ripgrep does not have): the error is
+  // short and says what to do, instead of echoing tens of kilobytes of regex.
+  std::vector<std::string> too_many;
+  for (int i = 0; i < 4000; ++i) too_many.push_back("identifier_" + std::to_string(i));
+  const std::string too_large = compile_error(too_many);
+  CHECK(too_large.size() < 400);
+  CHECK(too_large.find("regular expression is too large") != std::string::npos);
+  CHECK(too_large.find("search with fewer at a time") != std::string::npos);
   // Under -F the same text is a literal.
   PatternOptions fixed;
   fixed.fixed_strings = true;
@@ -546,6 +554,71 @@ TEST_CASE("literal sets are decided by Hyperscan alone, regexes and -w are confi
   CHECK_FALSE(compile_ok({"(?<=a)b"}, pcre2).hyperscan_exact());
   // Look-around under -P runs on PCRE2 alone and still finds its lines.
   CHECK(matching_lines(compile_ok({"(?<=a)b"}, pcre2), "b\nab\n") == std::vector<std::size_t>{2});
+}
+
+TEST_CASE("many plain literals find the lines and spans PCRE2 alone finds, under -i -F -w -x too",
+          "[engine][pattern]") {
+  // Plain ASCII literals compile through Hyperscan's literal API (no regex parsing, no PCRE2
+  // validation each); the set must still agree with PCRE2 alone line by line and span by span.
+  std::mt19937 rng(7);
+  const std::string alphabet = "abAcksKSXxyz_0";
+  auto word = [&](std::size_t length) {
+    std::string w;
+    for (std::size_t i = 0; i < length; ++i) w.push_back(alphabet[rng() % alphabet.size()]);
+    return w;
+  };
+  std::vector<std::string> literals;
+  for (int i = 0; i < 400; ++i) literals.push_back(word(3 + rng() % 6));
+  literals.push_back("a.b(c");  // punctuation: a literal under -F, a regex otherwise
+  std::string hay;
+  for (int line = 0; line < 300; ++line) {
+    const std::size_t pieces = rng() % 4;
+    for (std::size_t i = 0; i < pieces; ++i) {
+      hay += rng() % 3 == 0 ? literals[rng() % literals.size()] : word(1 + rng() % 9);
+      hay += rng() % 2 == 0 ? " " : "";
+    }
+    if (line % 50 == 0) hay += std::string(kKelvin) + "a.b(c";
+    hay += '\n';
+  }
+  for (int variant = 0; variant < 6; ++variant) {
+    PatternOptions options;
+    options.fixed_strings = true;
+    options.case_insensitive = variant == 1 || variant == 5;
+    options.word = variant == 2;
+    options.line = variant == 3;
+    std::vector<std::string> set_literals = literals;
+    if (variant == 4 || variant == 5) {  // without k/s: the literal API under -i too
+      for (std::string& l : set_literals) {
+        for (char& c : l) c = (c == 'k' || c == 'K' || c == 's' || c == 'S') ? 'y' : c;
+      }
+    }
+    INFO("variant " << variant);
+    PatternSet set = compile_ok(set_literals, options);
+    PatternOptions pcre2_options = options;
+    pcre2_options.pcre2 = true;
+    PatternSet reference = compile_ok(set_literals, pcre2_options);
+    PatternSet::Scratch scratch = reference.make_scratch();
+    const std::vector<std::size_t> expected = reference_lines(reference, hay, scratch);
+    CHECK_FALSE(expected.empty());
+    CHECK(matching_lines(set, hay) == expected);
+    for (const LineSpan& l : split_lines(hay)) {
+      const std::string_view line = std::string_view(hay).substr(l.start, l.end - l.start);
+      PatternSet::Scratch set_scratch = set.make_scratch();
+      auto as_pairs = [](const std::vector<MatchSpan>& v) {
+        std::vector<std::pair<std::size_t, std::size_t>> out;
+        for (const MatchSpan& m : v) out.emplace_back(m.start, m.end);
+        return out;
+      };
+      REQUIRE(as_pairs(spans(set, line, set_scratch)) == as_pairs(spans(reference, line, scratch)));
+    }
+  }
+  // A thousand literals (as `-f` with 1,000 identifiers): one set, same verdicts.
+  std::vector<std::string> many;
+  for (int i = 0; i < 1000; ++i) many.push_back("id_" + std::to_string(i * 7919) + "_x");
+  PatternSet big = compile_ok(many, {});
+  CHECK(big.hyperscan_exact());
+  CHECK(matching_lines(big, "id_7919_x\nid_7919_y\nfoo id_23757_x;\n") ==
+        std::vector<std::size_t>{0, 20});
 }
 
 TEST_CASE("the prefilter keeps lines where `.` or a negated class meets a multibyte character",
