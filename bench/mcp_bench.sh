@@ -12,6 +12,9 @@
 #   -s  RSS series: read the server's RSS after every STEP calls of the RSS run (default 1000)
 #   -r  the RSS run of ctxsearch mcp only (no timings, no server-filesystem, no CLI): the series
 #       goes to OUTDIR/rss-series.md
+#   -w  with -r: a wide RSS mix, four calls per top-level directory of the corpus (list_directory
+#       depth 2, find_files '**/*.md', search_files 'TODO' max_results 20, file_info), so the
+#       session's caches (compiled ignore files, search results) fill up to their bounds
 #   -o  output directory (default /tmp/mcp-bench-<time>)
 #   -g  find glob (default '**/Makefile.am')      -p  search regex (default 'CURLOPT_[A-Z_]*TIMEOUT')
 #   -d  directory to list (default: the corpus's first subdirectory)
@@ -31,13 +34,13 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
-CTX=$REPO/build/release/ctxsearch RUNS=9 RSS_CALLS=10000 STEP=1000 RSS_ONLY=0 OUT='' GLOB='**/Makefile.am'
+CTX=$REPO/build/release/ctxsearch RUNS=9 RSS_CALLS=10000 STEP=1000 RSS_ONLY=0 WIDE=0 OUT='' GLOB='**/Makefile.am'
 PATTERN='CURLOPT_[A-Z_]*TIMEOUT' DIR='' FILE=''
 NPM_DIR=${CTXSEARCH_NPM_DIR:-$HOME/.cache/ctxsearch/npm}
 usage() { awk 'NR>1 && /^#/{sub(/^# ?/,""); print; next} NR>1{exit}' "$0"; exit 2; }
 while [ $# -gt 0 ]; do case $1 in
   -x) CTX=$2; shift 2;; -n) RUNS=$2; shift 2;; -c) RSS_CALLS=$2; shift 2;; -o) OUT=$2; shift 2;;
-  -s) STEP=$2; shift 2;; -r) RSS_ONLY=1; shift;;
+  -s) STEP=$2; shift 2;; -r) RSS_ONLY=1; shift;; -w) WIDE=1; shift;;
   -g) GLOB=$2; shift 2;; -p) PATTERN=$2; shift 2;; -d) DIR=$2; shift 2;; -f) FILE=$2; shift 2;;
   -h|--help) usage;; -*) usage;; *) break;; esac; done
 [ $# -eq 1 ] || usage
@@ -51,6 +54,7 @@ command -v npm >/dev/null || die "npm is required"
 [ "$RUNS" -ge 3 ] 2>/dev/null || die "-n must be >= 3"
 [ "$STEP" -ge 1 ] 2>/dev/null || die "-s must be >= 1"
 [ "$RSS_ONLY" = 0 ] || [ "$RSS_CALLS" -ge 1 ] 2>/dev/null || die "-r needs -c >= 1"
+[ "$WIDE" = 0 ] || [ "$RSS_ONLY" = 1 ] || die "-w goes with -r"
 OUT=$(realpath -m "${OUT:-${TMPDIR:-/tmp}/mcp-bench-$(date +%Y%m%d-%H%M%S)}"); mkdir -p "$OUT"
 export LC_ALL=C.UTF-8
 
@@ -78,7 +82,7 @@ FILE_DIR=$(dirname "$FILE")
   echo "ctxsearch: $CTX_FROM (sha256 $(sha256sum "$CTX" | cut -c1-12))"
   echo "node: $(node --version); sdk $(pkgver @modelcontextprotocol/sdk); server-filesystem $(pkgver @modelcontextprotocol/server-filesystem)"
   echo "corpus: $CORPUS ($FILES files)"; echo "glob: $GLOB; pattern: $PATTERN; dir: $DIR; file: $FILE"
-  echo "runs: $RUNS per query; rss calls: $RSS_CALLS (series step $STEP)$([ "$RSS_ONLY" = 1 ] && echo '; RSS run only')"
+  echo "runs: $RUNS per query; rss calls: $RSS_CALLS (series step $STEP)$([ "$RSS_ONLY" = 1 ] && echo '; RSS run only')$([ "$WIDE" = 1 ] && echo '; wide mix')"
 } > "$OUT/env.txt"
 cat "$OUT/env.txt" >&2
 
@@ -142,6 +146,24 @@ console.log(JSON.stringify(out));
 EOF
 
 json() { node -e 'console.log(JSON.stringify(process.argv[1]))' "$1"; }  # a JSON string literal
+# The RSS mix of ctxsearch: cheap calls around one file, or (-w) four calls per top-level directory.
+RSS_MIX="
+  {\"tool\": \"read_file\", \"args\": {\"path\": $(json "$FILE")}},
+  {\"tool\": \"list_directory\", \"args\": {\"path\": $(json "$DIR")}},
+  {\"tool\": \"file_info\", \"args\": {\"path\": $(json "$FILE")}},
+  {\"tool\": \"find_files\", \"args\": {\"pattern\": \"**/*.h\", \"path\": $(json "$FILE_DIR")}},
+  {\"tool\": \"search_files\", \"args\": {\"pattern\": \"main\", \"path\": $(json "$FILE_DIR")}}"
+if [ "$WIDE" = 1 ]; then
+  RSS_MIX=''
+  while IFS= read -r top; do
+    [ -n "$RSS_MIX" ] && RSS_MIX="$RSS_MIX,"
+    RSS_MIX="$RSS_MIX
+  {\"tool\": \"list_directory\", \"args\": {\"path\": $(json "$top"), \"depth\": 2}},
+  {\"tool\": \"find_files\", \"args\": {\"pattern\": \"**/*.md\", \"path\": $(json "$top")}},
+  {\"tool\": \"search_files\", \"args\": {\"pattern\": \"TODO\", \"path\": $(json "$top"), \"max_results\": 20}},
+  {\"tool\": \"file_info\", \"args\": {\"path\": $(json "$top")}}"
+  done < <(cd "$CORPUS" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' | sort | sed 's|^\./||')
+fi
 ABS=$CORPUS
 # ctxsearch's queries (root-relative paths) and server-filesystem's (absolute paths).
 cat > "$OUT/spec-ctxsearch.json" <<EOF
@@ -152,12 +174,7 @@ cat > "$OUT/spec-ctxsearch.json" <<EOF
   {"name": "list", "tool": "list_directory", "args": {"path": $(json "$DIR")}},
   {"name": "read", "tool": "read_file", "args": {"path": $(json "$FILE")}},
   {"name": "search", "tool": "search_files", "args": {"pattern": $(json "$PATTERN")}}],
- "rss_mix": [
-  {"tool": "read_file", "args": {"path": $(json "$FILE")}},
-  {"tool": "list_directory", "args": {"path": $(json "$DIR")}},
-  {"tool": "file_info", "args": {"path": $(json "$FILE")}},
-  {"tool": "find_files", "args": {"pattern": "**/*.h", "path": $(json "$FILE_DIR")}},
-  {"tool": "search_files", "args": {"pattern": "main", "path": $(json "$FILE_DIR")}}]}
+ "rss_mix": [$RSS_MIX]}
 EOF
 cat > "$OUT/spec-filesystem.json" <<EOF
 {"runs": $RUNS, "rss_calls": $RSS_CALLS, "rss_step": $STEP, "rss_only": false,
