@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "../proc_status.hpp"
 #include "ctx/agent/audit_log.hpp"
 
 namespace {
@@ -586,6 +587,34 @@ struct Pipe {
   }
 };
 
+// McpServer::run on its own thread between two pipes: a test writes to `in` and reads `out`.
+// finish() ends the input, waits for the loop and closes the output's write end (so reading
+// `out` sees the end), and returns run's status; the destructor finishes a loop a failed REQUIRE
+// left running.
+class StdioLoop {
+ public:
+  explicit StdioLoop(McpServer& server)
+      : thread_([this, &server] { status_ = server.run(in.read, out.write); }) {}
+  ~StdioLoop() { finish(); }
+  StdioLoop(const StdioLoop&) = delete;
+  StdioLoop& operator=(const StdioLoop&) = delete;
+
+  int finish() {
+    if (thread_.joinable()) {
+      in.close_write();
+      thread_.join();
+      out.close_write();
+    }
+    return status_;
+  }
+
+  Pipe in, out;
+
+ private:
+  int status_ = -1;
+  std::thread thread_;
+};
+
 // Lines from a descriptor, one at a time, each within a time limit.
 class LineSource {
  public:
@@ -616,16 +645,6 @@ class LineSource {
   std::string buf_;
 };
 
-// This process's resident set in KiB (VmRSS), or -1.
-long rss_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
 // Reads lines from `fd` until `count` lines arrived or 10 s passed.
 std::vector<std::string> read_lines(int fd, std::size_t count) {
   std::vector<std::string> lines;
@@ -651,19 +670,16 @@ TEST_CASE("the stdio loop reads a cancellation while a call runs and answers the
           "[agent][mcp][cancel]") {
   ScriptedBackend backend;
   McpServer server(backend, {});
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   in.send(init_line("2025-11-25") + "\n");
   in.send(call_line("10", "block", "{}") + "\n");
   REQUIRE(backend.wait_started(1));
   in.send(R"({"jsonrpc":"2.0","id":11,"method":"ping"})"
           "\n");
   in.send(cancel_line("10") + "\n" + call_line("12", "echo", "{}") + "\n");
-  in.close_write();
-  loop.join();
-  out.close_write();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   std::vector<std::string> lines = read_lines(out.read, 10);
   std::vector<std::string> ids;
   for (const std::string& line : lines) ids.push_back(id_of(line));
@@ -678,9 +694,9 @@ TEST_CASE("the stdio loop skips an oversized line without buffering it and carri
   McpServerOptions options;
   options.max_message_bytes = 4096;
   McpServer server(backend, options);
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   std::thread writer([&] {
     // 1 MiB on one line, in pieces, then a normal message and a last line without '\n'.
     std::string piece(64 << 10, 'x');
@@ -692,8 +708,7 @@ TEST_CASE("the stdio loop skips an oversized line without buffering it and carri
   });
   std::vector<std::string> lines = read_lines(out.read, 3);
   writer.join();
-  loop.join();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   REQUIRE(lines.size() == 3);
   CHECK(error_code(lines[0]) == -32600);
   CHECK(id_of(lines[0]) == "null");
@@ -722,17 +737,16 @@ TEST_CASE("the stdio loop answers many concurrent calls exactly once each", "[ag
   McpServerOptions options;
   options.max_queued_calls = 4;  // calls beyond 8 in flight are refused, never queued
   McpServer server(backend, options);
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   std::thread writer([&] {
     for (int i = 0; i < 200; ++i) in.send(call_line(std::to_string(i), "echo", "{}") + "\n");
     in.close_write();
   });
   std::vector<std::string> lines = read_lines(out.read, 200);
   writer.join();
-  loop.join();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   REQUIRE(lines.size() == 200);
   std::vector<int> seen(200, 0);
   for (const std::string& line : lines) {
@@ -766,18 +780,15 @@ TEST_CASE("a call cancelled while it waits in the queue never runs and gets no r
   McpServerOptions options;
   options.workers = 1;
   McpServer server(backend, options);
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   in.send(call_line("20", "block", "{}") + "\n");
   REQUIRE(backend.wait_started(1));
   // The only worker is busy: 21 waits in the queue, is cancelled there, then 20 is cancelled.
   in.send(call_line("21", "echo", "{}") + "\n" + cancel_line("21") + "\n" + cancel_line("20") +
           "\n" + R"({"jsonrpc":"2.0","id":22,"method":"ping"})" + "\n");
-  in.close_write();
-  loop.join();
-  out.close_write();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   std::vector<std::string> lines = read_lines(out.read, 10);
   REQUIRE(lines.size() == 1);
   CHECK(id_of(lines[0]) == "22");
@@ -791,9 +802,9 @@ TEST_CASE("a cancellation and a ping behind a full queue of slow calls are handl
   options.workers = 1;
   options.max_queued_calls = 2;  // at most 3 calls in flight: 1 running, 2 queued
   McpServer server(backend, options);
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   in.send(call_line("1", "block", "{}") + "\n");
   REQUIRE(backend.wait_started(1));
   in.send(call_line("2", "block", "{}") + "\n" + call_line("3", "block", "{}") + "\n");
@@ -835,10 +846,7 @@ TEST_CASE("a cancellation and a ping behind a full queue of slow calls are handl
   const std::string echoed = replies.next(5s);
   CHECK(id_of(echoed) == "4");
   CHECK(error_code(echoed) == 0);
-  in.close_write();
-  loop.join();
-  out.close_write();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   CHECK(replies.next(1s).empty());   // nothing for the cancelled 1, 2 and 3
   CHECK(backend.calls.load() == 3);  // 1, 2 and the echo: 4 was refused, 3 never ran
 }
@@ -850,16 +858,16 @@ TEST_CASE("a flood of calls past the in-flight bound gets busy errors at once, i
   options.workers = 2;
   options.max_queued_calls = 3;
   McpServer server(backend, options);
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   // Five calls that block fill the workers and the queue.
   for (int i = 0; i < 5; ++i) in.send(call_line(std::to_string(i), "block", "{}") + "\n");
   REQUIRE(backend.wait_started(2));
   // Then 2,000 calls of 32 KiB each (62.5 MiB): a server that queued them would hold them all.
   constexpr int kFlood = 2000;
   const std::string padding(32 << 10, 'p');
-  const long rss_before = rss_kib();
+  const long rss_before = ctx::testing::proc_status_kib("VmRSS");
   std::thread sender([&] {
     for (int i = 0; i < kFlood; ++i) {
       in.send(call_line(std::to_string(100 + i), "echo", R"({"pad":")" + padding + R"("})") + "\n");
@@ -876,7 +884,7 @@ TEST_CASE("a flood of calls past the in-flight bound gets busy errors at once, i
     ++seen[static_cast<std::size_t>(id - 100)];
     if (error_code(line) == ctx::agent::kServerBusy) ++busy;
   }
-  const long rss_after = rss_kib();
+  const long rss_after = ctx::testing::proc_status_kib("VmRSS");
   // Every flood call was refused while the five blocked: none finished, none was queued.
   CHECK(busy == kFlood);
   CHECK(std::count(seen.begin(), seen.end(), 1) == kFlood);
@@ -886,10 +894,7 @@ TEST_CASE("a flood of calls past the in-flight bound gets busy errors at once, i
   std::string cancels;
   for (int i = 0; i < 5; ++i) cancels += cancel_line(std::to_string(i)) + "\n";
   in.send(cancels);
-  in.close_write();
-  loop.join();
-  out.close_write();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   CHECK(replies.next(1s).empty());  // the cancelled five get no response
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   // The sanitizers keep freed memory in quarantine, so RSS means something only without them.
@@ -1064,9 +1069,9 @@ TEST_CASE("the stdio loop runs real tools on every worker at once, with cancella
   REQUIRE(log.ok());
   ctx::agent::RegistryBackend backend(*sandbox, *policy, config, &session, log->get());
   McpServer server(backend, {});
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   const std::vector<std::pair<std::string, std::string>> calls = {
       {"search_files", R"({"pattern":"needle","max_results":3})"},
       {"search_files", R"({"pattern":"alpha \\d+","output_mode":"count"})"},
@@ -1090,8 +1095,7 @@ TEST_CASE("the stdio loop runs real tools on every worker at once, with cancella
   std::vector<std::string> lines;
   std::thread reader([&] { lines = read_lines(out.read, kRounds + 10); });
   sender.join();
-  loop.join();
-  out.close_write();
+  const int status = loop.finish();
   reader.join();
   CHECK(status == 0);
   // Every call is answered once, except that a cancelled one may go unanswered.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../../walker/src/beneath.hpp"
+#include "../proc_status.hpp"
 #include "../temp_tree.hpp"
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
@@ -279,20 +280,6 @@ TEST_CASE("a walk of many directories in parallel lists each file exactly once",
   CHECK(sink.files == expected);
 }
 
-namespace {
-
-// This process's anonymous resident memory in KiB (RssAnon), or -1.
-long rss_anon_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("RssAnon:", 0) == 0) return std::stol(line.substr(8));
-  }
-  return -1;
-}
-
-}  // namespace
-
 TEST_CASE("thousands of walks in one process keep its memory flat", "[walker][walk][memory]") {
   // A long-lived server walks once per tool call. oneTBB 2021.8 keeps about 7 KiB for each
   // task_arena constructed, so a walker making one per walk grew by ~20 MiB here.
@@ -310,11 +297,11 @@ TEST_CASE("thousands of walks in one process keep its memory flat", "[walker][wa
   walks(200);  // warm up: the thread's arena, TBB's workers, allocator caches
   std::thread other([&] { walks(200); });
   other.join();
-  const long before = rss_anon_kib();
+  const long before = ctx::testing::proc_status_kib("RssAnon");
   walks(1500);
   std::thread again([&] { walks(1500); });
   again.join();
-  const long after = rss_anon_kib();
+  const long after = ctx::testing::proc_status_kib("RssAnon");
   INFO("RssAnon before " << before << " KiB, after 3,000 walks " << after << " KiB");
   REQUIRE(before > 0);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
