@@ -5,10 +5,16 @@
 # CLI time of the same work (`ctxsearch tool ...` one process per call, and the rg-style
 # commands), and each server's RSS before and after many calls. A benchmark, not a timed test.
 #
-# usage: bench/mcp_bench.sh [-x CTXSEARCH] [-n RUNS] [-c RSS_CALLS] [-o OUTDIR]
+# usage: bench/mcp_bench.sh [-x CTXSEARCH] [-n RUNS] [-c RSS_CALLS] [-s STEP] [-r] [-o OUTDIR]
 #                           [-g GLOB] [-p PATTERN] [-d DIR] [-f FILE] CORPUS_DIR
 #   -x  ctxsearch binary (default: build/release/ctxsearch of this checkout)
 #   -n  timed calls per query and server (default 9; medians)   -c  calls for RSS (default 10000)
+#   -s  RSS series: read the server's RSS after every STEP calls of the RSS run (default 1000)
+#   -r  the RSS run of ctxsearch mcp only (no timings, no server-filesystem, no CLI): the series
+#       goes to OUTDIR/rss-series.md
+#   -w  with -r: a wide RSS mix, four calls per top-level directory of the corpus (list_directory
+#       depth 2, find_files '**/*.md', search_files 'TODO' max_results 20, file_info), so the
+#       session's caches (compiled ignore files, search results) fill up to their bounds
 #   -o  output directory (default /tmp/mcp-bench-<time>)
 #   -g  find glob (default '**/Makefile.am')      -p  search regex (default 'CURLOPT_[A-Z_]*TIMEOUT')
 #   -d  directory to list (default: the corpus's first subdirectory)
@@ -28,12 +34,13 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
-CTX=$REPO/build/release/ctxsearch RUNS=9 RSS_CALLS=10000 OUT='' GLOB='**/Makefile.am'
+CTX=$REPO/build/release/ctxsearch RUNS=9 RSS_CALLS=10000 STEP=1000 RSS_ONLY=0 WIDE=0 OUT='' GLOB='**/Makefile.am'
 PATTERN='CURLOPT_[A-Z_]*TIMEOUT' DIR='' FILE=''
 NPM_DIR=${CTXSEARCH_NPM_DIR:-$HOME/.cache/ctxsearch/npm}
 usage() { awk 'NR>1 && /^#/{sub(/^# ?/,""); print; next} NR>1{exit}' "$0"; exit 2; }
 while [ $# -gt 0 ]; do case $1 in
   -x) CTX=$2; shift 2;; -n) RUNS=$2; shift 2;; -c) RSS_CALLS=$2; shift 2;; -o) OUT=$2; shift 2;;
+  -s) STEP=$2; shift 2;; -r) RSS_ONLY=1; shift;; -w) WIDE=1; shift;;
   -g) GLOB=$2; shift 2;; -p) PATTERN=$2; shift 2;; -d) DIR=$2; shift 2;; -f) FILE=$2; shift 2;;
   -h|--help) usage;; -*) usage;; *) break;; esac; done
 [ $# -eq 1 ] || usage
@@ -43,8 +50,11 @@ die() { echo "mcp_bench: $*" >&2; exit 1; }
 [ -x "$CTX" ] || die "no ctxsearch at $CTX (build the release preset or pass -x)"
 command -v node >/dev/null || die "node is required"
 command -v npm >/dev/null || die "npm is required"
-command -v hyperfine >/dev/null || die "hyperfine is required (apt-get install hyperfine)"
+[ "$RSS_ONLY" = 1 ] || command -v hyperfine >/dev/null || die "hyperfine is required (apt-get install hyperfine)"
 [ "$RUNS" -ge 3 ] 2>/dev/null || die "-n must be >= 3"
+[ "$STEP" -ge 1 ] 2>/dev/null || die "-s must be >= 1"
+[ "$RSS_ONLY" = 0 ] || [ "$RSS_CALLS" -ge 1 ] 2>/dev/null || die "-r needs -c >= 1"
+[ "$WIDE" = 0 ] || [ "$RSS_ONLY" = 1 ] || die "-w goes with -r"
 OUT=$(realpath -m "${OUT:-${TMPDIR:-/tmp}/mcp-bench-$(date +%Y%m%d-%H%M%S)}"); mkdir -p "$OUT"
 export LC_ALL=C.UTF-8
 
@@ -72,12 +82,13 @@ FILE_DIR=$(dirname "$FILE")
   echo "ctxsearch: $CTX_FROM (sha256 $(sha256sum "$CTX" | cut -c1-12))"
   echo "node: $(node --version); sdk $(pkgver @modelcontextprotocol/sdk); server-filesystem $(pkgver @modelcontextprotocol/server-filesystem)"
   echo "corpus: $CORPUS ($FILES files)"; echo "glob: $GLOB; pattern: $PATTERN; dir: $DIR; file: $FILE"
-  echo "runs: $RUNS per query; rss calls: $RSS_CALLS"
+  echo "runs: $RUNS per query; rss calls: $RSS_CALLS (series step $STEP)$([ "$RSS_ONLY" = 1 ] && echo '; RSS run only')$([ "$WIDE" = 1 ] && echo '; wide mix')"
 } > "$OUT/env.txt"
 cat "$OUT/env.txt" >&2
 
 # The client: one SDK Client over stdio, a warm-up call, then RUNS timed calls per query; then
-# RSS_CALLS calls cycling through `rss_mix`, reading the server's VmRSS/VmHWM before and after.
+# RSS_CALLS calls cycling through `rss_mix`, reading the server's VmRSS/VmHWM before, after every
+# `rss_step` calls (the series) and after.
 cat > "$OUT/client.mjs" <<'EOF'
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -101,7 +112,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.
 await client.connect(transport);
 await client.listTools();
 const out = { queries: {}, rss: null };
-for (const q of spec.queries) {
+for (const q of spec.rss_only ? [] : spec.queries) {
   const times = [];
   let last = null;
   for (let i = 0; i <= spec.runs; i++) {
@@ -119,39 +130,54 @@ if (spec.rss_calls > 0) {
   const before = status();
   const t0 = performance.now();
   let errors = 0;
+  const series = [{ calls: 0, ...before }];
   for (let i = 0; i < spec.rss_calls; i++) {
     const q = spec.rss_mix[i % spec.rss_mix.length];
     const r = await client.callTool({ name: q.tool, arguments: q.args }, undefined, options);
     if (r.isError) errors++;
+    if ((i + 1) % spec.rss_step === 0) series.push({ calls: i + 1, ...status() });
   }
   const seconds = (performance.now() - t0) / 1000;
   out.rss = { calls: spec.rss_calls, errors, seconds, calls_per_s: spec.rss_calls / seconds,
-    before, after: status() };
+    before, after: status(), series };
 }
 await client.close();
 console.log(JSON.stringify(out));
 EOF
 
 json() { node -e 'console.log(JSON.stringify(process.argv[1]))' "$1"; }  # a JSON string literal
+# The RSS mix of ctxsearch: cheap calls around one file, or (-w) four calls per top-level directory.
+RSS_MIX="
+  {\"tool\": \"read_file\", \"args\": {\"path\": $(json "$FILE")}},
+  {\"tool\": \"list_directory\", \"args\": {\"path\": $(json "$DIR")}},
+  {\"tool\": \"file_info\", \"args\": {\"path\": $(json "$FILE")}},
+  {\"tool\": \"find_files\", \"args\": {\"pattern\": \"**/*.h\", \"path\": $(json "$FILE_DIR")}},
+  {\"tool\": \"search_files\", \"args\": {\"pattern\": \"main\", \"path\": $(json "$FILE_DIR")}}"
+if [ "$WIDE" = 1 ]; then
+  RSS_MIX=''
+  while IFS= read -r top; do
+    [ -n "$RSS_MIX" ] && RSS_MIX="$RSS_MIX,"
+    RSS_MIX="$RSS_MIX
+  {\"tool\": \"list_directory\", \"args\": {\"path\": $(json "$top"), \"depth\": 2}},
+  {\"tool\": \"find_files\", \"args\": {\"pattern\": \"**/*.md\", \"path\": $(json "$top")}},
+  {\"tool\": \"search_files\", \"args\": {\"pattern\": \"TODO\", \"path\": $(json "$top"), \"max_results\": 20}},
+  {\"tool\": \"file_info\", \"args\": {\"path\": $(json "$top")}}"
+  done < <(cd "$CORPUS" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' | sort | sed 's|^\./||')
+fi
 ABS=$CORPUS
 # ctxsearch's queries (root-relative paths) and server-filesystem's (absolute paths).
 cat > "$OUT/spec-ctxsearch.json" <<EOF
-{"runs": $RUNS, "rss_calls": $RSS_CALLS,
+{"runs": $RUNS, "rss_calls": $RSS_CALLS, "rss_step": $STEP, "rss_only": $([ "$RSS_ONLY" = 1 ] && echo true || echo false),
  "queries": [
   {"name": "find", "tool": "find_files", "args": {"pattern": $(json "$GLOB")}},
   {"name": "find_all", "tool": "find_files", "args": {"pattern": $(json "$GLOB"), "include_ignored": true}},
   {"name": "list", "tool": "list_directory", "args": {"path": $(json "$DIR")}},
   {"name": "read", "tool": "read_file", "args": {"path": $(json "$FILE")}},
   {"name": "search", "tool": "search_files", "args": {"pattern": $(json "$PATTERN")}}],
- "rss_mix": [
-  {"tool": "read_file", "args": {"path": $(json "$FILE")}},
-  {"tool": "list_directory", "args": {"path": $(json "$DIR")}},
-  {"tool": "file_info", "args": {"path": $(json "$FILE")}},
-  {"tool": "find_files", "args": {"pattern": "**/*.h", "path": $(json "$FILE_DIR")}},
-  {"tool": "search_files", "args": {"pattern": "main", "path": $(json "$FILE_DIR")}}]}
+ "rss_mix": [$RSS_MIX]}
 EOF
 cat > "$OUT/spec-filesystem.json" <<EOF
-{"runs": $RUNS, "rss_calls": $RSS_CALLS,
+{"runs": $RUNS, "rss_calls": $RSS_CALLS, "rss_step": $STEP, "rss_only": false,
  "queries": [
   {"name": "find", "tool": "search_files", "args": {"path": $(json "$ABS"), "pattern": $(json "$GLOB"), "excludePatterns": ["**/.git"]}},
   {"name": "list", "tool": "list_directory", "args": {"path": $(json "$ABS/$DIR")}},
@@ -165,6 +191,18 @@ EOF
 
 echo "mcp_bench: ctxsearch mcp ..." >&2
 node "$OUT/client.mjs" "$NPM_DIR" "$OUT/spec-ctxsearch.json" -- "$CTX" mcp --root "$CORPUS" > "$OUT/client-ctxsearch.json" || die "the ctxsearch client failed"
+if [ "$RSS_ONLY" = 1 ]; then  # the series alone: calls, RSS and peak in MiB
+  node - "$OUT" <<'EOF' | tee "$OUT/rss-series.md"
+const r = JSON.parse(require('fs').readFileSync(`${process.argv[2]}/client-ctxsearch.json`, 'utf8')).rss;
+const mib = (kb) => (kb / 1024).toFixed(1);
+console.log(`ctxsearch mcp RSS series: ${r.calls} calls in ${r.seconds.toFixed(1)} s (${r.calls_per_s.toFixed(0)}/s), ${r.errors} errors\n`);
+console.log('| calls | RSS MiB | peak MiB |');
+console.log('|---:|---:|---:|');
+for (const s of r.series) console.log(`| ${s.calls} | ${mib(s.rss_kb)} | ${mib(s.hwm_kb)} |`);
+EOF
+  echo "mcp_bench: results in $OUT" >&2
+  exit 0
+fi
 echo "mcp_bench: server-filesystem ..." >&2
 node "$OUT/client.mjs" "$NPM_DIR" "$OUT/spec-filesystem.json" -- node "$FS_SERVER" "$CORPUS" > "$OUT/client-filesystem.json" || die "the server-filesystem client failed"
 

@@ -158,85 +158,39 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
       next_call(encode_cursor(key, UINT64_MAX)));
   const std::size_t reserve = footer_reserve(context, longest_footer);
 
-  // Render; when the whole text had to be trimmed (a counter whose counts are not additive),
-  // render again with fewer files, so the structured result lists exactly what the text shows.
-  const std::size_t end = std::min<std::size_t>(total, offset + page);
-  std::size_t cap = end - offset;
-  bool shrunk = false;
-  std::size_t shown_count = 0;
-  std::string_view reason;
-  bool more = false;
-  bool truncated = false;
-  std::string next_cursor;
-  std::string text;
-  std::size_t tokens = 0;  // of `text`
-  for (;;) {
-    TextBudget budget(context, max_tokens, reserve);
-    shown_count = 0;
-    reason = shrunk ? kReasonBudget : std::string_view();
-    for (std::size_t i = 0; i < cap; ++i) {
-      if (!budget.append(lossy_utf8(walk.entries[offset + i].path) + "\n")) {
-        reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
-        break;
-      }
-      ++shown_count;
-    }
-    const std::uint64_t next = offset + shown_count;
-    more = next < total;
-    if (more && reason.empty()) reason = kReasonMaxResults;
-    if (!more && !total_exact) reason = walk.stopped;
-    truncated = more || !total_exact;
-    next_cursor = more ? encode_cursor(key, next) : std::string();
-
-    std::string footer = "(";
-    if (total == 0) {
-      footer += fmt::format("no files match {}{}", quoted(pattern_arg),
-                            dir.empty() ? std::string() : fmt::format(" under {}", quoted(dir)));
-      if (basename_only && pattern.find_first_of("*?[") == std::string_view::npos) {
-        footer += fmt::format("; for names containing it use pattern={}",
-                              quoted(fmt::format("*{}*", pattern)));
-      }
-    } else if (shown_count == 0) {
-      footer += fmt::format("no files shown of {}", grouped(total));
-    } else {
-      footer += fmt::format("files {}–{} of {}{}", grouped(offset + 1), grouped(next),
-                            total_exact ? "" : "at least ", grouped(total));
-    }
-    if (reason == kReasonBudget) footer += fmt::format("; cut at max_tokens={}", max_tokens);
-    if (!total_exact) {
-      footer += fmt::format("; the walk stopped early ({}): narrow path or pattern", walk.stopped);
-    }
-    if (walk.ignored > 0) {
-      footer += fmt::format("; {} ignored path{} not searched (include_ignored=true searches them)",
-                            grouped(walk.ignored), walk.ignored == 1 ? "" : "s");
-    }
-    if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
-    footer += ")";
-    text = budget.finish(footer);
-    tokens = budget.tokens();
-    if (!budget.trimmed() || shown_count == 0) break;
-    cap = shown_count - std::max<std::size_t>(1, shown_count / 4);
-    shrunk = true;
+  std::string empty =
+      fmt::format("no files match {}{}", quoted(pattern_arg),
+                  dir.empty() ? std::string() : fmt::format(" under {}", quoted(dir)));
+  if (basename_only && pattern.find_first_of("*?[") == std::string_view::npos) {
+    empty += fmt::format("; for names containing it use pattern={}",
+                         quoted(fmt::format("*{}*", pattern)));
   }
+  std::string notes;
+  if (walk.ignored > 0) {
+    notes = fmt::format("; {} ignored path{} not searched (include_ignored=true searches them)",
+                        grouped(walk.ignored), walk.ignored == 1 ? "" : "s");
+  }
+  const PageWords words{"files", std::move(empty), "path or pattern", std::move(notes), next_call};
+  auto line = [&](std::size_t i) { return lossy_utf8(walk.entries[offset + i].path) + "\n"; };
+  const std::size_t end = std::min<std::size_t>(total, offset + page);
+  RenderedPage rendered = render_page(context, max_tokens, reserve, {}, offset, end - offset, total,
+                                      walk.stopped, key, line, words);
 
   ToolOutput out;
-  out.text = std::move(text);
-  out.tokens = tokens;
-  out.truncated = truncated;
+  out.text = std::move(rendered.text);
+  out.tokens = rendered.tokens;
+  out.truncated = rendered.truncated;
   out.policy_hidden = walk.policy_hidden;
 
   JsonWriter w;
   w.begin_object().field("pattern", pattern_arg).field("path", shown_dir);
   w.field("include_ignored", include_ignored);
   w.field("total", static_cast<std::uint64_t>(total)).field("total_exact", total_exact);
-  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(shown_count));
+  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(rendered.shown));
   w.field("ignored", static_cast<std::uint64_t>(walk.ignored));
-  w.field("truncated", truncated).key("truncated_reason");
-  truncated ? w.string(reason) : w.null();
-  w.key("next_cursor");
-  more ? w.string(next_cursor) : w.null();
+  write_page_fields(w, rendered);
   w.key("files").begin_array();
-  for (std::size_t i = 0; i < shown_count; ++i) w.string(walk.entries[offset + i].path);
+  for (std::size_t i = 0; i < rendered.shown; ++i) w.string(walk.entries[offset + i].path);
   w.end_array().end_object();
   out.structured = w.take();
   return out;

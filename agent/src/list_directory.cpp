@@ -197,83 +197,36 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
     page_entries.push_back(std::move(p));
   }
 
-  // Render; when the whole text had to be trimmed (a counter whose counts are not additive),
-  // render again with fewer entries, so the structured result lists exactly what the text shows.
-  std::size_t cap = page_entries.size();
-  bool shrunk = false;
-  std::size_t shown_count = 0;
-  std::string_view reason;
-  bool more = false;
-  bool truncated = false;
-  std::string next_cursor;
-  std::string text;
-  std::size_t tokens = 0;  // of `text`
-  for (;;) {
-    TextBudget budget(context, max_tokens, reserve);
-    budget.append(header);
-    shown_count = 0;
-    reason = shrunk ? kReasonBudget : std::string_view();
-    for (std::size_t i = 0; i < cap; ++i) {
-      if (!budget.append(page_entries[i].line)) {
-        reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
-        break;
-      }
-      ++shown_count;
-    }
-    const std::uint64_t next = offset + shown_count;
-    more = next < total;
-    if (more && reason.empty()) reason = kReasonMaxResults;
-    if (!more && !total_exact) reason = walk.stopped;
-    truncated = more || !total_exact;
-    next_cursor = more ? encode_cursor(key, next) : std::string();
-
-    std::string footer = "(";
-    if (shown_count == 0) {
-      footer += total == 0 ? "no entries" : fmt::format("no entries shown of {}", grouped(total));
-    } else {
-      footer += fmt::format("entries {}–{} of {}{}", grouped(offset + 1), grouped(next),
-                            total_exact ? "" : "at least ", grouped(total));
-    }
-    if (reason == kReasonBudget) footer += fmt::format("; cut at max_tokens={}", max_tokens);
-    if (!total_exact) {
-      footer += fmt::format("; the walk stopped early ({}): narrow path or depth", walk.stopped);
-    }
-    if (walk.ignored > 0) {
-      footer += fmt::format("; {} ignored entr{} not listed (include_ignored=true lists them)",
-                            grouped(walk.ignored), walk.ignored == 1 ? "y" : "ies");
-    }
-    if (walk.unreadable > 0) {
-      footer += fmt::format("; {} director{} could not be read", grouped(walk.unreadable),
-                            walk.unreadable == 1 ? "y" : "ies");
-    }
-    if (more) footer += fmt::format("; {} for more", next_call(next_cursor));
-    footer += ")";
-    text = budget.finish(footer);
-    tokens = budget.tokens();
-    if (!budget.trimmed() || shown_count == 0) break;
-    cap = shown_count - std::max<std::size_t>(1, shown_count / 4);
-    shrunk = true;
+  std::string notes;
+  if (walk.ignored > 0) {
+    notes += fmt::format("; {} ignored entr{} not listed (include_ignored=true lists them)",
+                         grouped(walk.ignored), walk.ignored == 1 ? "y" : "ies");
   }
+  if (walk.unreadable > 0) {
+    notes += fmt::format("; {} director{} could not be read", grouped(walk.unreadable),
+                         walk.unreadable == 1 ? "y" : "ies");
+  }
+  const PageWords words{"entries", "no entries", "path or depth", std::move(notes), next_call};
+  auto line = [&](std::size_t i) { return page_entries[i].line; };
+  RenderedPage rendered = render_page(context, max_tokens, reserve, header, offset,
+                                      page_entries.size(), total, walk.stopped, key, line, words);
 
   ToolOutput out;
-  out.text = std::move(text);
-  out.tokens = tokens;
-  out.truncated = truncated;
+  out.text = std::move(rendered.text);
+  out.tokens = rendered.tokens;
+  out.truncated = rendered.truncated;
   out.policy_hidden = walk.policy_hidden;
 
   JsonWriter w;
   w.begin_object().field("path", shown_dir).field("depth", static_cast<std::uint64_t>(depth));
   w.field("include_ignored", include_ignored);
   w.field("total", static_cast<std::uint64_t>(total)).field("total_exact", total_exact);
-  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(shown_count));
+  w.field("offset", offset).field("shown", static_cast<std::uint64_t>(rendered.shown));
   w.field("ignored", static_cast<std::uint64_t>(walk.ignored));
   w.field("unreadable", static_cast<std::uint64_t>(walk.unreadable));
-  w.field("truncated", truncated).key("truncated_reason");
-  truncated ? w.string(reason) : w.null();
-  w.key("next_cursor");
-  more ? w.string(next_cursor) : w.null();
+  write_page_fields(w, rendered);
   w.key("entries").begin_array();
-  for (std::size_t i = 0; i < shown_count; ++i) {
+  for (std::size_t i = 0; i < rendered.shown; ++i) {
     const PageEntry& p = page_entries[i];
     w.begin_object().field("path", p.entry->path).field("kind", kind_name(p.entry->type));
     if (p.size) w.field("size", *p.size);

@@ -4,6 +4,7 @@
 #include <simdjson.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -36,10 +37,13 @@ void log_line(std::string_view message) {
   write_all(STDERR_FILENO, fmt::format("ctxsearch mcp: {}\n", message));
 }
 
-std::string error_response(std::string_view id_json, int code, std::string_view message) {
+// `data_json`, when not empty, is the error's "data" member (a JSON text).
+std::string error_response(std::string_view id_json, int code, std::string_view message,
+                           std::string_view data_json = {}) {
   JsonWriter w;
   w.begin_object().field("jsonrpc", "2.0").key("id").raw(id_json);
   w.key("error").begin_object().field("code", std::int64_t{code}).field("message", message);
+  if (!data_json.empty()) w.key("data").raw(data_json);
   w.end_object().end_object();
   return w.take();
 }
@@ -223,21 +227,20 @@ class LineWriter {
   int error_ = 0;
 };
 
-// A fixed set of threads running queued jobs. `submit` blocks while the queue is full, which
-// pushes back on a client that sends calls faster than they finish (the reader then stops
-// reading for a while: every call ends by its deadline, so the wait is bounded).
+// A fixed set of threads running queued jobs. `submit` never blocks: the queue is bounded by
+// admission instead (Impl::tools_call admits a call only while fewer than workers +
+// max_queued_calls are in flight, and every queued job holds at least one admitted call), so the
+// reader never waits here and a cancellation or ping behind a full queue is read at once.
 class WorkerPool {
  public:
-  WorkerPool(unsigned threads, std::size_t max_queued) : max_queued_(max_queued) {
+  explicit WorkerPool(unsigned threads) {
     if (threads == 0) threads = 1;
-    if (max_queued_ == 0) max_queued_ = 1;
     for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
   }
   ~WorkerPool() { finish(); }
 
   void submit(std::function<void()> job) {
-    std::unique_lock lock(mutex_);
-    space_.wait(lock, [&] { return queue_.size() < max_queued_; });
+    std::lock_guard lock(mutex_);
     queue_.push_back(std::move(job));
     ready_.notify_one();
   }
@@ -266,14 +269,12 @@ class WorkerPool {
         job = std::move(queue_.front());
         queue_.pop_front();
       }
-      space_.notify_one();
       job();
     }
   }
 
-  std::size_t max_queued_;
   std::mutex mutex_;
-  std::condition_variable ready_, space_;
+  std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;
   std::vector<std::thread> threads_;
   bool closing_ = false;
@@ -353,11 +354,24 @@ struct McpServer::Impl {
   ToolBackend& backend;
   McpServerOptions options;
 
+  // A tools/call admitted and not yet finished (queued or running).
+  struct InFlight {
+    std::shared_ptr<std::atomic<bool>> cancelled;
+    std::size_t bytes = 0;  // its arguments' size, counted against max_in_flight_bytes
+  };
+
   mutable std::mutex mutex;  // guards the members below
   std::string protocol_version;
   bool initialized = false;
-  std::map<std::string, std::shared_ptr<std::atomic<bool>>> in_flight;  // by id JSON text
-  std::string tools_result;                                             // built once
+  std::map<std::string, InFlight> in_flight;  // by id JSON text
+  std::size_t in_flight_bytes = 0;            // the sum of in_flight's bytes
+  std::string tools_result;                   // built once
+
+  // The most tools/call requests in flight at once: one running per worker plus the queue.
+  std::size_t max_in_flight() const {
+    return std::size_t{options.workers == 0 ? 1U : options.workers} +
+           std::max<std::size_t>(options.max_queued_calls, 1);
+  }
 
   std::string version() const {
     std::lock_guard lock(mutex);
@@ -504,7 +518,7 @@ struct McpServer::Impl {
       if (!key) return;
       std::lock_guard lock(mutex);
       auto it = in_flight.find(*key);
-      if (it != in_flight.end()) it->second->store(true, std::memory_order_relaxed);
+      if (it != in_flight.end()) it->second.cancelled->store(true, std::memory_order_relaxed);
       return;
     }
     notification_without_params(method);
@@ -601,15 +615,22 @@ struct McpServer::Impl {
               {}};
     }
     auto flag = std::make_shared<std::atomic<bool>>(false);
+    const std::size_t bytes = arguments.size();
     {
       std::lock_guard lock(mutex);
-      if (!in_flight.emplace(id, flag).second) {
+      if (in_flight.count(id) != 0) {
         return {error_response(id, kInvalidRequest,
                                fmt::format("request id {} is already in use by a request in "
                                            "flight; use a new id",
                                            id)),
                 {}};
       }
+      if (in_flight.size() >= max_in_flight() ||
+          (!in_flight.empty() && in_flight_bytes + bytes > options.max_in_flight_bytes)) {
+        return {busy_reply(id), {}};
+      }
+      in_flight.emplace(id, InFlight{flag, bytes});
+      in_flight_bytes += bytes;
     }
     return {std::nullopt,
             [this, id, tool = std::string(name), arguments = std::move(arguments),
@@ -627,12 +648,45 @@ struct McpServer::Impl {
               }
               {
                 std::lock_guard lock(mutex);
-                in_flight.erase(id);
+                auto it = in_flight.find(id);
+                in_flight_bytes -= it->second.bytes;
+                in_flight.erase(it);
               }
               // A cancelled request gets no response (MCP cancellation).
               if (flag->load(std::memory_order_relaxed) || !outcome) return std::nullopt;
               return result_response(id, call_result(*outcome));
             }};
+  }
+
+  // The answer to a tools/call that finds the server full (called with `mutex` held): a JSON-RPC
+  // error, not a tool result with isError. The tool never ran, so there is no tool outcome for
+  // the model to correct; MCP files server errors under protocol errors, and hosts retry on
+  // those (with the count in `data`) rather than hand the model a failure of its arguments.
+  std::string busy_reply(std::string_view id) const {
+    const std::size_t limit = max_in_flight();
+    const std::size_t queue = std::max<std::size_t>(options.max_queued_calls, 1);
+    const bool by_bytes = in_flight.size() < limit;
+    JsonWriter data;
+    data.begin_object()
+        .field("reason", by_bytes ? "in_flight_bytes" : "in_flight_calls")
+        .field("in_flight", static_cast<std::uint64_t>(in_flight.size()))
+        .field("max_in_flight", static_cast<std::uint64_t>(limit))
+        .field("in_flight_bytes", static_cast<std::uint64_t>(in_flight_bytes))
+        .field("max_in_flight_bytes", static_cast<std::uint64_t>(options.max_in_flight_bytes))
+        .field("retry", true)
+        .end_object();
+    std::string message =
+        by_bytes ? fmt::format(
+                       "server busy: {} tool calls in flight hold {} bytes of arguments "
+                       "(limit {}); this call was not run. Retry it once a response "
+                       "arrives, or cancel calls you no longer need",
+                       in_flight.size(), in_flight_bytes, options.max_in_flight_bytes)
+                 : fmt::format(
+                       "server busy: {} tool calls in flight, the limit ({} running "
+                       "and {} queued); this call was not run. Retry it once a "
+                       "response arrives, or cancel calls you no longer need",
+                       in_flight.size(), limit - queue, queue);
+    return error_response(id, kServerBusy, message, data.str());
   }
 
   static std::string call_result(const Expected<ToolOutput>& outcome) {
@@ -668,7 +722,7 @@ struct McpServer::Impl {
 
   void cancel_all() {
     std::lock_guard lock(mutex);
-    for (auto& [key, flag] : in_flight) flag->store(true, std::memory_order_relaxed);
+    for (auto& [key, call] : in_flight) call.cancelled->store(true, std::memory_order_relaxed);
   }
 };
 
@@ -689,7 +743,7 @@ int McpServer::run(int in_fd, int out_fd) {
   LineReader reader(in_fd, impl_->options.max_message_bytes);
   int status = 0;
   {
-    WorkerPool pool(impl_->options.workers, impl_->options.max_queued_calls);
+    WorkerPool pool(impl_->options.workers);
     std::string line;
     std::size_t skipped = 0;
     while (!writer.broken()) {

@@ -1,6 +1,7 @@
 #include "tool_walk.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -158,6 +159,66 @@ std::optional<struct stat> stat_beneath(const CallContext& context, const std::s
   ::close(static_cast<int>(fd));
   if (rc != 0) return std::nullopt;
   return st;
+}
+
+RenderedPage render_page(const CallContext& context, std::size_t max_tokens, std::size_t reserve,
+                         std::string_view header, std::uint64_t offset, std::size_t count,
+                         std::size_t total, std::string_view stopped, const CursorKey& key,
+                         const std::function<std::string(std::size_t i)>& line,
+                         const PageWords& words) {
+  const bool total_exact = stopped.empty();
+  RenderedPage page;
+  std::size_t cap = count;
+  bool shrunk = false;
+  for (;;) {
+    TextBudget budget(context, max_tokens, reserve);
+    if (!header.empty()) budget.append(header);
+    page.shown = 0;
+    page.reason = shrunk ? kReasonBudget : std::string_view();
+    for (std::size_t i = 0; i < cap; ++i) {
+      if (!budget.append(line(i))) {
+        page.reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
+        break;
+      }
+      ++page.shown;
+    }
+    const std::uint64_t next = offset + page.shown;
+    page.more = next < total;
+    if (page.more && page.reason.empty()) page.reason = kReasonMaxResults;
+    if (!page.more && !total_exact) page.reason = stopped;
+    page.truncated = page.more || !total_exact;
+    page.next_cursor = page.more ? encode_cursor(key, next) : std::string();
+
+    std::string footer = "(";
+    if (total == 0) {
+      footer += words.empty;
+    } else if (page.shown == 0) {
+      footer += fmt::format("no {} shown of {}", words.noun, grouped(total));
+    } else {
+      footer += fmt::format("{} {}–{} of {}{}", words.noun, grouped(offset + 1), grouped(next),
+                            total_exact ? "" : "at least ", grouped(total));
+    }
+    if (page.reason == kReasonBudget) footer += fmt::format("; cut at max_tokens={}", max_tokens);
+    if (!total_exact) {
+      footer += fmt::format("; the walk stopped early ({}): narrow {}", stopped, words.narrow);
+    }
+    footer += words.notes;
+    if (page.more) footer += fmt::format("; {} for more", words.next_call(page.next_cursor));
+    footer += ")";
+    page.text = budget.finish(footer);
+    page.tokens = budget.tokens();
+    if (!budget.trimmed() || page.shown == 0) break;
+    cap = page.shown - std::max<std::size_t>(1, page.shown / 4);
+    shrunk = true;
+  }
+  return page;
+}
+
+void write_page_fields(JsonWriter& w, const RenderedPage& page) {
+  w.field("truncated", page.truncated).key("truncated_reason");
+  page.truncated ? w.string(page.reason) : w.null();
+  w.key("next_cursor");
+  page.more ? w.string(page.next_cursor) : w.null();
 }
 
 }  // namespace ctx::agent

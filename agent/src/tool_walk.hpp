@@ -1,7 +1,8 @@
 // The directory walk behind list_directory and find_files: ctx::walker::walk confined beneath the
 // sandbox root (WalkOptions::beneath_fd), every entry judged by the policy (hidden directories
 // are never entered, hidden entries only counted for the audit log), ignore rules honoured
-// unless asked otherwise, the deadline, cancellation and Limits::max_visited respected.
+// unless asked otherwise, the deadline, cancellation and Limits::max_visited respected; and the
+// one page renderer both tools list a walk's entries with (budget, retry with fewer, footer).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,8 @@
 
 #include "ctx/agent/tools.hpp"
 #include "ctx/walker/walker.hpp"
+#include "cursor.hpp"
+#include "json_writer.hpp"
 
 namespace ctx::agent {
 
@@ -40,6 +43,44 @@ Expected<VisibleWalk> walk_visible(
     const CallContext& context, const std::string& start, std::optional<std::size_t> max_depth,
     bool include_ignored,
     const std::function<bool(std::string_view path, walker::EntryType type)>& keep);
+
+// The words of a page footer that differ from tool to tool. The footer reads, for find_files:
+// (files 1–50 of at least 1,234; cut at max_tokens=500; the walk stopped early (visit_cap):
+// narrow path or pattern<notes>; call find_files with ... cursor='...' for more)
+struct PageWords {
+  std::string_view noun;    // what the items are: "files", "entries"
+  std::string empty;        // the footer's head for an empty list: "no entries"
+  std::string_view narrow;  // what to narrow after a walk that stopped early: "path or depth"
+  std::string notes;        // "; ..." parts after the walk's ("" for none): ignored, unreadable
+  std::function<std::string(std::string_view cursor)> next_call;  // "call ... cursor='...'"
+};
+
+// One page of a listing as rendered by render_page.
+struct RenderedPage {
+  std::string text;
+  std::size_t tokens = 0;   // the counter's count of `text`
+  std::size_t shown = 0;    // items from the offset that `text` shows
+  bool more = false;        // items after the shown ones
+  bool truncated = false;   // more, or the walk stopped early
+  std::string_view reason;  // truncated_reason (meaningful when truncated)
+  std::string next_cursor;  // the cursor of the first item not shown ("" unless more)
+};
+
+// Renders `header` (may be empty), then the lines `line(i)` (each ending in '\n') of items
+// offset + i for i < count, of a list of `total` items that `key` defines, within `max_tokens`
+// (`reserve` of them held for the footer) and Limits::max_output_bytes, then the footer built from
+// `words` and `stopped` (why the walk ended early, "" when it did not). When the budget had to
+// trim the whole text (a counter whose counts are not additive), renders again with fewer items,
+// so `shown` is exactly what the text holds.
+RenderedPage render_page(const CallContext& context, std::size_t max_tokens, std::size_t reserve,
+                         std::string_view header, std::uint64_t offset, std::size_t count,
+                         std::size_t total, std::string_view stopped, const CursorKey& key,
+                         const std::function<std::string(std::size_t i)>& line,
+                         const PageWords& words);
+
+// Writes the paging fields of a listing's structured result: truncated, truncated_reason (null
+// unless truncated) and next_cursor (null unless more).
+void write_page_fields(JsonWriter& w, const RenderedPage& page);
 
 // Component-wise path order: a directory's entries follow it directly ("a/b" < "a.txt" is false
 // bytewise, true here, because '/' sorts before every other byte).

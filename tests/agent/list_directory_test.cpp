@@ -12,6 +12,7 @@
 #include "tool_test_env.hpp"
 
 using ctx::agent::ToolErrorCode;
+using ctx::agent::testing::field;
 using ctx::agent::testing::parse;
 using ctx::agent::testing::ToolEnv;
 
@@ -23,16 +24,6 @@ std::vector<std::string> entry_paths(const std::string& structured) {
   std::vector<std::string> out;
   for (auto e : json["entries"].get_array()) out.emplace_back(std::string_view(e["path"]));
   return out;
-}
-
-std::string field(const std::string& structured, const char* name) {
-  simdjson::dom::parser parser;
-  auto json = parse(parser, structured);
-  auto v = json[name];
-  if (v.is_null()) return "null";
-  if (v.is_string()) return std::string(std::string_view(v));
-  if (v.is_bool()) return bool(v) ? "true" : "false";
-  return std::to_string(int64_t(v));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "ctx/agent/mcp_server.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <simdjson.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "../proc_status.hpp"
 #include "ctx/agent/audit_log.hpp"
 
 namespace {
@@ -585,6 +587,64 @@ struct Pipe {
   }
 };
 
+// McpServer::run on its own thread between two pipes: a test writes to `in` and reads `out`.
+// finish() ends the input, waits for the loop and closes the output's write end (so reading
+// `out` sees the end), and returns run's status; the destructor finishes a loop a failed REQUIRE
+// left running.
+class StdioLoop {
+ public:
+  explicit StdioLoop(McpServer& server)
+      : thread_([this, &server] { status_ = server.run(in.read, out.write); }) {}
+  ~StdioLoop() { finish(); }
+  StdioLoop(const StdioLoop&) = delete;
+  StdioLoop& operator=(const StdioLoop&) = delete;
+
+  int finish() {
+    if (thread_.joinable()) {
+      in.close_write();
+      thread_.join();
+      out.close_write();
+    }
+    return status_;
+  }
+
+  Pipe in, out;
+
+ private:
+  int status_ = -1;
+  std::thread thread_;
+};
+
+// Lines from a descriptor, one at a time, each within a time limit.
+class LineSource {
+ public:
+  explicit LineSource(int fd) : fd_(fd) {}
+  // The next line (without '\n'), or "" when none arrived within `limit` or the input ended.
+  std::string next(std::chrono::milliseconds limit) {
+    const auto give_up = std::chrono::steady_clock::now() + limit;
+    while (true) {
+      if (std::size_t nl = buf_.find('\n'); nl != std::string::npos) {
+        std::string line = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        return line;
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          give_up - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return {};
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      char chunk[65536];
+      const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+      if (n <= 0) return {};
+      buf_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string buf_;
+};
+
 // Reads lines from `fd` until `count` lines arrived or 10 s passed.
 std::vector<std::string> read_lines(int fd, std::size_t count) {
   std::vector<std::string> lines;
@@ -610,19 +670,16 @@ TEST_CASE("the stdio loop reads a cancellation while a call runs and answers the
           "[agent][mcp][cancel]") {
   ScriptedBackend backend;
   McpServer server(backend, {});
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   in.send(init_line("2025-11-25") + "\n");
   in.send(call_line("10", "block", "{}") + "\n");
   REQUIRE(backend.wait_started(1));
   in.send(R"({"jsonrpc":"2.0","id":11,"method":"ping"})"
           "\n");
   in.send(cancel_line("10") + "\n" + call_line("12", "echo", "{}") + "\n");
-  in.close_write();
-  loop.join();
-  out.close_write();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   std::vector<std::string> lines = read_lines(out.read, 10);
   std::vector<std::string> ids;
   for (const std::string& line : lines) ids.push_back(id_of(line));
@@ -637,9 +694,9 @@ TEST_CASE("the stdio loop skips an oversized line without buffering it and carri
   McpServerOptions options;
   options.max_message_bytes = 4096;
   McpServer server(backend, options);
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   std::thread writer([&] {
     // 1 MiB on one line, in pieces, then a normal message and a last line without '\n'.
     std::string piece(64 << 10, 'x');
@@ -651,8 +708,7 @@ TEST_CASE("the stdio loop skips an oversized line without buffering it and carri
   });
   std::vector<std::string> lines = read_lines(out.read, 3);
   writer.join();
-  loop.join();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   REQUIRE(lines.size() == 3);
   CHECK(error_code(lines[0]) == -32600);
   CHECK(id_of(lines[0]) == "null");
@@ -679,22 +735,25 @@ TEST_CASE("the stdio loop ends with status 2 when its output is closed", "[agent
 TEST_CASE("the stdio loop answers many concurrent calls exactly once each", "[agent][mcp]") {
   ScriptedBackend backend;
   McpServerOptions options;
-  options.max_queued_calls = 4;  // the reader waits for room instead of queueing without bound
+  options.max_queued_calls = 4;  // calls beyond 8 in flight are refused, never queued
   McpServer server(backend, options);
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   std::thread writer([&] {
     for (int i = 0; i < 200; ++i) in.send(call_line(std::to_string(i), "echo", "{}") + "\n");
     in.close_write();
   });
   std::vector<std::string> lines = read_lines(out.read, 200);
   writer.join();
-  loop.join();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   REQUIRE(lines.size() == 200);
   std::vector<int> seen(200, 0);
-  for (const std::string& line : lines) ++seen[static_cast<std::size_t>(std::stoi(id_of(line)))];
+  for (const std::string& line : lines) {
+    ++seen[static_cast<std::size_t>(std::stoi(id_of(line)))];
+    const std::int64_t code = error_code(line);
+    CHECK((code == 0 || code == ctx::agent::kServerBusy));
+  }
   CHECK(std::count(seen.begin(), seen.end(), 1) == 200);
 }
 
@@ -721,60 +780,130 @@ TEST_CASE("a call cancelled while it waits in the queue never runs and gets no r
   McpServerOptions options;
   options.workers = 1;
   McpServer server(backend, options);
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   in.send(call_line("20", "block", "{}") + "\n");
   REQUIRE(backend.wait_started(1));
   // The only worker is busy: 21 waits in the queue, is cancelled there, then 20 is cancelled.
   in.send(call_line("21", "echo", "{}") + "\n" + cancel_line("21") + "\n" + cancel_line("20") +
           "\n" + R"({"jsonrpc":"2.0","id":22,"method":"ping"})" + "\n");
-  in.close_write();
-  loop.join();
-  out.close_write();
-  CHECK(status == 0);
+  CHECK(loop.finish() == 0);
   std::vector<std::string> lines = read_lines(out.read, 10);
   REQUIRE(lines.size() == 1);
   CHECK(id_of(lines[0]) == "22");
   CHECK(backend.calls.load() == 1);  // only the blocking call reached the backend
 }
 
-TEST_CASE("a flood of calls past the queue bound is read only as fast as it is served",
+TEST_CASE("a cancellation and a ping behind a full queue of slow calls are handled at once",
+          "[agent][mcp][cancel][flood]") {
+  ScriptedBackend backend;
+  McpServerOptions options;
+  options.workers = 1;
+  options.max_queued_calls = 2;  // at most 3 calls in flight: 1 running, 2 queued
+  McpServer server(backend, options);
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
+  in.send(call_line("1", "block", "{}") + "\n");
+  REQUIRE(backend.wait_started(1));
+  in.send(call_line("2", "block", "{}") + "\n" + call_line("3", "block", "{}") + "\n");
+  // The queue is full of calls that end only when cancelled (or after 10 s). Behind them: a call
+  // with no room, a ping and the cancellation of the running call.
+  const auto sent = std::chrono::steady_clock::now();
+  in.send(call_line("4", "block", "{}") + "\n" + R"({"jsonrpc":"2.0","id":5,"method":"ping"})" +
+          "\n" + cancel_line("1") + "\n");
+  LineSource replies(out.read);
+  const std::string refused = replies.next(5s);
+  const std::string pong = replies.next(5s);
+  // The cancellation reached the running call: the worker let it go and took call 2.
+  REQUIRE(backend.wait_started(2));
+  const auto took = std::chrono::steady_clock::now() - sent;
+  INFO("ms from sending the cancellation to the worker taking the next call: "
+       << std::chrono::duration_cast<std::chrono::milliseconds>(took).count());
+  CHECK(took < 3s);  // generous for a loaded machine; the old blocking reader took 10 s
+  CHECK(backend.saw_cancel.load());
+  CHECK(id_of(refused) == "4");
+  CHECK(error_code(refused) == ctx::agent::kServerBusy);
+  auto r = parse(refused);
+  std::string_view message;
+  REQUIRE(r->root["error"]["message"].get(message) == simdjson::SUCCESS);
+  CHECK(message.find("server busy: 3 tool calls in flight") != std::string_view::npos);
+  CHECK(message.find("Retry") != std::string_view::npos);
+  std::uint64_t in_flight = 0, max_in_flight = 0;
+  bool retry = false;
+  CHECK(r->root["error"]["data"]["in_flight"].get(in_flight) == simdjson::SUCCESS);
+  CHECK(r->root["error"]["data"]["max_in_flight"].get(max_in_flight) == simdjson::SUCCESS);
+  CHECK(r->root["error"]["data"]["retry"].get(retry) == simdjson::SUCCESS);
+  CHECK(in_flight == 3);
+  CHECK(max_in_flight == 3);
+  CHECK(retry);
+  CHECK(id_of(pong) == "5");
+  CHECK(error_code(pong) == 0);
+  // Room again (2 running, 3 queued): a new call is taken (its id 4 is free to reuse) and runs
+  // once 3 is cancelled in the queue and 2 where it runs.
+  in.send(call_line("4", "echo", "{}") + "\n" + cancel_line("3") + "\n" + cancel_line("2") + "\n");
+  const std::string echoed = replies.next(5s);
+  CHECK(id_of(echoed) == "4");
+  CHECK(error_code(echoed) == 0);
+  CHECK(loop.finish() == 0);
+  CHECK(replies.next(1s).empty());   // nothing for the cancelled 1, 2 and 3
+  CHECK(backend.calls.load() == 3);  // 1, 2 and the echo: 4 was refused, 3 never ran
+}
+
+TEST_CASE("a flood of calls past the in-flight bound gets busy errors at once, in bounded memory",
           "[agent][mcp][flood]") {
   ScriptedBackend backend;
   McpServerOptions options;
   options.workers = 2;
   options.max_queued_calls = 3;
   McpServer server(backend, options);
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
-  // 24 calls of 16 KiB each: 384 KiB, far more than the pipe (64 KiB), the reader's buffer and
-  // the queue hold together, so the sender can only finish once calls have been served.
-  constexpr int kCalls = 24;
-  const std::string padding(16 << 10, 'p');
-  int done_when_sent = -1;
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
+  // Five calls that block fill the workers and the queue.
+  for (int i = 0; i < 5; ++i) in.send(call_line(std::to_string(i), "block", "{}") + "\n");
+  REQUIRE(backend.wait_started(2));
+  // Then 2,000 calls of 32 KiB each (62.5 MiB): a server that queued them would hold them all.
+  constexpr int kFlood = 2000;
+  const std::string padding(32 << 10, 'p');
+  const long rss_before = ctx::testing::proc_status_kib("VmRSS");
   std::thread sender([&] {
-    for (int i = 0; i < kCalls; ++i) {
-      in.send(call_line(std::to_string(i), "sleep", R"({"pad":")" + padding + R"("})") + "\n");
+    for (int i = 0; i < kFlood; ++i) {
+      in.send(call_line(std::to_string(100 + i), "echo", R"({"pad":")" + padding + R"("})") + "\n");
     }
-    done_when_sent = backend.sleeps_done.load();
-    in.close_write();
   });
-  std::vector<std::string> lines = read_lines(out.read, kCalls);
-  sender.join();
-  loop.join();
-  CHECK(status == 0);
-  REQUIRE(lines.size() == kCalls);
-  std::vector<int> seen(kCalls, 0);
-  for (const std::string& line : lines) {
-    CHECK(error_code(line) == 0);
-    ++seen[static_cast<std::size_t>(std::stoi(id_of(line)))];
+  LineSource replies(out.read);
+  std::vector<int> seen(kFlood, 0);
+  int busy = 0;
+  for (int i = 0; i < kFlood; ++i) {
+    const std::string line = replies.next(20s);
+    if (line.empty()) break;
+    const int id = std::stoi(id_of(line));
+    if (id < 100 || id >= 100 + kFlood) continue;
+    ++seen[static_cast<std::size_t>(id - 100)];
+    if (error_code(line) == ctx::agent::kServerBusy) ++busy;
   }
-  CHECK(std::count(seen.begin(), seen.end(), 1) == kCalls);
-  CHECK(backend.max_running.load() <= 2);  // never more calls at once than workers
-  INFO("calls served before the sender could finish: " << done_when_sent);
-  CHECK(done_when_sent >= 1);  // the server did not read the flood ahead without bound
+  const long rss_after = ctx::testing::proc_status_kib("VmRSS");
+  // Every flood call was refused while the five blocked: none finished, none was queued.
+  CHECK(busy == kFlood);
+  CHECK(std::count(seen.begin(), seen.end(), 1) == kFlood);
+  CHECK_FALSE(backend.saw_cancel.load());
+  CHECK(backend.calls.load() == 2);
+  sender.join();
+  std::string cancels;
+  for (int i = 0; i < 5; ++i) cancels += cancel_line(std::to_string(i)) + "\n";
+  in.send(cancels);
+  CHECK(loop.finish() == 0);
+  CHECK(replies.next(1s).empty());  // the cancelled five get no response
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  // The sanitizers keep freed memory in quarantine, so RSS means something only without them.
+  INFO("RSS before the flood " << rss_before << " KiB, after " << rss_after << " KiB");
+  CHECK(rss_after - rss_before < 24 * 1024);
+#else
+  (void)rss_before;
+  (void)rss_after;
+#endif
 }
 
 TEST_CASE("end of input while calls run: the loop finishes them, answers, and returns 0",
@@ -940,9 +1069,9 @@ TEST_CASE("the stdio loop runs real tools on every worker at once, with cancella
   REQUIRE(log.ok());
   ctx::agent::RegistryBackend backend(*sandbox, *policy, config, &session, log->get());
   McpServer server(backend, {});
-  Pipe in, out;
-  int status = -1;
-  std::thread loop([&] { status = server.run(in.read, out.write); });
+  StdioLoop loop(server);
+  Pipe& in = loop.in;
+  Pipe& out = loop.out;
   const std::vector<std::pair<std::string, std::string>> calls = {
       {"search_files", R"({"pattern":"needle","max_results":3})"},
       {"search_files", R"({"pattern":"alpha \\d+","output_mode":"count"})"},
@@ -966,8 +1095,7 @@ TEST_CASE("the stdio loop runs real tools on every worker at once, with cancella
   std::vector<std::string> lines;
   std::thread reader([&] { lines = read_lines(out.read, kRounds + 10); });
   sender.join();
-  loop.join();
-  out.close_write();
+  const int status = loop.finish();
   reader.join();
   CHECK(status == 0);
   // Every call is answered once, except that a cancelled one may go unanswered.

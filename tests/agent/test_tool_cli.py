@@ -28,26 +28,12 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from case_runner import Skip, case, check, run_cases  # noqa: E402
+
 CTX = os.environ.get("CTXSEARCH", "")
 TIMEOUT = 60
 TOOLS = ["file_info", "find_files", "list_directory", "read_file", "search_files"]
-
-
-class Skip(Exception):
-    pass
-
-
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
-
-
-def check(cond, message):
-    if not cond:
-        raise AssertionError(message)
 
 
 def run(args, stdin=None, cwd=None):
@@ -456,25 +442,7 @@ def main():
         print("CTXSEARCH is not set to the ctxsearch binary (got %r)" % CTX)
         print("0 passed, 1 failed")
         return 1
-    passed = failed = skipped = 0
-    for fn in CASES:
-        start = time.time()
-        try:
-            fn()
-        except Skip as e:
-            skipped += 1
-            print("SKIP %s: %s" % (fn.__name__, e))
-        except AssertionError as e:
-            failed += 1
-            print("FAIL %s: %s" % (fn.__name__, e))
-        except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            print("FAIL %s: %s: %s" % (fn.__name__, type(e).__name__, e))
-        else:
-            passed += 1
-            print("PASS %s (%.2fs)" % (fn.__name__, time.time() - start))
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 0 if failed == 0 else 1
+    return run_cases()
 
 
 if __name__ == "__main__":

@@ -107,6 +107,18 @@ inline simdjson::dom::element parse(simdjson::dom::parser& parser, const std::st
   return root;
 }
 
+// A top-level field of a structured result as text: a string as is, null, true, false, or an
+// integer's digits.
+inline std::string field(const std::string& structured, const char* name) {
+  simdjson::dom::parser parser;
+  auto json = parse(parser, structured);
+  auto v = json[name];
+  if (v.is_null()) return "null";
+  if (v.is_string()) return std::string(std::string_view(v));
+  if (v.is_bool()) return bool(v) ? "true" : "false";
+  return std::to_string(int64_t(v));
+}
+
 // A counter whose counts are far from additive: a text costs more than its pieces (as a real
 // tokenizer's can), so BudgetWriter::finish must trim and renderers must render again.
 class LumpyCounter final : public TokenCounter {

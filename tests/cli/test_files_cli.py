@@ -24,6 +24,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from case_runner import Skip, case, check, run_cases  # noqa: E402
+
 CTX = os.environ.get("CTXSEARCH") or shutil.which("rg") or "rg"
 PROG = os.path.basename(CTX)
 TIMEOUT = 60
@@ -41,18 +44,6 @@ def version_of(binary):
 CTX_VERSION = version_of(CTX)
 IS_RG = CTX_VERSION.startswith("ripgrep")
 IS_RG13 = CTX_VERSION.startswith("ripgrep 13")
-
-
-class Skip(Exception):
-    pass
-
-
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
 
 
 # ----------------------------------------------------------------------------------------------
@@ -113,11 +104,6 @@ class Tree:
 
 def lines(out: bytes):
     return [l for l in out.decode("utf-8", "surrogateescape").split("\n") if l]
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def expect(tree, args, want_lines, want_rc=None, cwd="", sort=True):
@@ -443,25 +429,7 @@ def main():
         print("0 passed, 1 failed")
         return 1
     print("binary: %s (%s)" % (CTX, CTX_VERSION))
-    passed = failed = skipped = 0
-    for fn in CASES:
-        start = time.time()
-        try:
-            fn()
-        except Skip as e:
-            skipped += 1
-            print("SKIP %s: %s" % (fn.__name__, e))
-        except AssertionError as e:
-            failed += 1
-            print("FAIL %s: %s" % (fn.__name__, e))
-        except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            print("FAIL %s: %s: %s" % (fn.__name__, type(e).__name__, e))
-        else:
-            passed += 1
-            print("PASS %s (%.2fs)" % (fn.__name__, time.time() - start))
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 0 if failed == 0 else 1
+    return run_cases()
 
 
 if __name__ == "__main__":

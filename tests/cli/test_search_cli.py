@@ -36,6 +36,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from case_runner import CASES, Skip, case, check  # noqa: E402  (the main loop is this file's)
+
 CTX = os.environ.get("CTXSEARCH") or shutil.which("rg") or "rg"
 if os.sep in CTX:
     CTX = os.path.abspath(CTX)
@@ -60,18 +63,6 @@ IS_RG = CTX_VERSION.startswith("ripgrep")
 # not yet fixed. Remove an entry once fixed.
 OPEN_BUGS = {
 }
-
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
-
-
-class Skip(Exception):
-    pass
-
 
 class OpenBug(Exception):
     """A failure explained by an OPEN_BUGS entry."""
@@ -116,11 +107,6 @@ class Tree:
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 BINARY = b"foo 1\nfoo 2\x00foo\nfoo 3\n"  # NUL at offset 11

@@ -21,6 +21,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -43,6 +44,19 @@ constexpr std::string_view kDotIgnore = ".ignore";
 constexpr std::string_view kRgIgnore = ".rgignore";
 constexpr std::string_view kCtxIgnore = ".ctxignore";
 constexpr std::string_view kDotGit = ".git";
+
+// This thread's task arena of `threads` concurrency, made on its first walk and kept until the
+// thread ends. Not one per walk: oneTBB 2021.8 keeps about 7 KiB for every task_arena
+// constructed (20,000 arenas: +141 MiB of anonymous memory, out of sight of heap profilers since
+// it comes from tbbmalloc), which a long-lived server walking once per tool call turned into
+// steady growth. Per thread, so walks running at once on different threads stay as isolated
+// from each other as they were with an arena each.
+tbb::task_arena& arena_for(unsigned threads) {
+  thread_local std::map<unsigned, std::unique_ptr<tbb::task_arena>> arenas;
+  std::unique_ptr<tbb::task_arena>& arena = arenas[threads];
+  if (arena == nullptr) arena = std::make_unique<tbb::task_arena>(static_cast<int>(threads));
+  return *arena;
+}
 
 // One ignore file's compiled rules (shared with an IgnoreCache when the walk has one), and
 // optionally a second file's read after it (.ctxignore after .rgignore), whose lines come later
@@ -814,8 +828,7 @@ Status Walker::run() {
       options_.threads != 0 ? options_.threads : std::max(1U, std::thread::hardware_concurrency());
   // TBB caps workers at the core count (and warns on stderr past it); -j asks for exactly N.
   tbb::global_control allow(tbb::global_control::max_allowed_parallelism, threads);
-  tbb::task_arena arena(static_cast<int>(threads));
-  arena.execute([&] {
+  arena_for(threads).execute([&] {
     tbb::parallel_for_each(tasks.begin(), tasks.end(),
                            [this](DirTask& task, tbb::feeder<DirTask>& feeder) {
                              std::vector<DirTask> children;

@@ -1,9 +1,11 @@
 // The Model Context Protocol server over stdio: JSON-RPC 2.0, one message per line. `McpServer`
 // turns one incoming line into at most one outgoing line (`handle_message`, what tests and the
-// fuzzer drive) and `run` is the stdio loop around it: a reader that keeps reading (so
-// notifications/cancelled arrives while a call runs), tool calls on worker threads, and whole
-// response lines written under a lock. Tools are reached through a `ToolBackend`; the real one,
-// `RegistryBackend`, runs the registry of tools.hpp inside a Sandbox and Policy.
+// fuzzer drive) and `run` is the stdio loop around it: a reader that keeps reading and never
+// waits for the workers (so notifications/cancelled and ping are handled while calls run or
+// queue, and a call beyond the in-flight bound is refused at once), tool calls on worker
+// threads, and whole response lines written under a lock. Tools are reached through a
+// `ToolBackend`; the real one, `RegistryBackend`, runs the registry of tools.hpp inside a Sandbox
+// and Policy.
 #pragma once
 
 #include <atomic>
@@ -72,7 +74,12 @@ struct McpServerOptions {
   std::size_t max_message_bytes = std::size_t{8} << 20;
   std::size_t max_batch_elements = 256;  // batches (2024-11-05 and 2025-03-26 only)
   unsigned workers = 4;                  // threads running tool calls in `run`
-  std::size_t max_queued_calls = 256;    // beyond this, the reader waits for a free slot
+  // Admission: a tools/call is taken while fewer than workers + max_queued_calls calls are in
+  // flight (queued or running) and, unless none is, their arguments stay within
+  // max_in_flight_bytes; any other is answered at once with kServerBusy (the reader never waits,
+  // so cancellations and pings are read behind a full queue, and memory stays bounded).
+  std::size_t max_queued_calls = 256;
+  std::size_t max_in_flight_bytes = std::size_t{64} << 20;
 };
 
 // JSON-RPC error codes the server answers with.
@@ -81,6 +88,9 @@ inline constexpr int kInvalidRequest = -32600;
 inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
+// A tools/call refused because the server is full (implementation-defined server error range);
+// `data` holds in_flight, max_in_flight, in_flight_bytes, max_in_flight_bytes and retry: true.
+inline constexpr int kServerBusy = -32000;
 
 class McpServer {
  public:
