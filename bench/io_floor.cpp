@@ -51,8 +51,8 @@ bool file_holds(const std::string& path, std::string_view needle, std::vector<ch
   bool found = false;
   if (::fstat(fd, &st) == 0) {
     const auto size = static_cast<std::size_t>(st.st_size);
-    void* map = size >= kMmapMinBytes ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0)
-                                      : MAP_FAILED;
+    void* map =
+        size >= kMmapMinBytes ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     if (map != MAP_FAILED) {
       found = ::memmem(map, size, needle.data(), needle.size()) != nullptr;
       ::munmap(map, size);
@@ -79,8 +79,8 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> paths = read_list(argv[1]);
   const std::string_view needle(argv[2]);
-  unsigned threads = argc == 4 ? static_cast<unsigned>(std::atoi(argv[3]))
-                               : std::thread::hardware_concurrency();
+  unsigned threads =
+      argc == 4 ? static_cast<unsigned>(std::atoi(argv[3])) : std::thread::hardware_concurrency();
   if (threads == 0) threads = 1;
   std::atomic<std::size_t> next{0};
   std::mutex out;
