@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "ctx/base/utf8.hpp"
+
 namespace ctx::engine::detail {
 namespace {
 
@@ -22,22 +24,7 @@ std::string hex_byte(unsigned char b) { return fmt::format("\\x{:02x}", b); }
 
 // The UTF-8 bytes of `cp` as Hyperscan byte escapes.
 std::string utf8_escapes(std::uint32_t cp) {
-  std::string bytes;
-  if (cp < 0x80) {
-    bytes.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    bytes.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    bytes.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    bytes.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    bytes.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    bytes.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    bytes.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    bytes.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    bytes.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    bytes.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
+  const std::string bytes = ctx::utf8_of(cp);
   std::string out;
   for (char b : bytes) out += hex_byte(static_cast<unsigned char>(b));
   return out;

@@ -9,6 +9,7 @@
 
 #include "bit_matcher.hpp"
 #include "byte_prefilter.hpp"
+#include "ctx/base/utf8.hpp"
 #include "rust_syntax.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -27,39 +28,6 @@ using Pcre2Code = std::unique_ptr<pcre2_code, decltype(&pcre2_code_free)>;
 
 bool is_regex_meta(char c) { return std::strchr(".^$|?*+()[]{}\\", c) != nullptr && c != '\0'; }
 
-bool is_valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  const std::size_t n = s.size();
-  while (i < n) {
-    // Skip ASCII eight bytes at a time.
-    while (i + 8 <= n) {
-      std::uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      if ((w & 0x8080808080808080ULL) != 0) break;
-      i += 8;
-    }
-    if (i >= n) break;
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    if (len == 0 || c > 0xF4 || i + len > n) return false;
-    auto b1 = static_cast<unsigned char>(s[i + 1]);
-    if ((b1 & 0xC0) != 0x80) return false;
-    if ((c == 0xE0 && b1 < 0xA0) || (c == 0xED && b1 > 0x9F) || (c == 0xF0 && b1 < 0x90) ||
-        (c == 0xF4 && b1 > 0x8F)) {
-      return false;  // overlong, surrogate or past U+10FFFF
-    }
-    for (std::size_t k = 2; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
 // True when the UTF-8 character at s[i] (of `len` bytes) is an uppercase letter (\p{Lu}).
 bool is_upper_char(std::string_view s, std::size_t i, std::size_t len) {
   if (len == 1) return s[i] >= 'A' && s[i] <= 'Z';
@@ -74,26 +42,6 @@ bool is_upper_char(std::string_view s, std::size_t i, std::size_t len) {
   int rc = pcre2_match(upper, reinterpret_cast<PCRE2_SPTR>(s.data() + i), len, 0, 0, md, nullptr);
   pcre2_match_data_free(md);
   return rc >= 0;
-}
-
-std::string encode_utf8(std::uint32_t cp) {
-  std::string out;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return out;
 }
 
 std::size_t utf8_length(unsigned char c) {
@@ -122,7 +70,7 @@ bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
           }
           if (hex && cp < 0x80 && cp >= 'A' && cp <= 'Z') return true;
           if (hex && cp >= 0x80 && cp <= 0x10FFFF) {
-            const std::string ch = encode_utf8(cp);
+            const std::string ch = ctx::utf8_of(cp);
             if (is_upper_char(ch, 0, ch.size())) return true;
           }
         }
@@ -667,7 +615,7 @@ int rust_word_callout(pcre2_callout_block* block, void* after_line_break) {
     const std::size_t len = utf8_length(bytes[start]);
     if (start + len >= at) return 1;  // ends at `at` (the look-behinds decided) or past it
     ch = std::string_view(reinterpret_cast<const char*>(bytes) + start, len);
-    if (!is_valid_utf8(ch)) return 1;
+    if (!ctx::is_valid_utf8(ch)) return 1;
   }
   static const pcre2_code* word = [] {
     const std::string re = fmt::format("[{}]", detail::kRustWordItems);
@@ -1099,7 +1047,7 @@ Result<Probe> empty_match_in_invalid_utf8(const pcre2_code* code, std::string_vi
       continue;
     }
     const std::size_t len = utf8_length(c);
-    if (c >= 0xC2 && i + len <= subject.size() && is_valid_utf8(subject.substr(i, len))) {
+    if (c >= 0xC2 && i + len <= subject.size() && ctx::is_valid_utf8(subject.substr(i, len))) {
       i += len;
       continue;
     }
@@ -1213,7 +1161,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
   // line end) from `start`.
   auto general = [&](std::string_view view, std::size_t start) -> Result<std::optional<LineSpan>> {
     if (impl_->hs_utf8 && !s.utf8_checked) {
-      s.hs_ok = is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
+      s.hs_ok = ctx::is_valid_utf8(hay);  // Hyperscan's UTF-8 mode is undefined on invalid input
       s.utf8_checked = true;
     }
     if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
@@ -1404,7 +1352,7 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
     }
   }
   if (from == 0 && impl_->ml_hs != nullptr && s.hs != nullptr &&
-      (!impl_->ml_hs_utf8 || is_valid_utf8(hay))) {
+      (!impl_->ml_hs_utf8 || ctx::is_valid_utf8(hay))) {
     bool found = false;
     hs_scan(impl_->ml_hs.get(), hay.data(), static_cast<unsigned>(hay.size()), 0, s.hs,
             on_any_hs_match, &found);

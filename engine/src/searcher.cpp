@@ -12,6 +12,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "ctx/base/utf8.hpp"
+
 namespace ctx::engine {
 namespace {
 
@@ -72,24 +74,6 @@ class LineCounter {
   std::uint64_t line_;
 };
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 }  // namespace
 
 std::string utf16_to_utf8(std::string_view in, bool little_endian) {
@@ -107,14 +91,14 @@ std::string utf16_to_utf8(std::string_view in, bool little_endian) {
     if (u >= 0xD800 && u <= 0xDBFF && i + 3 < in.size()) {
       std::uint32_t low = unit(i + 2);
       if (low >= 0xDC00 && low <= 0xDFFF) {
-        append_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
+        ctx::append_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
         i += 2;
         continue;
       }
     }
-    append_utf8(out, u >= 0xD800 && u <= 0xDFFF ? kReplacement : u);
+    ctx::append_utf8(out, u >= 0xD800 && u <= 0xDFFF ? kReplacement : u);
   }
-  if (i < in.size()) append_utf8(out, kReplacement);
+  if (i < in.size()) ctx::append_utf8(out, kReplacement);
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctx/base/utf8.hpp"
 #include "ctx/engine/pattern_set.hpp"
 
 namespace {
@@ -65,26 +66,6 @@ std::vector<std::size_t> lines(const PatternSet& set, std::string_view hay) {
   return starts;
 }
 
-std::string utf8(std::uint32_t cp) {
-  std::string out;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return out;
-}
-
 // One line per code point: ASCII, the Latin/Greek/Cyrillic/... blocks up to U+3000 (marks,
 // numbers, symbols, General Punctuation with U+200C/U+200D and U+203F), the circled and squared
 // letters that are Alphabetic but So, CJK, and astral digits and letters, each followed by "x" so
@@ -94,7 +75,7 @@ std::string code_point_lines() {
   auto add = [&](std::uint32_t lo, std::uint32_t hi) {
     for (std::uint32_t cp = lo; cp <= hi; ++cp) {
       if (cp == '\n' || (cp >= 0xD800 && cp <= 0xDFFF)) continue;
-      hay += utf8(cp) + "x\n";
+      hay += ctx::utf8_of(cp) + "x\n";
     }
   };
   add(0x01, 0x3000);

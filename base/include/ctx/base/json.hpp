@@ -5,9 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include "ctx/base/utf8.hpp"  // is_valid_utf8
+
 namespace ctx {
 
-bool is_valid_utf8(std::string_view s);
 // Appends `s` as a JSON string literal (quotes included), escaping as serde_json does.
 void append_json_string(std::string& out, std::string_view s);
 // Appends {"text":"..."} or {"bytes":"<base64>"}.
