@@ -271,7 +271,7 @@ class Rewriter {
         out_ += "\\x1b";
         return true;
       case 'x':
-        return hex_escape(/*in_class=*/nullptr);
+        return hex_escape(/*ascii_members=*/nullptr);
       default:
         // Escaped ASCII punctuation is that character; anything else (\p, \1, \k, \Q, \K, \G,
         // \h, \R, \X, \C, \u, octal ...) is not modelled.

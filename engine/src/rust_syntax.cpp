@@ -96,7 +96,7 @@ bool posix_items(std::string_view name, bool caseless, std::string& out) {
   std::vector<std::uint32_t> extra;  // non-ASCII members of the fold closure
   if (caseless && negated) {
     for (int c = 'A'; c <= 'Z'; ++c) {
-      const auto u = static_cast<std::size_t>(c), l = static_cast<std::size_t>(c + 32);
+      const auto u = static_cast<std::size_t>(c), l = static_cast<std::size_t>(c) + 32;
       s[u] = s[l] = s[u] || s[l];
     }
     if (s['s']) extra.push_back(0x17F);   // LATIN SMALL LETTER LONG S

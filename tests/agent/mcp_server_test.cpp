@@ -95,10 +95,10 @@ class ScriptedBackend final : public ctx::agent::ToolBackend {
     }
     if (name == "block") {
       {
-        std::lock_guard lock(mutex);
-        ++started;
+        std::lock_guard lock(mutex_);
+        ++started_;
       }
-      started_cv.notify_all();
+      started_cv_.notify_all();
       const auto give_up = std::chrono::steady_clock::now() + 10s;
       while (!cancelled.load() && std::chrono::steady_clock::now() < give_up) {
         std::this_thread::sleep_for(1ms);
@@ -114,8 +114,8 @@ class ScriptedBackend final : public ctx::agent::ToolBackend {
 
   // Waits until `n` block calls have started.
   bool wait_started(int n) {
-    std::unique_lock lock(mutex);
-    return started_cv.wait_for(lock, 10s, [&] { return started >= n; });
+    std::unique_lock lock(mutex_);
+    return started_cv_.wait_for(lock, 10s, [&] { return started_ >= n; });
   }
 
   std::atomic<int> calls{0};
@@ -126,9 +126,9 @@ class ScriptedBackend final : public ctx::agent::ToolBackend {
 
  private:
   std::vector<ToolSpec> specs_;
-  std::mutex mutex;
-  std::condition_variable started_cv;
-  int started = 0;
+  std::mutex mutex_;
+  std::condition_variable started_cv_;
+  int started_ = 0;
 };
 
 std::string init_line(std::string_view version, int id = 1) {
@@ -899,7 +899,7 @@ TEST_CASE("a flood of calls past the in-flight bound gets busy errors at once, i
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   // The sanitizers keep freed memory in quarantine, so RSS means something only without them.
   INFO("RSS before the flood " << rss_before << " KiB, after " << rss_after << " KiB");
-  CHECK(rss_after - rss_before < 24 * 1024);
+  CHECK(rss_after - rss_before < 24L * 1024);
 #else
   (void)rss_before;
   (void)rss_after;

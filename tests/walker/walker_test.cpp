@@ -306,7 +306,7 @@ TEST_CASE("thousands of walks in one process keep its memory flat", "[walker][wa
   REQUIRE(before > 0);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   // Without the sanitizers' quarantine, memory is reused walk after walk.
-  CHECK(after - before < 6 * 1024);
+  CHECK(after - before < 6L * 1024);
 #endif
 }
 
@@ -434,8 +434,8 @@ TEST_CASE("a confined walk refuses roots outside the fd", "[walker][walk][beneat
   ForceBeneathFallback force(GENERATE(false, true));
   DirFd fd(t.root() / "proj");
   t.dir("proj/sub");
-  for (std::string root : {std::string(".."), std::string("../outside"), std::string("sub/../.."),
-                           (t.root() / "outside").string()}) {
+  for (const std::string& root : {std::string(".."), std::string("../outside"),
+                                  std::string("sub/../.."), (t.root() / "outside").string()}) {
     INFO(root);
     Walked r = walk_beneath(fd.get(), {root});
     CHECK(r.files.empty());
