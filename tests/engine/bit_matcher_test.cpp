@@ -11,26 +11,14 @@
 #include <vector>
 
 #include "ctx/engine/pattern_set.hpp"
+#include "line_starts.hpp"
 
 namespace {
 
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::engine::detail::BitMatcher;
-
-std::vector<std::size_t> lines(const PatternSet& set, std::string_view hay) {
-  PatternSet::Scratch scratch = set.make_scratch();
-  std::vector<std::size_t> starts;
-  std::size_t from = 0;
-  while (from < hay.size()) {
-    auto found = set.find_line(hay, from, scratch);
-    REQUIRE(found.ok());
-    if (!*found || (*found)->start >= hay.size()) break;
-    starts.push_back((*found)->start);
-    from = (*found)->end + 1;
-  }
-  return starts;
-}
+using ctx::testing::line_starts;
 
 void agrees_with_pcre2(const std::vector<std::string>& regexes, PatternOptions options,
                        const std::string& hay) {
@@ -42,7 +30,7 @@ void agrees_with_pcre2(const std::vector<std::string>& regexes, PatternOptions o
   INFO("regex " << regexes.front() << (regexes.size() > 1 ? " (and more)" : "")
                 << (options.case_insensitive ? " -i" : "") << (options.line ? " -x" : "") << " on "
                 << hay);
-  CHECK(lines(*tested, hay) == lines(*reference, hay));
+  CHECK(line_starts(*tested, hay) == line_starts(*reference, hay));
 }
 
 class Rng {

@@ -9,26 +9,14 @@
 #include <vector>
 
 #include "ctx/engine/pattern_set.hpp"
+#include "line_starts.hpp"
 
 namespace {
 
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::engine::detail::byte_prefilter;
-
-std::vector<std::size_t> lines(const PatternSet& set, std::string_view hay) {
-  PatternSet::Scratch scratch = set.make_scratch();
-  std::vector<std::size_t> starts;
-  std::size_t from = 0;
-  while (from <= hay.size()) {
-    auto found = set.find_line(hay, from, scratch);
-    REQUIRE(found.ok());
-    if (!*found) break;
-    starts.push_back((*found)->start);
-    from = (*found)->end + 1;
-  }
-  return starts;
-}
+using ctx::testing::line_starts;
 
 void agrees_with_pcre2(const std::string& regex, bool caseless, const std::string& hay) {
   PatternOptions options;
@@ -39,7 +27,7 @@ void agrees_with_pcre2(const std::string& regex, bool caseless, const std::strin
   REQUIRE(tested.ok());
   REQUIRE(reference.ok());
   INFO("regex " << regex << (caseless ? " (-i)" : "") << " on " << hay);
-  CHECK(lines(*tested, hay) == lines(*reference, hay));
+  CHECK(line_starts(*tested, hay, true) == line_starts(*reference, hay, true));
 }
 
 }  // namespace

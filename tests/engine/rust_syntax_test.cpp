@@ -17,12 +17,14 @@
 
 #include "ctx/base/utf8.hpp"
 #include "ctx/engine/pattern_set.hpp"
+#include "line_starts.hpp"
 
 namespace {
 
 using ctx::engine::MatchSpan;
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
+using ctx::testing::line_starts;
 using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
 
 PatternSet compile_ok(const std::vector<std::string>& patterns, const PatternOptions& options) {
@@ -49,21 +51,6 @@ Pairs spans_of(const std::string& pattern, std::string_view line, PatternOptions
 
 bool matches(const std::string& pattern, std::string_view line, PatternOptions options = {}) {
   return !spans_of(pattern, line, options).empty();
-}
-
-// Line starts find_line() reports over `hay` (the prefiltered path of the searcher).
-std::vector<std::size_t> lines(const PatternSet& set, std::string_view hay) {
-  PatternSet::Scratch scratch = set.make_scratch();
-  std::vector<std::size_t> starts;
-  std::size_t from = 0;
-  while (from < hay.size()) {
-    auto found = set.find_line(hay, from, scratch);
-    REQUIRE(found.ok());
-    if (!*found || (*found)->start >= hay.size()) break;
-    starts.push_back((*found)->start);
-    from = (*found)->end + 1;
-  }
-  return starts;
 }
 
 // One line per code point: ASCII, the Latin/Greek/Cyrillic/... blocks up to U+3000 (marks,
@@ -103,7 +90,7 @@ void sweep(const std::vector<std::string>& patterns, PatternOptions options = {}
   PatternSet reference = compile_ok(patterns, options);
   INFO("patterns " << patterns.front() << (patterns.size() > 1 ? " ..." : "")
                    << (options.case_insensitive ? " -i" : "") << (options.word ? " -w" : ""));
-  CHECK(lines(tested, hay) == lines(reference, hay));
+  CHECK(line_starts(tested, hay) == line_starts(reference, hay));
 }
 
 PatternOptions caseless() {
