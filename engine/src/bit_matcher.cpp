@@ -6,6 +6,8 @@
 #include <array>
 #include <cstring>
 
+#include "rust_syntax.hpp"
+
 namespace ctx::engine::detail {
 namespace {
 
@@ -476,46 +478,13 @@ class Parser {
     std::string_view name = re_.substr(pos_ + 2, close - pos_ - 2);
     bool negated = !name.empty() && name.front() == '^';
     if (negated) name.remove_prefix(1);
+    // PCRE2 does not fold \p{Lu} / \p{Ll} under -i: those are refused.
+    if ((name == "upper" || name == "lower") && caseless_) return std::nullopt;
+    AsciiSet members;
+    if (!ascii_class(name, members)) return std::nullopt;
     ByteSet s;
-    if (name == "alpha") {
-      add_range(s, 'A', 'Z');
-      add_range(s, 'a', 'z');
-    } else if (name == "digit") {
-      s = digit_set();
-    } else if (name == "alnum") {
-      add_range(s, '0', '9');
-      add_range(s, 'A', 'Z');
-      add_range(s, 'a', 'z');
-    } else if (name == "space") {
-      s = space_set();
-    } else if (name == "blank") {
-      add(s, '\t');
-      add(s, ' ');
-    } else if (name == "word") {
-      s = word_set();
-    } else if (name == "xdigit") {
-      add_range(s, '0', '9');
-      add_range(s, 'A', 'F');
-      add_range(s, 'a', 'f');
-    } else if (name == "punct") {
-      add_range(s, '!', '/');
-      add_range(s, ':', '@');
-      add_range(s, '[', '`');
-      add_range(s, '{', '~');
-    } else if (name == "graph") {
-      add_range(s, '!', '~');
-    } else if (name == "print") {
-      add_range(s, ' ', '~');
-    } else if (name == "cntrl") {
-      add_range(s, 0, 0x1f);
-      add(s, 0x7f);
-    } else if (name == "ascii") {
-      add_range(s, 0, 0x7f);
-    } else if ((name == "upper" || name == "lower") && !caseless_) {
-      if (name == "upper") add_range(s, 'A', 'Z');
-      if (name == "lower") add_range(s, 'a', 'z');
-    } else {
-      return std::nullopt;
+    for (unsigned c = 0; c < members.size(); ++c) {
+      if (members[c]) add(s, static_cast<unsigned char>(c));
     }
     pos_ = close + 2;
     s.high = name != "ascii";  // with UCP the others are Unicode properties

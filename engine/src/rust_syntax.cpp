@@ -20,11 +20,11 @@ constexpr std::string_view kWordSupersetItems =
 // Characters surely in Rust's \w, for a superset of \W: [^ these ].
 constexpr std::string_view kWordSubsetItems = "\\p{L}\\p{M}\\p{Nd}\\p{Pc}\\x{200C}\\x{200D}";
 
-using AsciiSet = std::array<bool, 128>;
-
 void add_range(AsciiSet& s, int lo, int hi) {
   for (int c = lo; c <= hi; ++c) s[static_cast<std::size_t>(c)] = true;
 }
+
+}  // namespace
 
 // Rust regex-syntax's ASCII classes (ClassAsciiKind), by name; false for an unknown name.
 bool ascii_class(std::string_view name, AsciiSet& s) {
@@ -62,6 +62,8 @@ bool ascii_class(std::string_view name, AsciiSet& s) {
   }
   return true;
 }
+
+namespace {
 
 // One code point as a class member: ASCII letters and digits as themselves (so that Hyperscan's
 // case-fold rewrite sees letter ranges), anything else as \x{..}.

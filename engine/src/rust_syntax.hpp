@@ -8,10 +8,16 @@
 //   [:alpha:]       at the top level: a class of ':', 'a', 'l', ... in Rust, an error in PCRE2.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 
 namespace ctx::engine::detail {
+
+// The members of Rust regex-syntax's ASCII class `name` (`alpha` for [[:alpha:]]; ClassAsciiKind):
+// true for each member below 128. Returns false, `s` cleared, for a name Rust does not know.
+using AsciiSet = std::array<bool, 128>;
+bool ascii_class(std::string_view name, AsciiSet& s);
 
 // PCRE2 class items (for inside [...]) of Rust's \w.
 inline constexpr std::string_view kRustWordItems =
