@@ -386,6 +386,9 @@ void finish(Args& a) {
     a.walk.git_exclude = false;
     a.walk.git_global = false;
   }
+  // As rg 14: --json turns statistics on, and under -q its summary printer then searches every
+  // file to the end to count them (the closing summary message is all that prints).
+  if (a.json && a.quiet) a.stats = true;
 }
 
 }  // namespace

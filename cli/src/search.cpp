@@ -143,8 +143,10 @@ class FilePrinter final : public engine::LineSink {
       // In multiline mode ripgrep's summaries (-c, -l, -q, ...) count matches, not lines.
       if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
       // ripgrep's --files-without-match reads on (binary data found later drops the file).
+      // In multiline mode the lines of an inverted search hold no match, so ripgrep's summary
+      // printers never quit on them.
       const bool read_on =
-          counting || p_.stats ||
+          counting || p_.stats || (multi() && invert_) ||
           (p_.output == Args::Output::kFilesWithoutMatch && !convert_ && !p_.quiet);
       return read_on ? engine::Flow::kContinue : engine::Flow::kStop;
     }
@@ -270,7 +272,7 @@ class FilePrinter final : public engine::LineSink {
   // Whether the file counts as matching: a reported line, or in multiline mode under -c, -l, -q
   // and the like, a match (an inverted block has none), as ripgrep's summary printer.
   bool has_match() const {
-    return multi() && p_.output != Args::Output::kLines ? matches_ > 0 : lines_ > 0;
+    return multi() && (p_.output != Args::Output::kLines || p_.quiet) ? matches_ > 0 : lines_ > 0;
   }
   // Whether the file makes the search succeed (exit 0), as ripgrep's printers say: a summary
   // dropped for binary data has no match, except that --files-without-match then counts it.
@@ -353,7 +355,11 @@ class FilePrinter final : public engine::LineSink {
       w_.replaced_spans.push_back(engine::MatchSpan{from, w_.replaced.size()});
       at = m.end;
     }
-    w_.replaced.append(bytes.substr(std::min(at, bytes.size())));
+    // The line terminator after the last match is not part of the replaced text, as in
+    // ripgrep's replacer (so -M measures the replaced text alone); the writers add it back.
+    std::string_view rest = bytes.substr(std::min(at, bytes.size()));
+    if (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
+    w_.replaced.append(rest);
   }
 
   void sink(std::string_view bytes, std::uint64_t offset, std::uint64_t line_number, bool context) {
@@ -818,8 +824,19 @@ class Search {
     FilePrinter printer(print_, patterns_, w, shown, stream);
     printer.set_convert(options.binary == engine::BinaryMode::kConvert);
     printer.set_invert(options.invert);
+    // ripgrep's summary printers (-c, -l, --files-without-match, ...) count -m in matches when a
+    // pattern can match a line feed, and the lines of an inverted search hold none: -m never
+    // stops them there (the search reads on, and may quit at binary data).
+    const bool inverted_blocks_count_nothing =
+        print_.multiline && options.invert &&
+        (print_.output != Args::Output::kLines || args_.quiet);
+    if (inverted_blocks_count_nothing && options.max_count && *options.max_count > 0) {
+      options.max_count.reset();
+    }
     // -q stops at the first match, unless --stats wants the totals of a whole search (as rg).
-    if (args_.quiet && !options.max_count && !args_.stats) options.max_count = 1;
+    if (args_.quiet && !options.max_count && !args_.stats && !inverted_blocks_count_nothing) {
+      options.max_count = 1;
+    }
     std::uint64_t total_bytes = bytes->size();
     Status searched =
         streamed ? search_stream(printer, options, w, stream, total_bytes) : [&]() -> Status {
@@ -835,8 +852,11 @@ class Search {
     }
     if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
     printer.finish();
-    // As ripgrep, --json's summary counts only the files with a match; --stats counts all.
-    if ((print_.json && printer.lines() > 0) || (args_.stats && !print_.json)) {
+    // As ripgrep, --json's summary counts only the files with a match; --stats counts all, and
+    // so does --json -q (ripgrep's summary printer then counts, with its statistics on).
+    const bool json_counts_all = print_.json && args_.quiet;
+    if ((print_.json && !json_counts_all && printer.lines() > 0) ||
+        (args_.stats && (!print_.json || json_counts_all))) {
       Stats file;
       // A search cut short (-m, binary data) says where it stopped, as ripgrep counts.
       const std::uint64_t searched_bytes =

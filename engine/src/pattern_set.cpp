@@ -1417,7 +1417,14 @@ void append_group(std::string& out, const pcre2_code* code, pcre2_match_data* md
     std::string key(name);
     number = pcre2_substring_number_from_name(code, reinterpret_cast<PCRE2_SPTR>(key.c_str()));
   }
-  if (number < 0 || static_cast<std::uint32_t>(number) >= pcre2_get_ovector_count(md)) return;
+  // A group the pattern lacks expands to nothing. The match data may hold more pairs than the
+  // pattern has groups (it is sized for the largest pattern), and those pairs are stale.
+  std::uint32_t groups = 0;
+  pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &groups);
+  if (number < 0 || static_cast<std::uint32_t>(number) > groups ||
+      static_cast<std::uint32_t>(number) >= pcre2_get_ovector_count(md)) {
+    return;
+  }
   const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
   const auto group = static_cast<std::size_t>(number);
   PCRE2_SIZE start = ov[2 * group], end = ov[2 * group + 1];

@@ -578,13 +578,17 @@ struct Pipe {
     if (write >= 0) ::close(write);
     write = -1;
   }
-  void send(std::string_view text) const {
+  // Writes all of `text`; false when a write fails. Safe on any thread (no Catch2 assertion:
+  // Catch2 is not thread-safe).
+  [[nodiscard]] bool try_send(std::string_view text) const {
     while (!text.empty()) {
       ssize_t n = ::write(write, text.data(), text.size());
-      REQUIRE(n > 0);
+      if (n <= 0) return false;
       text.remove_prefix(static_cast<std::size_t>(n));
     }
+    return true;
   }
+  void send(std::string_view text) const { REQUIRE(try_send(text)); }
 };
 
 // McpServer::run on its own thread between two pipes: a test writes to `in` and reads `out`.
@@ -697,17 +701,20 @@ TEST_CASE("the stdio loop skips an oversized line without buffering it and carri
   StdioLoop loop(server);
   Pipe& in = loop.in;
   Pipe& out = loop.out;
+  std::atomic<bool> sent_all{true};
   std::thread writer([&] {
     // 1 MiB on one line, in pieces, then a normal message and a last line without '\n'.
     std::string piece(64 << 10, 'x');
-    in.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"p\":\"");
-    for (int i = 0; i < 16; ++i) in.send(piece);
-    in.send("\"}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n");
-    in.send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
+    bool ok = in.try_send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"p\":\"");
+    for (int i = 0; i < 16; ++i) ok = ok && in.try_send(piece);
+    ok = ok && in.try_send("\"}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n");
+    ok = ok && in.try_send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
+    sent_all = ok;
     in.close_write();
   });
   std::vector<std::string> lines = read_lines(out.read, 3);
   writer.join();
+  CHECK(sent_all);
   CHECK(loop.finish() == 0);
   REQUIRE(lines.size() == 3);
   CHECK(error_code(lines[0]) == -32600);
@@ -740,12 +747,16 @@ TEST_CASE("the stdio loop answers many concurrent calls exactly once each", "[ag
   StdioLoop loop(server);
   Pipe& in = loop.in;
   Pipe& out = loop.out;
+  std::atomic<bool> sent_all{true};
   std::thread writer([&] {
-    for (int i = 0; i < 200; ++i) in.send(call_line(std::to_string(i), "echo", "{}") + "\n");
+    for (int i = 0; i < 200 && sent_all; ++i) {
+      sent_all = in.try_send(call_line(std::to_string(i), "echo", "{}") + "\n");
+    }
     in.close_write();
   });
   std::vector<std::string> lines = read_lines(out.read, 200);
   writer.join();
+  CHECK(sent_all);
   CHECK(loop.finish() == 0);
   REQUIRE(lines.size() == 200);
   std::vector<int> seen(200, 0);
@@ -868,9 +879,14 @@ TEST_CASE("a flood of calls past the in-flight bound gets busy errors at once, i
   constexpr int kFlood = 2000;
   const std::string padding(32 << 10, 'p');
   const long rss_before = ctx::testing::proc_status_kib("VmRSS");
+  std::atomic<bool> sent_all{true};
   std::thread sender([&] {
-    for (int i = 0; i < kFlood; ++i) {
-      in.send(call_line(std::to_string(100 + i), "echo", R"({"pad":")" + padding + R"("})") + "\n");
+    for (int i = 0; i < kFlood && sent_all; ++i) {
+      if (!in.try_send(
+              call_line(std::to_string(100 + i), "echo", R"({"pad":")" + padding + R"("})") +
+              "\n")) {
+        sent_all = false;
+      }
     }
   });
   LineSource replies(out.read);
@@ -891,6 +907,7 @@ TEST_CASE("a flood of calls past the in-flight bound gets busy errors at once, i
   CHECK_FALSE(backend.saw_cancel.load());
   CHECK(backend.calls.load() == 2);
   sender.join();
+  CHECK(sent_all);
   std::string cancels;
   for (int i = 0; i < 5; ++i) cancels += cancel_line(std::to_string(i)) + "\n";
   in.send(cancels);
@@ -1087,14 +1104,16 @@ TEST_CASE("the stdio loop runs real tools on every worker at once, with cancella
     script += call_line(std::to_string(100 + i), tool, args) + "\n";
     if (i % 5 == 4) script += cancel_line(std::to_string(100 + i - 1)) + "\n";
   }
+  std::atomic<bool> sent_all{true};
   std::thread sender([&] {
-    in.send(script);
+    sent_all = in.try_send(script);
     in.close_write();
   });
   // Read until the loop is done (cancelled calls may get no answer, so the count is unknown).
   std::vector<std::string> lines;
   std::thread reader([&] { lines = read_lines(out.read, kRounds + 10); });
   sender.join();
+  CHECK(sent_all);
   const int status = loop.finish();
   reader.join();
   CHECK(status == 0);

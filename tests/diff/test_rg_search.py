@@ -16,7 +16,8 @@ files, binary files (a NUL byte early, or late: beyond the first 64 KiB), UTF-8 
 Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with a UTF-8 BOM.
 
 Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b
---count-matches --files-without-match -H -I --null --heading, -U (with patterns that span lines:
+--count-matches --files-without-match -H -I --null --heading -a --binary -q, -r/--replace (groups
+numbered, named, missing; `$$`), -U (with patterns that span lines:
 ML_PATTERNS) --multiline-dotall, -M N --max-columns-preview, --trim, -A/-B/-C N, --json,
 --vimgrep, --stats (durations masked: --json's elapsed fields, --stats' seconds lines),
 --color=always with --colors specs; patterns: literals, a literal dot,
@@ -68,6 +69,9 @@ Environment:
   CTX_SEARCH_SHRINK      max failures to shrink (default 3)
   CTX_SEARCH_SHRINK_BUDGET  seconds for shrinking in all (default 30)
   CTX_SEARCH_VERBOSE     print every XFAIL
+  CTX_SEARCH_DUMP        a directory: each reported case's files are also written under it
+                         (DIR/case-N/, the -f file as DIR/case-N.patterns) to replay the
+                         printed command there
   CTX_STRICT             open ctxsearch bugs fail instead of XFAIL
   RG13, RG14             oracle binaries
 """
@@ -98,6 +102,7 @@ TIME_BUDGET_S = float(os.environ.get("CTX_SEARCH_TIME_BUDGET", "100"))
 SHRINK_MAX = int(os.environ.get("CTX_SEARCH_SHRINK", "3"))
 SHRINK_BUDGET_S = float(os.environ.get("CTX_SEARCH_SHRINK_BUDGET", "30"))
 VERBOSE = bool(os.environ.get("CTX_SEARCH_VERBOSE"))
+DUMP_DIR = os.environ.get("CTX_SEARCH_DUMP")
 STRICT = bool(os.environ.get("CTX_STRICT"))
 TIMEOUT_S = 60
 
@@ -309,6 +314,8 @@ PATTERNS = [
     "a.b", "a\\.b", "foo.bar", "4.5", "foo()",
     # alternations
     "foo|bar", "foo|αβγ", "ba(r|z)", "qux|中文|мир", "(foo|bar)baz", "FOO|x",
+    # groups for -r: a named one, an optional one that may not take part
+    "(?P<w>fo+)|bar", "(a)?b(c)",
     # classes
     "[fb]oo", "[^a-z ]+", "[0-9]+", "[[:upper:]]+", "[α-ω]+", "[A-Z][a-z]+", "\\d+", "\\s+$",
     "[ks]", "[A-Z]+",
@@ -340,7 +347,12 @@ OUTPUT_MODES = ["lines"] * 8 + ["-c", "-l", "--files-without-match", "--count-ma
 
 BOOL_FLAGS = [("-n", 0.35), ("-i", 0.2), ("-w", 0.15), ("-x", 0.07), ("-F", 0.12), ("-v", 0.12),
               ("-S", 0.1), ("-s", 0.04), ("-P", 0.1), ("--column", 0.12), ("-b", 0.1), ("-H", 0.1),
-              ("-I", 0.08), ("--null", 0.08), ("--heading", 0.04)]
+              ("-I", 0.08), ("--null", 0.08), ("--heading", 0.04), ("-a", 0.07), ("-q", 0.04),
+              ("--binary", 0.05)]
+
+# -r/--replace texts: literal text, the empty text, the whole match, numbered and named groups
+# (also ones the pattern lacks: they expand to nothing), braces, an escaped dollar.
+REPLACEMENTS = ["X", "", "[$0]", "<$1>", "${1}_", "$2", "$$", "$w|", "${w}", "é$1é"]
 
 
 class Case:
@@ -440,6 +452,8 @@ def gen_case(rng, tree):
         flags.append(rng.choice(["--json", "--json", "--vimgrep"]))
     if rng.random() < 0.04:
         flags.append("--stats")
+    if rng.random() < 0.1:
+        flags.append("--replace=" + rng.choice(REPLACEMENTS))
     if rng.random() < 0.12:
         flags += ["-m", str(rng.choice([0, 1, 1, 2, 3]))]
     if rng.random() < 0.08:  # after the leading --color never, so it wins
@@ -460,6 +474,10 @@ def gen_case(rng, tree):
         how, patterns = "e", [rng.choice(pool) for _ in range(rng.randint(2, 3))]
     else:
         how, patterns = "f", [rng.choice(pool) for _ in range(rng.randint(1, 3))]
+    # --vimgrep prints a whole line per match: with an empty-matching pattern that is a line per
+    # byte, gigabytes for the long-line files (both tools print them; the test cannot hold them).
+    if "--vimgrep" in flags and any(can_match_empty(p) for p in patterns):
+        flags[flags.index("--vimgrep")] = "--json"
     files = sorted(tree.files)
     dirs = tree.dirs()
     r = rng.random()
@@ -653,6 +671,11 @@ KNOWN_RG13_BUGS = [
     ("pcre2-binary",
      "-P on a binary file: rg 13 stops reporting lines at a different point",
      lambda c: c.has("-P") and searches_binary(c)),
+    ("multiline-replace",
+     "-U with --replace: rg 13 prints the lines of a match that spans lines again after the "
+     "replaced text, or bytes of the line after it (`-U -r '[$0]' '^\\s*$\\n'` prints `]n`); "
+     "rg 14 prints the replaced lines once",
+     lambda c: c.has("-U") and any(f.startswith("--replace") for f in c.flags)),
 ]
 
 
@@ -668,6 +691,13 @@ def map_files(case, fn):
 
 def drop_flags(case, *names):
     return case.copy(flags=[f for f in case.flags if f not in names])
+
+
+def drop_max_count(case):
+    """`case` without "-m N" (kept as two adjacent items)."""
+    f = list(case.flags)
+    i = f.index("-m")
+    return case.copy(flags=f[:i] + f[i + 2:])
 
 
 def has_empty_line(data):
@@ -704,6 +734,13 @@ OPEN_BUGS = [
      "printer does)",
      lambda c: uses_word_boundary(c) and line_starts_with_continuation(c),
      lambda c: map_files(c, lambda d: re.sub(rb"\n[\x80-\xbf]+", b"\n?", d))),
+    ("multiline-max-count-summary",
+     "-U -m N with -c or --count-matches: where matches are adjacent or several share a block, "
+     "rg 14 stops at another block than ctxsearch (`-U --count-matches -m 2 'bar$'` on "
+     "`bar\\nbar\\n\\nbar` counts 2, ctxsearch 3: it joins the first two lines into one block "
+     "before counting; `-U -w -c -m 3 '[\\s\\S]{3}'`: 3 vs 4)",
+     lambda c: c.has("-U") and "-m" in c.flags and c.has("-c", "--count-matches"),
+     lambda c: drop_max_count(c)),
 ]
 
 
@@ -865,9 +902,31 @@ def stdout_diff(exp, got, limit=16):
     return "\n".join("    " + l for l in lines)
 
 
+def dump_tree(tree):
+    """Writes `tree`'s files under a new DUMP_DIR/case-N/ and returns that directory."""
+    n = 0
+    while os.path.exists(os.path.join(DUMP_DIR, "case-%d" % n)):
+        n += 1
+    root = os.path.join(DUMP_DIR, "case-%d" % n)
+    for p, d in tree.files.items():
+        full = os.path.join(root, p)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(d)
+    os.makedirs(root, exist_ok=True)
+    return root
+
+
 def report(case, exp, got, oracle_name, subject_name="ctxsearch"):
     print(case.describe())
     print(case.tree.describe())
+    if DUMP_DIR:
+        root = dump_tree(case.tree)
+        if case.how == "f":
+            with open(root + ".patterns", "wb") as f:
+                f.write(pattern_file_bytes(case.patterns))
+        print("  files written to %s%s" % (root, " (-f file: %s.patterns)" % root
+                                          if case.how == "f" else ""))
     print("  expected (%s): %s" % (oracle_name, show(exp)))
     print("  got (%s): %s" % (subject_name, show(got)))
     if exp.stdout != got.stdout and len(exp.stdout) + len(got.stdout) > 400:
