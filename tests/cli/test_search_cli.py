@@ -547,6 +547,13 @@ golden_ml("-U with an anchor is multiline mode (-o of ^ prints nothing, as rg)",
           ["-U", "-o", "^", "m/a.txt"], b"", 0)
 golden_ml("-U -r replaces across lines", ["-U", "-r", "<$0>", "o\\nb", "m/a.txt"],
           b"fo<o\nb>ar baz\n  indented fo<o\nb>arx\n", 0)
+golden_ml("-r: a group the pattern lacks expands to nothing", ["-r", "<$1|${2}>", "ba(r|z)",
+                                                                "m/a.txt"],
+          b"<r|> <z|>\nfoo <r|>\n<r|>x\n", 0)
+golden_ml("-M measures the replaced text without its line terminator",
+          ["-M", "5", "-r", "[$0]", "qux", "m/a.txt"], b"[qux]\n", 0)
+golden_ml("-U -q -v: the lines of an inverted multiline search hold no match (as rg 14)",
+          ["-U", "-q", "-v", "o\\nb", "m/a.txt"], b"", 1)
 
 golden_ml("-M omits longer lines (the terminator counts)", ["-M", "10", "-n", "o", "m/a.txt"],
           b"1:foo\n3:foo bar\n5:foo\n6:[Omitted long matching line]\n", 0)
