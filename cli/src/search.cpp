@@ -355,10 +355,10 @@ class FilePrinter final : public engine::LineSink {
       w_.replaced_spans.push_back(engine::MatchSpan{from, w_.replaced.size()});
       at = m.end;
     }
-    // The line terminator after the last match is not part of the replaced text, as in
-    // ripgrep's replacer (so -M measures the replaced text alone); the writers add it back.
+    // Line by line, the line terminator after the last match is not part of the replaced text,
+    // as in ripgrep's replacer (so -M measures the replaced text alone); the writers add it back.
     std::string_view rest = bytes.substr(std::min(at, bytes.size()));
-    if (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
+    if (!multi() && !rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
     w_.replaced.append(rest);
   }
 
@@ -430,7 +430,12 @@ class FilePrinter final : public engine::LineSink {
       prefix(u, u.line_number + n, ms.front().start + 1, u.offset + line.start);
       ++n;
       trim_ascii_prefix(u.bytes, line);
-      if (exceeds(line.size())) {
+      // ripgrep measures -r's replaced text without its line terminator.
+      const bool replaced = u.matches == &w_.replaced_spans;
+      const std::size_t measured = replaced && !line.empty() && u.bytes[line.end - 1] == '\n'
+                                       ? line.size() - 1
+                                       : line.size();
+      if (exceeds(measured)) {
         write_exceeded_line(u, u.bytes, line, ms, midx);
       } else {
         write_colored_matches(u.bytes, line, ms, midx);
