@@ -142,11 +142,16 @@ class FilePrinter final : public engine::LineSink {
           p_.output == Args::Output::kCount || p_.output == Args::Output::kCountMatches;
       // In multiline mode ripgrep's summaries (-c, -l, -q, ...) count matches, not lines.
       if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
+      if (multi()) {
+        // ripgrep's summary printer: -m counts the matches of each block (the lines of an
+        // inverted search hold none), and -l and -q quit at the first block unless --stats.
+        if (limit_ && matches_ >= *limit_) return engine::Flow::kStop;
+        const bool quit_early = p_.output == Args::Output::kFilesWithMatches || p_.quiet;
+        return quit_early && !p_.stats ? engine::Flow::kStop : engine::Flow::kContinue;
+      }
       // ripgrep's --files-without-match reads on (binary data found later drops the file).
-      // In multiline mode the lines of an inverted search hold no match, so ripgrep's summary
-      // printers never quit on them.
       const bool read_on =
-          counting || p_.stats || (multi() && invert_) ||
+          counting || p_.stats ||
           (p_.output == Args::Output::kFilesWithoutMatch && !convert_ && !p_.quiet);
       return read_on ? engine::Flow::kContinue : engine::Flow::kStop;
     }
@@ -268,6 +273,8 @@ class FilePrinter final : public engine::LineSink {
 
   void set_convert(bool c) { convert_ = c; }
   void set_invert(bool v) { invert_ = v; }
+  // -m when this printer counts it (the summaries in multiline mode), not the searcher.
+  void set_limit(std::optional<std::uint64_t> limit) { limit_ = limit; }
   std::uint64_t lines() const { return lines_; }
   // Whether the file counts as matching: a reported line, or in multiline mode under -c, -l, -q
   // and the like, a match (an inverted block has none), as ripgrep's summary printer.
@@ -771,6 +778,7 @@ class FilePrinter final : public engine::LineSink {
   std::uint64_t matches_ = 0;
   bool convert_ = false;  // BinaryMode::kConvert (else kQuit or kText)
   bool invert_ = false;
+  std::optional<std::uint64_t> limit_;
   bool heading_done_ = false;
   bool in_color_ = false;
   std::uint64_t color_bytes_ = 0;  // escape sequences written (not in --stats' bytes printed)
@@ -829,17 +837,16 @@ class Search {
     FilePrinter printer(print_, patterns_, w, shown, stream);
     printer.set_convert(options.binary == engine::BinaryMode::kConvert);
     printer.set_invert(options.invert);
-    // ripgrep's summary printers (-c, -l, --files-without-match, ...) count -m in matches when a
-    // pattern can match a line feed, and the lines of an inverted search hold none: -m never
-    // stops them there (the search reads on, and may quit at binary data).
-    const bool inverted_blocks_count_nothing =
-        print_.multiline && options.invert &&
-        (print_.output != Args::Output::kLines || args_.quiet);
-    if (inverted_blocks_count_nothing && options.max_count && *options.max_count > 0) {
+    // When a pattern can match a line feed, ripgrep's summary printers (-c, -l, -q, ...) count
+    // -m in the matches of each block and decide when to quit: the printer holds the limit.
+    const bool printer_limits =
+        print_.multiline && (print_.output != Args::Output::kLines || args_.quiet);
+    if (printer_limits) {
+      printer.set_limit(options.max_count);
       options.max_count.reset();
     }
     // -q stops at the first match, unless --stats wants the totals of a whole search (as rg).
-    if (args_.quiet && !options.max_count && !args_.stats && !inverted_blocks_count_nothing) {
+    if (args_.quiet && !options.max_count && !args_.stats && !printer_limits) {
       options.max_count = 1;
     }
     std::uint64_t total_bytes = bytes->size();

@@ -552,6 +552,8 @@ golden_ml("-r: a group the pattern lacks expands to nothing", ["-r", "<$1|${2}>"
           b"<r|> <z|>\nfoo <r|>\n<r|>x\n", 0)
 golden_ml("-M measures the replaced text without its line terminator",
           ["-M", "5", "-r", "[$0]", "qux", "m/a.txt"], b"[qux]\n", 0)
+golden("-U --count-matches -m counts the matches of each block (as rg 14's summary printer)",
+       ["-U", "--count-matches", "-m", "2", "bar$"], b"2\n", 0, stdin=b"bar\nbar\n\nbar\n")
 golden_ml("-U -q -v: the lines of an inverted multiline search hold no match (as rg 14)",
           ["-U", "-q", "-v", "o\\nb", "m/a.txt"], b"", 1)
 

@@ -693,13 +693,6 @@ def drop_flags(case, *names):
     return case.copy(flags=[f for f in case.flags if f not in names])
 
 
-def drop_max_count(case):
-    """`case` without "-m N" (kept as two adjacent items)."""
-    f = list(case.flags)
-    i = f.index("-m")
-    return case.copy(flags=f[:i] + f[i + 2:])
-
-
 def has_empty_line(data):
     return data.startswith(b"\n") or b"\n\n" in data
 
@@ -734,13 +727,6 @@ OPEN_BUGS = [
      "printer does)",
      lambda c: uses_word_boundary(c) and line_starts_with_continuation(c),
      lambda c: map_files(c, lambda d: re.sub(rb"\n[\x80-\xbf]+", b"\n?", d))),
-    ("multiline-max-count-summary",
-     "-U -m N with -c or --count-matches: where matches are adjacent or several share a block, "
-     "rg 14 stops at another block than ctxsearch (`-U --count-matches -m 2 'bar$'` on "
-     "`bar\\nbar\\n\\nbar` counts 2, ctxsearch 3: it joins the first two lines into one block "
-     "before counting; `-U -w -c -m 3 '[\\s\\S]{3}'`: 3 vs 4)",
-     lambda c: c.has("-U") and "-m" in c.flags and c.has("-c", "--count-matches"),
-     lambda c: drop_max_count(c)),
 ]
 
 
