@@ -284,7 +284,10 @@ class FilePrinter final : public engine::LineSink {
   // Whether the file makes the search succeed (exit 0), as ripgrep's printers say: a summary
   // dropped for binary data has no match, except that --files-without-match then counts it.
   bool succeeded() const {
-    if (p_.output == Args::Output::kFilesWithoutMatch) return summary_squashed() || !has_match();
+    // Under -q ripgrep reports whether a match was found, whatever the output mode.
+    if (p_.output == Args::Output::kFilesWithoutMatch && !p_.quiet) {
+      return summary_squashed() || !has_match();
+    }
     return has_match() && !summary_squashed();
   }
   // The bytes searched as ripgrep counts them (after a BOM is dropped, UTF-16 transcoded; where

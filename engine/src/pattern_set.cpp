@@ -922,9 +922,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
                                                               options.multiline_dotall);
       }
+      // Rust's (?m)^ also matches after a line feed that ends the haystack (an empty match
+      // there is ripgrep's "empty block": its before-context prints); PCRE2's only with
+      // ALT_CIRCUMFLEX. -P keeps PCRE2's own reading, as rg -P does.
+      const std::uint32_t circumflex = options.pcre2 ? 0U : PCRE2_ALT_CIRCUMFLEX;
       CTX_TRY_ASSIGN(impl->ml_re,
                      compile_pcre2(scan_regex,
-                                   pcre_flags | PCRE2_MULTILINE |
+                                   pcre_flags | PCRE2_MULTILINE | circumflex |
                                        (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
                                        (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U) | limit_flag,
                                    scan_regex));

@@ -671,6 +671,14 @@ KNOWN_RG13_BUGS = [
     ("pcre2-binary",
      "-P on a binary file: rg 13 stops reporting lines at a different point",
      lambda c: c.has("-P") and searches_binary(c)),
+    ("json-quiet",
+     "--json with -q: rg 13 prints nothing; rg 14 prints the closing summary message, its "
+     "statistics counting every file searched",
+     lambda c: c.has("--json") and c.has("-q")),
+    ("max-count-zero-pattern",
+     "-m 0: rg 14 exits 1 before it compiles the pattern, so a pattern that is an error (a line "
+     "feed without -U) is none; rg 13 reports it (exit 2)",
+     lambda c: "-m" in c.flags and c.flags[c.flags.index("-m") + 1] == "0"),
     ("multiline-replace",
      "-U with --replace: rg 13 prints the lines of a match that spans lines again after the "
      "replaced text, or bytes of the line after it (`-U -r '[$0]' '^\\s*$\\n'` prints `]n`); "
@@ -737,11 +745,15 @@ RG_QUIRKS = [
      "rg 13 and 14 with -P find no match in an empty line (other than one at the very start of "
      "the file) for --column, -o and --count-matches, though the line is reported: "
      "`rg --column -P '^$'` on `\\n\\n\\n` prints `1:1:`, `2:`, `3:`; `--count-matches -P '^$'` on "
-     "`a\\n\\n\\nb\\n` prints 0 (without -P: 2, as ctxsearch)",
-     lambda c: c.has("-P") and c.has("--column", "-o", "--count-matches", "--stats", "--vimgrep")
+     "`a\\n\\n\\nb\\n` prints 0 (without -P: 2, as ctxsearch); -r leaves such a line as it is, --json gives it no "
+     "submatches",
+     lambda c: c.has("-P") and (c.has("--column", "-o", "--count-matches", "--stats", "--vimgrep",
+                                      "--json")
+                                or any(f.startswith("--replace") for f in c.flags))
      and any(can_match_empty(p) for p in c.patterns)
      and any(has_empty_line(c.tree.files[p]) for p in c.searched_files()),
-     lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep")),
+     lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep", "--json",
+                          *[f for f in c.flags if f.startswith("--replace")])),
 ]
 
 
