@@ -554,6 +554,10 @@ golden_ml("-M measures the replaced text without its line terminator",
           ["-M", "5", "-r", "[$0]", "qux", "m/a.txt"], b"[qux]\n", 0)
 golden("-U --count-matches -m counts the matches of each block (as rg 14's summary printer)",
        ["-U", "--count-matches", "-m", "2", "bar$"], b"2\n", 0, stdin=b"bar\nbar\n\nbar\n")
+golden("-U: ^$ matches after the final line feed (an empty block: its before-context prints)",
+       ["-U", "-B1", "^$"], b"barx\n", 1, stdin=b"foo\nbarx\n")
+golden("-q overrides --files-without-match: exit 0 only when something matched",
+       ["-q", "--files-without-match", "zzz"], b"", 1, stdin=b"foo\n")
 golden_ml("-U -q -v: the lines of an inverted multiline search hold no match (as rg 14)",
           ["-U", "-q", "-v", "o\\nb", "m/a.txt"], b"", 1)
 
