@@ -104,8 +104,9 @@ TEST_CASE("the estimator charges non-ASCII bytes half a token, 4-byte characters
 
 namespace {
 
-// The estimator's definition, run by run (the counter itself steps a state machine over four
-// line-aligned parts of the text at once): the half tokens of each maximal run of one byte class.
+// The estimator's definition, run by run (the counter steps a state machine over four
+// line-aligned parts of a text of 256 bytes or more at once): the half tokens of each maximal run
+// of one byte class.
 std::size_t reference_count(std::string_view text) {
   auto cls = [](unsigned char c) {
     if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return 0;  // letter
