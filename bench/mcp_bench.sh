@@ -21,7 +21,8 @@
 #       (utime+stime), for ping, list_directory (ours at depth 1 with every entry shown, and by
 #       default; theirs list_directory and list_directory_with_sizes), read_file vs
 #       read_text_file (ours whole and by default), file_info vs get_file_info, find_files vs
-#       search_files; plus the CLI's CPU for the find (`ctxsearch --files -g`, hyperfine).
+#       search_files; plus the CLI's CPU for the find (`ctxsearch --files -g`, hyperfine) and
+#       the kernel's floor of listing DIR with sizes (bench/list_floor beside CTXSEARCH's build).
 #       Output: OUTDIR/lean.md, lean.json
 #   -R  lean rounds (default 5; servers alternate which goes first)
 #   -N  lean timed calls per cheap query and round (default 1000; ping 3x, finds far fewer)
@@ -157,6 +158,12 @@ EOF
       console.log("\nCLI `ctxsearch --files -g` (10 runs): wall median " + (r.median * 1000).toFixed(1) +
         " ms, CPU (user+system, mean) " + ((r.user + r.system) * 1000).toFixed(1) + " ms");' \
       "$OUT/cli-lean-find.json" | tee -a "$OUT/lean.md"
+  fi
+  # The kernel's floor of listing DIR with sizes (bench/list_floor, built with the release preset).
+  FLOOR=$(dirname "$CTX_FROM")/bench/list_floor
+  if [ -x "$FLOOR" ]; then
+    { echo; echo "Floor of a sized listing of $DIR (bench/list_floor, 3 runs):"
+      for _ in 1 2 3; do "$FLOOR" "$CORPUS/$DIR" 500 | sed -n 1p; done; } | tee -a "$OUT/lean.md"
   fi
   uptime | tee -a "$OUT/env.txt" >&2
   echo "mcp_bench: results in $OUT" >&2
