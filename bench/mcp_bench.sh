@@ -6,7 +6,8 @@
 # commands), and each server's RSS before and after many calls. A benchmark, not a timed test.
 #
 # usage: bench/mcp_bench.sh [-x CTXSEARCH] [-n RUNS] [-c RSS_CALLS] [-s STEP] [-r] [-o OUTDIR]
-#                           [-g GLOB] [-p PATTERN] [-d DIR] [-f FILE] CORPUS_DIR
+#                           [-L] [-R ROUNDS] [-N CALLS] [-g GLOB] [-p PATTERN] [-d DIR] [-f FILE]
+#                           CORPUS_DIR
 #   -x  ctxsearch binary (default: build/release/ctxsearch of this checkout)
 #   -n  timed calls per query and server (default 9; medians)   -c  calls for RSS (default 10000)
 #   -s  RSS series: read the server's RSS after every STEP calls of the RSS run (default 1000)
@@ -15,9 +16,20 @@
 #   -w  with -r: a wide RSS mix, four calls per top-level directory of the corpus (list_directory
 #       depth 2, find_files '**/*.md', search_files 'TODO' max_results 20, file_info), so the
 #       session's caches (compiled ignore files, search results) fill up to their bounds
+#   -L  the lean run instead (bench/mcp_lean.py, no SDK): each server's own cost per call,
+#       round-trip latency (median, p90) and the server process's CPU time per call
+#       (utime+stime), for ping, list_directory (ours at depth 1 with every entry shown, and by
+#       default; theirs list_directory and list_directory_with_sizes), read_file vs
+#       read_text_file (ours whole and by default), file_info vs get_file_info, find_files vs
+#       search_files; plus the CLI's CPU for the find (`ctxsearch --files -g`, hyperfine) and
+#       the kernel's floor of listing DIR with sizes (bench/list_floor beside CTXSEARCH's build).
+#       Output: OUTDIR/lean.md, lean.json
+#   -R  lean rounds (default 5; servers alternate which goes first)
+#   -N  lean timed calls per cheap query and round (default 1000; ping 3x, finds far fewer)
 #   -o  output directory (default /tmp/mcp-bench-<time>)
 #   -g  find glob (default '**/Makefile.am')      -p  search regex (default 'CURLOPT_[A-Z_]*TIMEOUT')
-#   -d  directory to list (default: the corpus's first subdirectory)
+#   -d  directory to list (default: the corpus's first subdirectory; with -L the directory of
+#       depth <= 2 with the most entries)
 #   -f  file to read (default: the first *.c of 8-24 KiB under the corpus, sorted)
 # env: CTXSEARCH_NPM_DIR (default ~/.cache/ctxsearch/npm; the SDK and server-filesystem are
 #      installed there on first use, never inside the repository)
@@ -34,13 +46,14 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
-CTX=$REPO/build/release/ctxsearch RUNS=9 RSS_CALLS=10000 STEP=1000 RSS_ONLY=0 WIDE=0 OUT='' GLOB='**/Makefile.am'
+CTX=$REPO/build/release/ctxsearch RUNS=9 RSS_CALLS=10000 STEP=1000 RSS_ONLY=0 WIDE=0 LEAN=0 ROUNDS=5 LEAN_CALLS=1000 OUT='' GLOB='**/Makefile.am'
 PATTERN='CURLOPT_[A-Z_]*TIMEOUT' DIR='' FILE=''
 NPM_DIR=${CTXSEARCH_NPM_DIR:-$HOME/.cache/ctxsearch/npm}
 usage() { awk 'NR>1 && /^#/{sub(/^# ?/,""); print; next} NR>1{exit}' "$0"; exit 2; }
 while [ $# -gt 0 ]; do case $1 in
   -x) CTX=$2; shift 2;; -n) RUNS=$2; shift 2;; -c) RSS_CALLS=$2; shift 2;; -o) OUT=$2; shift 2;;
   -s) STEP=$2; shift 2;; -r) RSS_ONLY=1; shift;; -w) WIDE=1; shift;;
+  -L) LEAN=1; shift;; -R) ROUNDS=$2; shift 2;; -N) LEAN_CALLS=$2; shift 2;;
   -g) GLOB=$2; shift 2;; -p) PATTERN=$2; shift 2;; -d) DIR=$2; shift 2;; -f) FILE=$2; shift 2;;
   -h|--help) usage;; -*) usage;; *) break;; esac; done
 [ $# -eq 1 ] || usage
@@ -55,6 +68,10 @@ command -v npm >/dev/null || die "npm is required"
 [ "$STEP" -ge 1 ] 2>/dev/null || die "-s must be >= 1"
 [ "$RSS_ONLY" = 0 ] || [ "$RSS_CALLS" -ge 1 ] 2>/dev/null || die "-r needs -c >= 1"
 [ "$WIDE" = 0 ] || [ "$RSS_ONLY" = 1 ] || die "-w goes with -r"
+[ "$LEAN" = 0 ] || [ "$RSS_ONLY" = 0 ] || die "-L and -r are separate runs"
+[ "$LEAN" = 0 ] || command -v python3 >/dev/null || die "-L needs python3"
+[ "$ROUNDS" -ge 1 ] 2>/dev/null || die "-R must be >= 1"
+[ "$LEAN_CALLS" -ge 10 ] 2>/dev/null || die "-N must be >= 10"
 OUT=$(realpath -m "${OUT:-${TMPDIR:-/tmp}/mcp-bench-$(date +%Y%m%d-%H%M%S)}"); mkdir -p "$OUT"
 export LC_ALL=C.UTF-8
 
@@ -72,6 +89,11 @@ pkgver() { node -e "console.log(require(process.argv[1]).version)" "$NPM_DIR/nod
 
 FILES=$(find "$CORPUS" -type f | wc -l)
 [ "$FILES" -ge 40000 ] || echo "mcp_bench: warning: $CORPUS has $FILES files (the comparison is meant for >= 40k)" >&2
+if [ -z "$DIR" ] && [ "$LEAN" = 1 ]; then  # the biggest directory near the top
+  DIR=$(cd "$CORPUS" && find . -mindepth 1 -maxdepth 2 -type d ! -path '*/.*' | sort |
+    while IFS= read -r d; do echo "$(find "$d" -mindepth 1 -maxdepth 1 | wc -l) $d"; done |
+    sort -k1,1nr -k2 | head -1 | sed 's|^[0-9]* \./||')
+fi
 [ -n "$DIR" ] || DIR=$(cd "$CORPUS" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' | sort | head -1 | sed 's|^\./||')
 [ -n "$FILE" ] || FILE=$(cd "$CORPUS" && find . -path '*/.git' -prune -o -type f -name '*.c' -size +8k -size -24k -print | sort | head -1 | sed 's|^\./||')
 [ -n "$DIR" ] && [ -n "$FILE" ] || die "could not pick a directory and a file to read; pass -d and -f"
@@ -82,9 +104,71 @@ FILE_DIR=$(dirname "$FILE")
   echo "ctxsearch: $CTX_FROM (sha256 $(sha256sum "$CTX" | cut -c1-12))"
   echo "node: $(node --version); sdk $(pkgver @modelcontextprotocol/sdk); server-filesystem $(pkgver @modelcontextprotocol/server-filesystem)"
   echo "corpus: $CORPUS ($FILES files)"; echo "glob: $GLOB; pattern: $PATTERN; dir: $DIR; file: $FILE"
-  echo "runs: $RUNS per query; rss calls: $RSS_CALLS (series step $STEP)$([ "$RSS_ONLY" = 1 ] && echo '; RSS run only')$([ "$WIDE" = 1 ] && echo '; wide mix')"
+  [ "$LEAN" = 0 ] || echo "lean: $ROUNDS rounds, $LEAN_CALLS calls per cheap query"
+  [ "$LEAN" = 1 ] || echo "runs: $RUNS per query; rss calls: $RSS_CALLS (series step $STEP)$([ "$RSS_ONLY" = 1 ] && echo '; RSS run only')$([ "$WIDE" = 1 ] && echo '; wide mix')"
 } > "$OUT/env.txt"
 cat "$OUT/env.txt" >&2
+
+json() { node -e 'console.log(JSON.stringify(process.argv[1]))' "$1"; }  # a JSON string literal
+ABS=$CORPUS
+
+if [ "$LEAN" = 1 ]; then
+  # Pairs: the nearest equivalents (see the header); "#" keys are variants of one server.
+  PINGS=$((LEAN_CALLS * 3))
+  cat > "$OUT/spec-lean.json" <<EOF
+{"rounds": $ROUNDS, "warmup": 20,
+ "servers": {"ctxsearch": [$(json "$CTX"), "mcp", "--root", $(json "$CORPUS")],
+             "filesystem": ["node", $(json "$FS_SERVER"), $(json "$CORPUS")]},
+ "queries": [
+  {"name": "ping", "calls": $PINGS, "per_server": {
+    "ctxsearch": {"method": "ping"}, "filesystem": {"method": "ping"}}},
+  {"name": "list", "calls": $LEAN_CALLS, "per_server": {
+    "ctxsearch": {"tool": "list_directory", "label": "ctxsearch list_directory (all entries, sizes)",
+                  "args": {"path": $(json "$DIR"), "depth": 1, "max_results": 1000000, "max_tokens": 1000000}},
+    "ctxsearch#default": {"tool": "list_directory", "label": "ctxsearch list_directory (defaults)",
+                          "args": {"path": $(json "$DIR")}},
+    "filesystem": {"tool": "list_directory", "args": {"path": $(json "$ABS/$DIR")}},
+    "filesystem#sizes": {"tool": "list_directory_with_sizes", "args": {"path": $(json "$ABS/$DIR")}}}},
+  {"name": "read", "calls": $LEAN_CALLS, "per_server": {
+    "ctxsearch": {"tool": "read_file", "label": "ctxsearch read_file (whole file)",
+                  "args": {"path": $(json "$FILE"), "max_tokens": 1000000}},
+    "ctxsearch#default": {"tool": "read_file", "label": "ctxsearch read_file (defaults)",
+                          "args": {"path": $(json "$FILE")}},
+    "filesystem": {"tool": "read_text_file", "args": {"path": $(json "$ABS/$FILE")}}}},
+  {"name": "info", "calls": $LEAN_CALLS, "per_server": {
+    "ctxsearch": {"tool": "file_info", "args": {"path": $(json "$FILE")}},
+    "filesystem": {"tool": "get_file_info", "args": {"path": $(json "$ABS/$FILE")}}}},
+  {"name": "find", "warmup": 1, "per_server": {
+    "ctxsearch": {"tool": "find_files", "calls": 10,
+                  "args": {"pattern": $(json "$GLOB"), "max_results": 1000000, "max_tokens": 1000000}},
+    "filesystem": {"tool": "search_files", "calls": 2,
+                   "args": {"path": $(json "$ABS"), "pattern": $(json "$GLOB"), "excludePatterns": ["**/.git"]}}}}],
+ "ratios": [["ping", "ctxsearch", "filesystem"], ["list", "ctxsearch", "filesystem"],
+            ["list", "ctxsearch", "filesystem#sizes"], ["list", "ctxsearch#default", "filesystem#sizes"],
+            ["read", "ctxsearch", "filesystem"], ["info", "ctxsearch", "filesystem"],
+            ["find", "ctxsearch", "filesystem"]]}
+EOF
+  python3 "$HERE/mcp_lean.py" "$OUT/spec-lean.json" -o "$OUT/lean.json" -t "$OUT/lean.md" ||
+    die "the lean driver failed"
+  # The CLI's cost for the same find: wall and CPU (user+system) of one process per run.
+  if command -v hyperfine >/dev/null; then
+    (cd "$CORPUS" && hyperfine -N --warmup 1 --runs 10 --export-json "$OUT/cli-lean-find.json" \
+      "$CTX --files -g $(basename "$GLOB")" >/dev/null 2>&1) || echo "mcp_bench: hyperfine failed" >&2
+    node -e 'const r = require(process.argv[1]).results[0];
+      console.log("\nCLI `ctxsearch --files -g` (10 runs): wall median " + (r.median * 1000).toFixed(1) +
+        " ms, CPU (user+system, mean) " + ((r.user + r.system) * 1000).toFixed(1) + " ms");' \
+      "$OUT/cli-lean-find.json" | tee -a "$OUT/lean.md"
+  fi
+  # The kernel's floor of listing DIR with sizes (bench/list_floor, built with the release preset).
+  FLOOR=$(dirname "$CTX_FROM")/bench/list_floor
+  if [ -x "$FLOOR" ]; then
+    { echo; echo "Floor of a sized listing of $DIR (bench/list_floor, 3 runs):"
+      for _ in 1 2 3; do "$FLOOR" "$CORPUS/$DIR" 500 | sed -n 1p; done; } | tee -a "$OUT/lean.md"
+  fi
+  uptime | tee -a "$OUT/env.txt" >&2
+  echo "mcp_bench: results in $OUT" >&2
+  exit 0
+fi
 
 # The client: one SDK Client over stdio, a warm-up call, then RUNS timed calls per query; then
 # RSS_CALLS calls cycling through `rss_mix`, reading the server's VmRSS/VmHWM before, after every
@@ -145,7 +229,6 @@ await client.close();
 console.log(JSON.stringify(out));
 EOF
 
-json() { node -e 'console.log(JSON.stringify(process.argv[1]))' "$1"; }  # a JSON string literal
 # The RSS mix of ctxsearch: cheap calls around one file, or (-w) four calls per top-level directory.
 RSS_MIX="
   {\"tool\": \"read_file\", \"args\": {\"path\": $(json "$FILE")}},
@@ -164,7 +247,6 @@ if [ "$WIDE" = 1 ]; then
   {\"tool\": \"file_info\", \"args\": {\"path\": $(json "$top")}}"
   done < <(cd "$CORPUS" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' | sort | sed 's|^\./||')
 fi
-ABS=$CORPUS
 # ctxsearch's queries (root-relative paths) and server-filesystem's (absolute paths).
 cat > "$OUT/spec-ctxsearch.json" <<EOF
 {"runs": $RUNS, "rss_calls": $RSS_CALLS, "rss_step": $STEP, "rss_only": $([ "$RSS_ONLY" = 1 ] && echo true || echo false),

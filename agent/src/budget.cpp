@@ -1,7 +1,9 @@
 #include "ctx/agent/budget.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace ctx::agent {
@@ -19,8 +21,7 @@ constexpr ByteClass classify(unsigned char c) {
   return ByteClass::kPunct;
 }
 
-// classify() as a table: every byte of every text a tool returns is classified (read_file's
-// texts, counted whole once more by BudgetWriter::finish).
+// classify() as a table.
 constexpr std::array<ByteClass, 256> kClassTable = [] {
   std::array<ByteClass, 256> table{};
   for (std::size_t c = 0; c < table.size(); ++c) table[c] = classify(static_cast<unsigned char>(c));
@@ -29,10 +30,14 @@ constexpr std::array<ByteClass, 256> kClassTable = [] {
 
 ByteClass class_of(unsigned char c) { return kClassTable[c]; }
 
-}  // namespace
+// Texts shorter than this (the lines renderers charge one by one) are counted run by run; longer
+// ones (whole texts, counted once more by BudgetWriter::finish) by the state machine in four
+// parts, which is about twice as fast on a source file but slower on a line of 50 bytes.
+constexpr std::size_t kPartedCountBytes = 256;
 
-std::size_t EstimatingCounter::count(std::string_view text) const {
-  std::size_t halves = 0;  // half tokens
+// The half tokens of `text`, run by run: the definition as it reads.
+std::size_t count_halves_by_runs(std::string_view text) {
+  std::size_t halves = 0;
   std::size_t i = 0;
   while (i < text.size()) {
     const ByteClass cls = class_of(static_cast<unsigned char>(text[i]));
@@ -63,6 +68,117 @@ std::size_t EstimatingCounter::count(std::string_view text) const {
     }
     i = j;
   }
+  return halves;
+}
+
+// The count as a byte-at-a-time state machine: the state is the class of the run the last byte
+// ended and, for letters, digits and spaces, where in the run it is, so the half tokens a run costs
+// are charged as its bytes arrive. A letter run of L bytes costs 2 at bytes 1, 6, 11, ... (2 *
+// ceil(L / 5)), a digit run 2 at bytes 1, 4, 7, ..., a space run 1 at bytes 1 and 2; a line break
+// or punctuation byte 2, a non-ASCII byte 1 (3 for a 4-byte character's lead byte F0-F4).
+enum State : std::uint8_t {
+  kLetter0 = 0,  // .. kLetter0 + 4: a letter run's length mod 5 is 1 .. 5 (0)
+  kDigit0 = 5,   // .. kDigit0 + 2: a digit run's length mod 3 is 1 .. 3 (0)
+  kSpace1 = 8,   // a space run of 1, 2, more bytes
+  kSpace2 = 9,
+  kSpaceMore = 10,
+  kInBreak = 11,
+  kInPunct = 12,
+  kInNonAscii = 13,
+  kStart = 14,  // nothing before
+  kStateCount = 15,
+};
+
+struct Step {
+  std::uint8_t next;
+  std::uint8_t halves;
+};
+
+constexpr Step step_for(unsigned state, unsigned char c) {
+  switch (classify(c)) {
+    case ByteClass::kLetter: {
+      const unsigned next = state <= kLetter0 + 4 ? (state - kLetter0 + 1) % 5 : 0;
+      return {static_cast<std::uint8_t>(kLetter0 + next),
+              static_cast<std::uint8_t>(next == 0 ? 2 : 0)};
+    }
+    case ByteClass::kDigit: {
+      const bool in_run = state >= kDigit0 && state <= kDigit0 + 2;
+      const unsigned next = in_run ? (state - kDigit0 + 1) % 3 : 0;
+      return {static_cast<std::uint8_t>(kDigit0 + next),
+              static_cast<std::uint8_t>(next == 0 ? 2 : 0)};
+    }
+    case ByteClass::kSpace:
+      if (state == kSpace1) return {kSpace2, 1};
+      if (state == kSpace2 || state == kSpaceMore) return {kSpaceMore, 0};
+      return {kSpace1, 1};
+    case ByteClass::kBreak:
+      return {kInBreak, 2};
+    case ByteClass::kPunct:
+      return {kInPunct, 2};
+    case ByteClass::kNonAscii:
+      return {kInNonAscii, static_cast<std::uint8_t>(c >= 0xF0 && c <= 0xF4 ? 3 : 1)};
+  }
+  return {kStart, 0};
+}
+
+// step_for as a table, packed as next | halves << 4.
+constexpr std::array<std::uint8_t, kStateCount* 256> kSteps = [] {
+  std::array<std::uint8_t, kStateCount * 256> table{};
+  for (unsigned state = 0; state < kStateCount; ++state) {
+    for (unsigned c = 0; c < 256; ++c) {
+      const Step step = step_for(state, static_cast<unsigned char>(c));
+      table[state * 256 + c] = static_cast<std::uint8_t>(step.next | step.halves << 4);
+    }
+  }
+  return table;
+}();
+
+// Counts half tokens over `text` cut into four parts at line starts, one state per part stepped
+// in turn: the steps of one part depend on each other, the parts' do not. A part that starts
+// after a '\n' starts in kInBreak, the state that '\n' leaves whatever came before it, so the
+// sum is the count of the whole.
+std::size_t count_halves_parted(std::string_view text) {
+  constexpr std::size_t kParts = 4;
+  const std::size_t n = text.size();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  std::array<std::size_t, kParts + 1> cut{};
+  cut[kParts] = n;
+  for (std::size_t k = 1; k < kParts; ++k) {
+    // The first line start after max(the previous cut, k/4 of the text), else the end.
+    const std::size_t from = std::max<std::size_t>({cut[k - 1], n / kParts * k, 1});
+    const void* nl = from <= n ? std::memchr(bytes + from - 1, '\n', n - (from - 1)) : nullptr;
+    cut[k] = nl == nullptr
+                 ? n
+                 : static_cast<std::size_t>(static_cast<const unsigned char*>(nl) - bytes) + 1;
+  }
+  std::array<unsigned, kParts> state{kStart, kInBreak, kInBreak, kInBreak};
+  std::array<std::size_t, kParts> halves{};
+  std::size_t common = n;
+  for (std::size_t k = 0; k < kParts; ++k) common = std::min(common, cut[k + 1] - cut[k]);
+  for (std::size_t i = 0; i < common; ++i) {
+    for (std::size_t k = 0; k < kParts; ++k) {
+      const std::uint8_t e = kSteps[state[k] * 256 + bytes[cut[k] + i]];
+      halves[k] += static_cast<std::size_t>(e >> 4);
+      state[k] = e & 15U;
+    }
+  }
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < kParts; ++k) {
+    for (std::size_t i = cut[k] + common; i < cut[k + 1]; ++i) {
+      const std::uint8_t e = kSteps[state[k] * 256 + bytes[i]];
+      halves[k] += static_cast<std::size_t>(e >> 4);
+      state[k] = e & 15U;
+    }
+    total += halves[k];
+  }
+  return total;
+}
+
+}  // namespace
+
+std::size_t EstimatingCounter::count(std::string_view text) const {
+  const std::size_t halves =
+      text.size() < kPartedCountBytes ? count_halves_by_runs(text) : count_halves_parted(text);
   return (halves + 1) / 2;
 }
 

@@ -80,12 +80,14 @@ JsonWriter& JsonWriter::string(std::string_view value) {
 }
 JsonWriter& JsonWriter::integer(std::int64_t value) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", value);
+  const fmt::format_int digits(value);  // "{}" without parsing a format string
+  out_.append(digits.data(), digits.size());
   return *this;
 }
 JsonWriter& JsonWriter::unsigned_integer(std::uint64_t value) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", value);
+  const fmt::format_int digits(value);
+  out_.append(digits.data(), digits.size());
   return *this;
 }
 JsonWriter& JsonWriter::boolean(bool value) {

@@ -35,6 +35,9 @@ class JsonWriter {
   }
   JsonWriter& field(std::string_view name, bool value) { return key(name).boolean(value); }
 
+  // Makes room for `bytes` of output in all, so a large result is not copied as it grows.
+  void reserve(std::size_t bytes) { out_.reserve(bytes); }
+
   const std::string& str() const { return out_; }
   std::string take() { return std::move(out_); }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include "ctx/base/utf8.hpp"
 #include "cursor.hpp"
 #include "json_writer.hpp"
 #include "tool_common.hpp"
@@ -64,19 +65,20 @@ std::string_view kind_name(walker::EntryType type) {
 // directory's fd for its own entries (a name without '/': nothing to resolve, so nothing can
 // lead out of the root), else stat_beneath.
 std::optional<struct stat> stat_entry(const CallContext& context, const OpenedPath& dir,
-                                      std::string_view path) {
+                                      const std::string& path) {
   std::string_view name = path;
   if (!dir.canonical.empty()) {
     if (name.size() <= dir.canonical.size() + 1 ||
         name.substr(0, dir.canonical.size()) != std::string_view(dir.canonical) ||
         name[dir.canonical.size()] != '/') {
-      return stat_beneath(context, std::string(path));
+      return stat_beneath(context, path);
     }
     name.remove_prefix(dir.canonical.size() + 1);
   }
-  if (name.find('/') != std::string_view::npos) return stat_beneath(context, std::string(path));
+  if (name.find('/') != std::string_view::npos) return stat_beneath(context, path);
   struct stat st {};
-  if (::fstatat(dir.fd.get(), std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  // `name` is a suffix of `path`, so it ends where path's NUL does.
+  if (::fstatat(dir.fd.get(), name.data(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     return std::nullopt;
   }
   return st;
@@ -175,7 +177,8 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   const std::size_t end = std::min<std::size_t>(total, offset + page);
   for (std::size_t i = offset; i < end; ++i) {
     const WalkedEntry& e = walk.entries[i];
-    PageEntry p{&e, std::nullopt, e.path};
+    // The path as valid UTF-8 (the suffixes below are ASCII, so converting first is the same).
+    PageEntry p{&e, std::nullopt, is_valid_utf8(e.path) ? e.path : lossy_utf8(e.path)};
     switch (e.type) {
       case walker::EntryType::kDirectory:
         p.line += "/";
@@ -193,7 +196,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
         p.line += "  (special)";
         break;
     }
-    p.line = lossy_utf8(p.line) + "\n";
+    p.line.push_back('\n');
     page_entries.push_back(std::move(p));
   }
 

@@ -67,18 +67,40 @@ std::string title_of(std::string_view name) {
   return title;
 }
 
-// `json` when it is a JSON object, else nullopt; minified when it holds a line break, so the
-// result holds no newline. A tool's JsonWriter output (one line already) is validated and copied,
-// not re-serialised: a valid JSON text has no raw line break inside a string.
-std::optional<std::string> minified_object(std::string_view json) {
+enum class ObjectCheck : std::uint8_t { kNotObject, kAsIs, kMinified };
+
+// Whether `json` is a JSON object, and whether it can go into a message line as it is: kAsIs when
+// it holds no line break (a tool's JsonWriter output, one line already: validated, not
+// re-serialised, since a valid JSON text has no raw line break inside a string), kMinified when
+// it did and `minified` now holds it without whitespace.
+ObjectCheck check_object(std::string_view json, std::string& minified) {
   thread_local simdjson::dom::parser parser;  // keeps its buffers from call to call
   simdjson::dom::element root;
   if (parser.parse(json.data(), json.size(), true).get(root) != simdjson::SUCCESS) {
-    return std::nullopt;
+    return ObjectCheck::kNotObject;
   }
-  if (!root.is_object()) return std::nullopt;
-  if (json.find_first_of("\r\n") == std::string_view::npos) return std::string(json);
-  return simdjson::minify(root);
+  if (!root.is_object()) return ObjectCheck::kNotObject;
+  // Two memchr scans (find_first_of("\r\n") would call memchr once per byte of the text).
+  if (json.find('\n') == std::string_view::npos && json.find('\r') == std::string_view::npos) {
+    return ObjectCheck::kAsIs;
+  }
+  minified = simdjson::minify(root);
+  return ObjectCheck::kMinified;
+}
+
+// `json` when it is a JSON object, else nullopt; minified when it holds a line break, so the
+// result holds no newline.
+std::optional<std::string> minified_object(std::string_view json) {
+  std::string minified;
+  switch (check_object(json, minified)) {
+    case ObjectCheck::kNotObject:
+      return std::nullopt;
+    case ObjectCheck::kAsIs:
+      return std::string(json);
+    case ObjectCheck::kMinified:
+      return minified;
+  }
+  return std::nullopt;
 }
 
 // The JSON text of a request id: a string or an integer (MCP forbids null). nullopt when the id
@@ -608,10 +630,9 @@ struct McpServer::Impl {
       // Some hosts pass the model's arguments through as a JSON text; the tool validates it.
       arguments = std::string(args_element.get_string().value_unsafe());
     } else {
-      return {result_response(
-                  id, call_result(ToolError{
-                          ToolErrorCode::kInvalidArgument, "the arguments must be a JSON object",
-                          "send arguments as an object, e.g. {\"path\": \".\"}"})),
+      return {call_response(id, ToolError{ToolErrorCode::kInvalidArgument,
+                                          "the arguments must be a JSON object",
+                                          "send arguments as an object, e.g. {\"path\": \".\"}"}),
               {}};
     }
     auto flag = std::make_shared<std::atomic<bool>>(false);
@@ -654,7 +675,7 @@ struct McpServer::Impl {
               }
               // A cancelled request gets no response (MCP cancellation).
               if (flag->load(std::memory_order_relaxed) || !outcome) return std::nullopt;
-              return result_response(id, call_result(*outcome));
+              return call_response(id, *outcome);
             }};
   }
 
@@ -689,13 +710,19 @@ struct McpServer::Impl {
     return error_response(id, kServerBusy, message, data.str());
   }
 
-  static std::string call_result(const Expected<ToolOutput>& outcome) {
-    std::optional<std::string> structured;
+  // The JSON-RPC response to tools/call `id_json` (the result_response envelope around the call
+  // result), written once into a buffer sized for it: the text and the structured result are the
+  // bulk of it and each is copied once.
+  static std::string call_response(std::string_view id_json, const Expected<ToolOutput>& outcome) {
+    std::string minified;
+    std::string_view structured;  // the structuredContent sent (on success)
     ToolError internal;
     const ToolError* error = nullptr;
     if (outcome.ok()) {
-      structured = minified_object(outcome->structured);
-      if (!structured) {
+      const ObjectCheck check = check_object(outcome->structured, minified);
+      structured = check == ObjectCheck::kMinified ? std::string_view(minified)
+                                                   : std::string_view(outcome->structured);
+      if (check == ObjectCheck::kNotObject) {
         log_line("a tool returned a structured result that is not a JSON object");
         internal = ToolError{ToolErrorCode::kIoError,
                              "internal error: the tool's structured result is not a JSON object",
@@ -706,6 +733,10 @@ struct McpServer::Impl {
       error = &outcome.error();
     }
     JsonWriter w;
+    // Escaping may grow the text a little; +1 for the line break the writer appends.
+    w.reserve(id_json.size() + structured.size() +
+              (error == nullptr ? outcome->text.size() + outcome->text.size() / 8 : 0) + 256 + 1);
+    w.begin_object().field("jsonrpc", "2.0").key("id").raw(id_json).key("result");
     w.begin_object().key("content").begin_array().begin_object().field("type", "text");
     if (error != nullptr) {
       w.field("text", to_json(*error));
@@ -715,8 +746,8 @@ struct McpServer::Impl {
     w.end_object().end_array();
     // On an error the structured result is left out: the tool's outputSchema describes successes,
     // and clients (the TypeScript SDK among them) validate any structuredContent against it.
-    if (error == nullptr) w.key("structuredContent").raw(*structured);
-    w.field("isError", error != nullptr).end_object();
+    if (error == nullptr) w.key("structuredContent").raw(structured);
+    w.field("isError", error != nullptr).end_object().end_object();
     return w.take();
   }
 

@@ -180,6 +180,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   std::string_view stop_reason;  // empty: the window reached the end of the file
   bool reached_eof = false;      // every byte was consumed: the line count is exact
   bool nothing_fit = false;
+  std::string rendered;  // the line as the text shows it; reused from line to line
 
   auto emit_line = [&]() {
     std::uint64_t bytes = current_bytes;
@@ -196,7 +197,10 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       kept = kept.substr(0, bytes);
     }
     std::string text = shown_text(kept, lossy);
-    std::string rendered = fmt::format("{:>6}\t{}", line_no, text);
+    // "{:>6}\t{}" of the number and the text, without a format string parsed per line.
+    const fmt::format_int number(line_no);
+    rendered.assign(number.size() < 6 ? 6 - number.size() : 0, ' ');
+    rendered.append(number.data(), number.size()).append(1, '\t').append(text);
     if (clipped > 0) rendered += fmt::format(" … [clipped {} bytes]", grouped(clipped));
     rendered.push_back('\n');
     current.clear();

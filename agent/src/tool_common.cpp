@@ -96,21 +96,17 @@ TextBudget::TextBudget(const CallContext& context, std::size_t max_tokens,
       max_bytes_(context.config.limits.max_output_bytes) {}
 
 bool TextBudget::append(std::string_view piece) {
-  if (body_.size() + piece.size() > max_bytes_) {
+  if (body_bytes_ + piece.size() > max_bytes_) {
     writer_.mark_cut();
     byte_capped_ = true;
     return false;
   }
   if (!writer_.append(piece)) return false;
-  body_.append(piece);
+  body_bytes_ += piece.size();
   return true;
 }
 
-std::string TextBudget::finish(std::string_view footer) {
-  std::string text = writer_.finish(footer);
-  trimmed_ = text.compare(0, body_.size(), body_) != 0;
-  return text;
-}
+std::string TextBudget::finish(std::string_view footer) { return writer_.finish(footer); }
 
 std::size_t footer_reserve(const CallContext& context, std::string_view longest_footer) {
   // A little slack: counts need not be additive for a real tokenizer.
@@ -118,7 +114,8 @@ std::size_t footer_reserve(const CallContext& context, std::string_view longest_
 }
 
 std::string grouped(std::uint64_t n) {
-  std::string digits = fmt::format("{}", n);
+  const fmt::format_int formatted(n);
+  const std::string_view digits(formatted.data(), formatted.size());
   std::string out;
   out.reserve(digits.size() + digits.size() / 3);
   for (std::size_t i = 0; i < digits.size(); ++i) {

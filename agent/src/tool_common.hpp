@@ -53,7 +53,7 @@ class TextBudget {
   std::string finish(std::string_view footer);
   // True when `finish` had to drop body text `append` accepted (a counter whose counts are not
   // additive): a renderer that recorded what it showed must render again with fewer items.
-  bool trimmed() const { return trimmed_; }
+  bool trimmed() const { return writer_.trimmed(); }
   // True when a piece was refused for Limits::max_output_bytes (not the token budget).
   bool byte_capped() const { return byte_capped_; }
   // After `finish`: the counter's count of the text it returned (no need to count it again).
@@ -61,9 +61,8 @@ class TextBudget {
 
  private:
   BudgetWriter writer_;
-  std::string body_;  // what append accepted, to tell whether finish kept it whole
+  std::size_t body_bytes_ = 0;  // what append accepted
   std::size_t max_bytes_;
-  bool trimmed_ = false;
   bool byte_capped_ = false;
 };
 

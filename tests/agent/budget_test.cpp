@@ -102,6 +102,77 @@ TEST_CASE("the estimator charges non-ASCII bytes half a token, 4-byte characters
   CHECK(c.count(cjk) >= 100);
 }
 
+namespace {
+
+// The estimator's definition, run by run (the counter steps a state machine over four
+// line-aligned parts of a text of 256 bytes or more at once): the half tokens of each maximal run
+// of one byte class.
+std::size_t reference_count(std::string_view text) {
+  auto cls = [](unsigned char c) {
+    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return 0;  // letter
+    if (c >= '0' && c <= '9') return 1;                    // digit
+    if (c == ' ' || c == '\t') return 2;                   // space
+    if (c == '\n' || c == '\r') return 3;                  // line break
+    if (c >= 0x80) return 4;                               // non-ASCII
+    return 5;                                              // punctuation
+  };
+  std::size_t halves = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const int k = cls(static_cast<unsigned char>(text[i]));
+    std::size_t j = i + 1;
+    while (j < text.size() && cls(static_cast<unsigned char>(text[j])) == k) ++j;
+    const std::size_t run = j - i;
+    if (k == 0) halves += 2 * ((run + 4) / 5);
+    if (k == 1) halves += 2 * ((run + 2) / 3);
+    if (k == 2) halves += run == 1 ? 1 : 2;
+    if (k == 3 || k == 5) halves += 2 * run;
+    if (k == 4) {
+      halves += run;
+      for (std::size_t m = i; m < j; ++m) {
+        const auto c = static_cast<unsigned char>(text[m]);
+        if (c >= 0xF0 && c <= 0xF4) halves += 2;
+      }
+    }
+    i = j;
+  }
+  return (halves + 1) / 2;
+}
+
+}  // namespace
+
+TEST_CASE("the estimator's count equals its run-by-run definition on any text", "[agent][budget]") {
+  EstimatingCounter c;
+  std::mt19937 rng(11);
+  // Lines of every shape (runs of each class across line starts, CRLF, empty lines, text without
+  // a line break) and lengths around the points where the counter cuts the text in four.
+  static const std::vector<std::string> pieces = {
+      "a",   "Zz",   "hello", "0",  "12",       "123456",       " ",
+      "  ",  "    ", "\t",    "_",  "(",        "{}",           ";",
+      "\n",  "\n\n", "\r\n",  "\r", "\xC3\xA9", "\xE4\xB8\xAD", "\xF0\x9F\x98\x80",
+      "\xFF"};
+  std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    const std::size_t n = static_cast<std::size_t>(round % 300);
+    for (std::size_t i = 0; i < n; ++i) text += pieces[pick(rng)];
+    INFO("text: " << text);
+    REQUIRE(c.count(text) == reference_count(text));
+  }
+  // Long runs that span the quarter points, with and without line breaks near them.
+  for (std::size_t len : std::vector<std::size_t>{1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 1000, 4099}) {
+    for (const char* fill : {"a", "7", " ", "\n", "-", "\xE4"}) {
+      std::string text(len, fill[0]);
+      CHECK(c.count(text) == reference_count(text));
+      for (std::size_t at : {std::size_t{0}, len / 4, len / 2, len - 1}) {
+        std::string with_break = text;
+        with_break[at] = '\n';
+        CHECK(c.count(with_break) == reference_count(with_break));
+      }
+    }
+  }
+}
+
 TEST_CASE("the estimator is subadditive, so charging pieces never undercounts the whole",
           "[agent][budget]") {
   EstimatingCounter c;
