@@ -38,6 +38,14 @@ constexpr std::size_t kStreamThreshold = std::size_t{1} << 20;  // bytes of one 
 
 constexpr std::string_view kReset = kColorReset;
 
+// --debug (level 1) and --trace (level 2) lines on stderr.
+template <typename... T>
+void debug_line(const Args& args, int level, fmt::format_string<T...> format, T&&... values) {
+  if (args.debug < level) return;
+  print_error(fmt::format("{}: {}", level == 1 ? "DEBUG" : "TRACE",
+                          fmt::format(format, std::forward<T>(values)...)));
+}
+
 struct PrintOptions {
   bool with_filename;
   bool line_numbers;
@@ -61,6 +69,13 @@ struct PrintOptions {
   // ripgrep would search with one thread (--sort, one file, -j1), so its printer, not its
   // buffer writer, writes the separators between files.
   bool rg_one_thread;
+  bool include_zero;                       // --include-zero
+  std::string_view context_separator;      // with its '\n'; empty: none
+  std::string_view field_match_separator;  // ":" unless --field-match-separator
+  std::string_view field_context_separator;
+  std::optional<char> path_separator;  // --path-separator
+  // Output past this many bytes is written at once (1 under --line-buffered).
+  std::size_t stream_threshold;
 };
 
 // Totals for --json's end and summary messages.
@@ -120,7 +135,13 @@ class FilePrinter final : public engine::LineSink {
  public:
   FilePrinter(const PrintOptions& p, const engine::PatternSet& patterns, Worker& w,
               std::string_view path, OutputStream& stream)
-      : p_(p), patterns_(patterns), w_(w), path_(path), stream_(stream) {}
+      : p_(p), patterns_(patterns), w_(w), path_(path), printed_path_(path), stream_(stream) {
+    if (p_.path_separator) {  // --path-separator: the printed path only (not --json's)
+      shown_path_.assign(path);
+      std::replace(shown_path_.begin(), shown_path_.end(), '/', *p_.path_separator);
+      printed_path_ = shown_path_;
+    }
+  }
 
   void on_haystack(std::string_view hay) override { hay_ = hay; }
 
@@ -165,7 +186,7 @@ class FilePrinter final : public engine::LineSink {
     if (need_spans && !invert_) record_matches(line, bytes);
     matches_ += w_.spans.size();
     sink(bytes, offset, line_number, false);
-    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
+    if (w_.out.size() >= p_.stream_threshold) stream_.stream(w_.out);
     // Nobody reads any more (EPIPE): stop, as ripgrep does.
     return stream_.broken_pipe() ? engine::Flow::kStop : engine::Flow::kContinue;
   }
@@ -187,12 +208,12 @@ class FilePrinter final : public engine::LineSink {
       record_matches(line, bytes, true);
     }
     sink(bytes, offset, line_number, true);
-    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
+    if (w_.out.size() >= p_.stream_threshold) stream_.stream(w_.out);
     return engine::Flow::kContinue;
   }
 
   void on_context_break() override {
-    if (p_.output == Args::Output::kLines && !p_.json) w_.out.append("--\n");
+    if (p_.output == Args::Output::kLines && !p_.json) w_.out.append(p_.context_separator);
   }
 
   void on_binary(std::uint64_t offset, bool /*matched*/) override {
@@ -256,7 +277,7 @@ class FilePrinter final : public engine::LineSink {
         break;
       case Args::Output::kCount:
       case Args::Output::kCountMatches:
-        if (!has_match()) break;
+        if (!has_match() && !p_.include_zero) break;
         if (p_.with_filename) {
           append_path();
           w_.out.append(sep);
@@ -546,7 +567,7 @@ class FilePrinter final : public engine::LineSink {
   // Writes what is buffered once it passes the threshold, so one line with a million matches
   // (-o, --vimgrep) never holds its whole output in memory.
   void maybe_stream() {
-    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
+    if (w_.out.size() >= p_.stream_threshold) stream_.stream(w_.out);
   }
 
   bool exceeds(std::size_t len) const { return p_.max_columns && len > *p_.max_columns; }
@@ -704,7 +725,7 @@ class FilePrinter final : public engine::LineSink {
     }
     o += "]}}\n";
     json_bytes_ += o.size() - before;
-    if (o.size() >= kStreamThreshold) stream_.stream(o);
+    if (o.size() >= p_.stream_threshold) stream_.stream(o);
     return engine::Flow::kContinue;
   }
 
@@ -718,7 +739,7 @@ class FilePrinter final : public engine::LineSink {
     w_.out.append(kReset);
     color_bytes_ += color.size() + kReset.size();
   }
-  void append_path() { append_colored(p_.colors->path, path_); }
+  void append_path() { append_colored(p_.colors->path, printed_path_); }
   void append_match(std::string_view text) { append_colored(p_.colors->match, text); }
   void append_path_line() {
     append_path();
@@ -733,22 +754,26 @@ class FilePrinter final : public engine::LineSink {
   // no column).
   void prefix(const Unit& u, std::uint64_t line_number, std::optional<std::size_t> column,
               std::uint64_t offset) {
-    const char sep = u.context ? '-' : ':';
+    const std::string_view sep = u.context ? p_.field_context_separator : p_.field_match_separator;
     if (p_.with_filename && !p_.heading) {
       append_path();
-      w_.out.push_back(p_.null ? '\0' : sep);
+      if (p_.null) {
+        w_.out.push_back('\0');
+      } else {
+        w_.out.append(sep);
+      }
     }
     if (p_.line_numbers) {
       append_colored(p_.colors->line, fmt::format("{}", line_number));
-      w_.out.push_back(sep);
+      w_.out.append(sep);
     }
     if (p_.column && column) {
       append_colored(p_.colors->column, fmt::format("{}", *column));
-      w_.out.push_back(sep);
+      w_.out.append(sep);
     }
     if (p_.byte_offset) {
       append_colored(p_.colors->column, fmt::format("{}", offset));
-      w_.out.push_back(sep);
+      w_.out.append(sep);
     }
   }
   void count_matches(std::string_view line) {
@@ -770,7 +795,9 @@ class FilePrinter final : public engine::LineSink {
   const PrintOptions& p_;
   const engine::PatternSet& patterns_;
   Worker& w_;
-  std::string_view path_;
+  std::string_view path_;          // as --json and messages show it
+  std::string_view printed_path_;  // as the standard and summary printers show it
+  std::string shown_path_;         // --path-separator's copy
   OutputStream& stream_;
   std::string_view hay_;
   std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
@@ -795,20 +822,24 @@ class Search {
       : args_(args),
         patterns_(std::move(patterns)),
         print_(print),
-        workers_([this] { return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}}; }) {}
+        workers_([this] { return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}}; }) {
+    out_.set_messages(!args.no_messages);
+  }
 
   // Searches one file; the output is written (whole, or streamed past a threshold) before return.
   // With `dir_fd` >= 0 the file is opened as the NUL-terminated `name` in that directory.
   void search_file(std::string_view path, bool explicit_file, Worker& w, int dir_fd = -1,
                    std::string_view name = {}) {
     w.out.clear();
+    debug_line(args_, 2, "searching {}", path);
     OutputStream stream(out_, group_separator());
     std::string owned(path);
     const bool is_stdin = path == "-";
     // stdin from a pipe, socket or terminal is searched as it arrives (see search_stream), unless
     // context lines or multiline mode need the lines around a match.
     const bool streamed = is_stdin && stdin_is_stream() && args_.search.before == 0 &&
-                          args_.search.after == 0 && !print_.multiline;
+                          args_.search.after == 0 && !print_.multiline &&
+                          !args_.search.stop_on_nonmatch;
     // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
     const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary && !print_.multiline;
     Result<std::string_view> bytes = std::string_view();
@@ -823,7 +854,10 @@ class Search {
       return;
     }
     engine::SearchOptions options = args_.search;
-    if (print_.output != Args::Output::kLines) options.before = options.after = 0;  // unprinted
+    if (print_.output != Args::Output::kLines) {  // unprinted
+      options.before = options.after = 0;
+      options.passthru = false;
+    }
     options.binary = args_.text                        ? engine::BinaryMode::kText
                      : (explicit_file || args_.binary) ? engine::BinaryMode::kConvert
                                                        : engine::BinaryMode::kQuit;
@@ -1080,11 +1114,12 @@ class Search {
     out_.replay(c.out, c.separator, c.messages);
   }
 
-  // What goes between two files' output: a blank line under headings, "--" with context lines.
+  // What goes between two files' output: a blank line under headings, the context separator
+  // ("--") with context lines (not --passthru's).
   std::string_view group_separator() const {
     if (print_.output != Args::Output::kLines || print_.json) return {};
     if (print_.heading) return "\n";
-    if (args_.search.before > 0 || args_.search.after > 0) return "--\n";
+    if (args_.search.before > 0 || args_.search.after > 0) return print_.context_separator;
     return {};
   }
 
@@ -1215,6 +1250,28 @@ int run_search(Args& args) {
     pattern_options.case_insensitive = !*sensitive;
   }
   auto compiled = engine::PatternSet::compile(patterns, pattern_options);
+  if (!compiled.ok() && args.engine == Args::Engine::kAuto && !pattern_options.pcre2) {
+    // --engine auto: PCRE2 when the default engine cannot take the patterns (look-around,
+    // backreferences); when PCRE2 cannot either, the default engine's error is the one shown.
+    engine::PatternOptions pcre2_options = args.pattern;
+    pcre2_options.pcre2 = true;
+    if (pcre2_options.smart_case && !pcre2_options.case_insensitive) {
+      auto sensitive = pcre2_smart_case_sensitive(patterns, pcre2_options.fixed_strings);
+      if (sensitive.ok()) {
+        pcre2_options.smart_case = false;
+        pcre2_options.case_insensitive = !*sensitive;
+      }
+    }
+    auto fallback = engine::PatternSet::compile(patterns, pcre2_options);
+    if (fallback.ok()) {
+      debug_line(args, 1,
+                 "--engine auto: the default engine cannot compile the patterns "
+                 "({}); using PCRE2",
+                 compiled.error().detail);
+      compiled = std::move(fallback);
+      args.pattern.pcre2 = true;
+    }
+  }
   if (!compiled.ok()) {
     print_error(compiled.error().detail);
     return 2;
@@ -1269,10 +1326,21 @@ int run_search(Args& args) {
   print.rg_one_thread = args.walk.sort != walker::SortBy::kNone || one_file ||
                         args.walk.threads == 1 ||
                         (args.walk.threads == 0 && std::thread::hardware_concurrency() == 1);
+  print.include_zero = args.include_zero;
+  const std::string context_separator =
+      args.context_separator ? *args.context_separator + "\n" : std::string();
+  print.context_separator = context_separator;
+  print.field_match_separator = args.field_match_separator;
+  print.field_context_separator = args.field_context_separator;
+  print.path_separator = args.path_separator;
+  print.stream_threshold = args.buffer == Args::Buffer::kLine ? 1 : kStreamThreshold;
   walker::WalkOptions walk = args.walk;
   walk.overrides = &filters->overrides;
   walk.types = &filters->types;
   print.multiline = compiled->multiline();
+  debug_line(args, 1, "{} pattern(s), engine {}, multiline {}; {} path(s){}; threads {}",
+             patterns.size(), args.pattern.pcre2 ? "PCRE2" : "default (Hyperscan + PCRE2)",
+             print.multiline, paths.size(), search_stdin ? " (stdin)" : "", args.walk.threads);
   Search search(args, std::move(*compiled), print);
   // As ripgrep 14 (hiargs.rs, mmap_choice): named files are searched as maps under --mmap, never
   // under --no-mmap, and by default when there are at most 10 paths, all of them files.
