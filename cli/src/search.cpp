@@ -297,6 +297,8 @@ class FilePrinter final : public engine::LineSink {
   // -m when this printer counts it (the summaries in multiline mode), not the searcher.
   void set_limit(std::optional<std::uint64_t> limit) { limit_ = limit; }
   std::uint64_t lines() const { return lines_; }
+  // --json: a begin message was written (a match, or --passthru's context lines).
+  bool json_began() const { return began_; }
   // Whether the file counts as matching: a reported line, or in multiline mode under -c, -l, -q
   // and the like, a match (an inverted block has none), as ripgrep's summary printer.
   bool has_match() const {
@@ -898,10 +900,10 @@ class Search {
     }
     if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
     printer.finish();
-    // As ripgrep, --json's summary counts only the files with a match; --stats counts all, and
+    // As ripgrep, --json's summary counts only the files it printed (a begin message); --stats all, and
     // so does --json -q (ripgrep's summary printer then counts, with its statistics on).
     const bool json_counts_all = print_.json && args_.quiet;
-    if ((print_.json && !json_counts_all && printer.lines() > 0) ||
+    if ((print_.json && !json_counts_all && printer.json_began()) ||
         (args_.stats && (!print_.json || json_counts_all))) {
       Stats file;
       // A search cut short (-m, binary data) says where it stopped, as ripgrep counts.

@@ -489,11 +489,14 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // --stop-on-nonmatch: the line at `reported_end` does not match after one that did. As
   // ripgrep's searcher, it still prints as after-context (or --passthru's), then the search ends.
   auto stop_at_nonmatch = [&] {
-    // The searcher's after-context count is whole right after a reported line.
-    if (context && (options.after > 0 || passthru) && reported_end < hay.size() &&
-        reach(reported_end)) {
-      printed_until = std::max(printed_until, reported_end);  // -v: past a line ripgrep skips
-      print_context(reported_end);
+    // ripgrep's line-by-line search reads the line (its roll buffer's round holding it) and
+    // stands past it. Its after-context count is whole right after a reported line.
+    if (reported_end < hay.size() && reach(reported_end)) {
+      rg_pos = std::min(line_end(reported_end) + 1, hay.size());
+      if (context && (options.after > 0 || passthru)) {
+        printed_until = std::max(printed_until, reported_end);  // -v: past a line ripgrep skips
+        print_context(reported_end);
+      }
     }
     stopped = true;
   };
@@ -642,17 +645,22 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         rg_pos = hit ? std::min(hit->end + 1, hay.size()) : hay.size();
       }
       bool go_on = true;
+      // The end of the roll buffer's round where this run of lines starts: ripgrep's fast
+      // inverted search looks for the matching line that ends the run only that far.
+      std::size_t round_end = hay.size();
+      bool first_in_run = true;
       while (pos < stop && go_on) {
         std::size_t end = std::min(line_end(pos), stop);
         go_on = emit(pos, end);
+        if (first_in_run && roll) round_end = roll->end();
+        first_in_run = false;
         pos = end + 1;
       }
-      if (hit && !stopped && stop_on_nonmatch && !options.slow_lines && !passthru && reported > 0 &&
-          !quirk_done) {
+      if (stop_on_nonmatch && !quirk_done && reported > 0 && hit && !stopped &&
+          !options.slow_lines && !passthru && hit->start < round_end) {
         // ripgrep's fast inverted search steps past the matching line that ends its first run of
         // reported lines before its line-by-line search (which stops) takes over: that line is
         // neither printed (not even as after-context) nor a reason to stop.
-        quirk_done = true;
         reported_end = hit->end + 1;
         if (go_on) {
           after_left = 0;
@@ -660,6 +668,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
           skipped_to = hit->end + 1;  // for -m's after-context below
         }
       }
+      if (reported > 0) quirk_done = true;  // the fast search is over
       if (!go_on || !hit) break;
       pos = hit->end + 1;
       continue;
