@@ -37,15 +37,17 @@ class PathPrinter final : public walker::WalkSink {
  public:
   // `color`: the escape that starts a colored path (empty: no color). `separator`: what '/'
   // prints as (--path-separator). `flush_bytes`: buffered output past this is written (1: each
-  // path at once, --line-buffered). `messages`: whether errors are printed (--no-messages).
+  // path at once, --line-buffered). `messages`: whether errors are printed (--no-messages);
+  // `ignore_messages`: whether ignore-file errors are (--no-ignore-messages).
   PathPrinter(char terminator, bool quiet, std::string color, std::optional<char> separator,
-              std::size_t flush_bytes, bool messages)
+              std::size_t flush_bytes, bool messages, bool ignore_messages)
       : terminator_(terminator),
         quiet_(quiet),
         color_(std::move(color)),
         separator_(separator),
         flush_bytes_(flush_bytes),
-        messages_(messages) {}
+        messages_(messages),
+        ignore_messages_(ignore_messages) {}
 
   walker::Flow on_file(const walker::WalkEntry& entry) override {
     found_.store(true, std::memory_order_relaxed);
@@ -65,6 +67,13 @@ class PathPrinter final : public walker::WalkSink {
   void on_error(const Error& error) override {
     errored_.store(true, std::memory_order_relaxed);
     if (!messages_) return;
+    std::lock_guard lock(mutex_);
+    print_error(error.detail);
+  }
+
+  // As rg: a warning (the exit status stays), hidden by --no-ignore-messages.
+  void on_ignore_error(const Error& error) override {
+    if (!messages_ || !ignore_messages_) return;
     std::lock_guard lock(mutex_);
     print_error(error.detail);
   }
@@ -90,6 +99,7 @@ class PathPrinter final : public walker::WalkSink {
   std::optional<char> separator_;
   std::size_t flush_bytes_;
   bool messages_;
+  bool ignore_messages_;
   std::mutex mutex_;
   bool broken_pipe_ = false;
   std::atomic<bool> found_{false}, errored_{false};
@@ -101,6 +111,7 @@ std::string pcre2_version_text() {
   std::string version(64, '\0');
   const int n = pcre2_config(PCRE2_CONFIG_VERSION, version.data());
   version.resize(n > 0 ? static_cast<std::size_t>(n) - 1 : 0);
+  version.resize(std::min(version.size(), version.find(' ')));  // "10.42 2022-12-11": 10.42
   std::uint32_t jit = 0;
   pcre2_config(PCRE2_CONFIG_JIT, &jit);
   return fmt::format("PCRE2 {} is available ({})\n", version,
@@ -119,7 +130,7 @@ int run_files(Args& args) {
   PathPrinter printer(args.null ? '\0' : '\n', args.quiet,
                       color_enabled(args.color) ? color_specs(args.colors).path : std::string(),
                       args.path_separator, args.buffer == Args::Buffer::kLine ? 1 : kFlushBytes,
-                      !args.no_messages);
+                      !args.no_messages, !args.no_ignore_messages);
   if (Status s = walker::walk(args.walk, printer); !s.ok()) {
     print_error(s.error().detail);
     return 2;

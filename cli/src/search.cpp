@@ -900,8 +900,8 @@ class Search {
     }
     if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
     printer.finish();
-    // As ripgrep, --json's summary counts only the files it printed (a begin message); --stats all, and
-    // so does --json -q (ripgrep's summary printer then counts, with its statistics on).
+    // As ripgrep, --json's summary counts only the files it printed (a begin message); --stats all,
+    // and so does --json -q (ripgrep's summary printer then counts, with its statistics on).
     const bool json_counts_all = print_.json && args_.quiet;
     if ((print_.json && !json_counts_all && printer.json_began()) ||
         (args_.stats && (!print_.json || json_counts_all))) {
@@ -1056,6 +1056,9 @@ class Search {
                                                           : walker::Flow::kContinue;
     }
     void on_error(const Error& e) override { search.out_.error(e.detail); }
+    void on_ignore_error(const Error& e) override {
+      if (!search.args_.no_ignore_messages) search.out_.warn(e.detail);
+    }
     Search& search;
     bool collect_only;
     std::vector<std::pair<std::string, bool>> ordered;
