@@ -449,6 +449,19 @@ constexpr Flag kFlags[] = {
      }
      a.path_separator = raw.empty() ? std::nullopt : std::optional<char>(raw[0]);
      return {}; }},
+  {"pre", 0, "COMMAND", "Search the output of COMMAND PATH (the file as its stdin) instead of "
+   "each file; empty: none. Overrides -z.",
+   [](Args& a, std::string_view v) -> Status {
+     a.pre = std::string(v); if (!v.empty()) a.search_zip = false; return {}; }},
+  {"no-pre", 0, "", "Undo --pre.",
+   [](Args& a, std::string_view) -> Status { a.pre.clear(); return {}; }},
+  {"pre-glob", 0, "GLOB", "Run --pre only on the files GLOB matches (-g syntax; may repeat).",
+   [](Args& a, std::string_view v) -> Status { a.pre_globs.emplace_back(v); return {}; }},
+  {"search-zip", 'z', "", "Search compressed files (gz, bz2, xz, lz4, lzma, br, zst, Z) through "
+   "their decompressor when it is on PATH. Overrides --pre.",
+   [](Args& a, std::string_view) -> Status { a.search_zip = true; a.pre.clear(); return {}; }},
+  {"no-search-zip", 0, "", "Undo --search-zip.",
+   [](Args& a, std::string_view) -> Status { a.search_zip = false; return {}; }},
   {"debug", 0, "", "Print debugging messages (what was chosen and why) on stderr.",
    [](Args& a, std::string_view) -> Status { a.debug = std::max(a.debug, 1); return {}; }},
   {"trace", 0, "", "Print more debugging messages than --debug (every file searched) on stderr.",

@@ -102,6 +102,9 @@ struct Args {
   std::optional<std::uint64_t> regex_size_limit;  // --regex-size-limit (checked, see --help)
   std::optional<std::uint64_t> dfa_size_limit;    // --dfa-size-limit (checked, see --help)
   int debug = 0;                                  // 1: --debug, 2: --trace (stderr only)
+  std::string pre;                                // --pre COMMAND (empty: none)
+  std::vector<std::string> pre_globs;  // --pre-glob: which files --pre runs on (none: all)
+  bool search_zip = false;             // -z/--search-zip
 };
 
 // rg's escapes in separator values (bstr's unescape_bytes): \\, \0, \t, \n, \r and \xHH; any

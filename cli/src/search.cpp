@@ -29,6 +29,7 @@
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
 #include "output.hpp"
+#include "preprocess.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -108,6 +109,7 @@ struct Worker {
   std::string replaced;                           // -r: the printed unit with its matches replaced
   std::vector<engine::MatchSpan> replaced_spans;  // -r: the replacements' spans in it
   std::string stream;                             // stdin searched as it arrives: unread lines
+  std::string piped;                              // --pre / -z: the program's output
 };
 
 // A printed unit, as ripgrep's printer sees it: a matching line (or, in multiline mode, a block of
@@ -821,10 +823,9 @@ class FilePrinter final : public engine::LineSink {
 class Search {
  public:
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
-      : args_(args),
-        patterns_(std::move(patterns)),
-        print_(print),
-        workers_([this] { return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}}; }) {
+      : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
+          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}};
+        }) {
     out_.set_messages(!args.no_messages);
   }
 
@@ -845,7 +846,21 @@ class Search {
     // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
     const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary && !print_.multiline;
     Result<std::string_view> bytes = std::string_view();
-    if (!streamed) {
+    // --pre and -z: the output of a program is searched instead (never for stdin), as ripgrep
+    // reads it: through its roll buffer.
+    bool piped = false;
+    if (!is_stdin && (!args_.pre.empty() || args_.search_zip)) {
+      std::optional<Status> ran = run_filter(owned, dir_fd, name, w.piped);
+      if (ran) {
+        if (!ran->ok()) {
+          out_.error(fmt::format("{}: {}", path, ran->error().detail));
+          if (w.piped.empty()) return;
+        }
+        piped = true;
+        bytes = std::string_view(w.piped);
+      }
+    }
+    if (!streamed && !piped) {
       w.buffer.allow_mapping(args_.mmap != Args::Mmap::kNever);
       bytes = is_stdin      ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
               : dir_fd >= 0 ? w.buffer.read_at(dir_fd, name.data(), path, quit_on_binary)
@@ -865,7 +880,7 @@ class Search {
                                                        : engine::BinaryMode::kQuit;
     options.line_numbers = print_.line_numbers;
     // ripgrep memory-maps the files named on the command line when they are all it searches.
-    options.whole_file = whole_files_ && explicit_file && !is_stdin;
+    options.whole_file = whole_files_ && explicit_file && !is_stdin && !piped;
     options.slow_lines = args_.pattern.pcre2;
     options.stdin_reader = is_stdin;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
@@ -929,6 +944,51 @@ class Search {
     if (args_.quiet) w.out.clear();
     stream.finish(w.out);
   }
+
+  // --pre / -z for `path` (opened as `name` in `dir_fd` when dir_fd >= 0): nullopt when no program
+  // applies (the file is searched as it is); else its output went to `out`, and the status says
+  // whether the program started and succeeded (rg's messages).
+  std::optional<Status> run_filter(const std::string& path, int dir_fd, std::string_view name,
+                                   std::string& out) {
+    std::vector<std::string> argv;
+    const bool pre = !args_.pre.empty() && pre_wanted(path);
+    if (pre) {
+      argv = {args_.pre, path};
+    } else if (args_.search_zip) {
+      argv = decompressor_for(path);
+    }
+    if (argv.empty()) return std::nullopt;
+    debug_line(args_, 2, "{}: searching the output of {}", path, quoted_command(argv));
+    const int fd = dir_fd >= 0 ? ::openat(dir_fd, name.data(), O_RDONLY | O_CLOEXEC)
+                               : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status(Error::from_errno(errno, path));
+    Status ran = run_and_capture(argv, pre ? fd : -1, out);
+    ::close(fd);
+    if (ran.ok()) return ran;
+    if (!pre && out.empty() && ran.error().code == ErrorCode::kNotFound) {
+      return std::nullopt;  // as ripgrep: a decompressor that cannot start; searched as it is
+    }
+    if (pre && out.empty() && ran.error().code == ErrorCode::kNotFound) {
+      return Status(
+          Error{ran.error().code, fmt::format("preprocessor command could not start: '{}': {}",
+                                              quoted_command(argv), ran.error().detail)});
+    }
+    if (pre) {
+      return Status(Error{ran.error().code, fmt::format("preprocessor command failed: '{}': {}",
+                                                        quoted_command(argv), ran.error().detail)});
+    }
+    return ran;
+  }
+
+  // --pre-glob: whether --pre runs on `path` (all files without globs), as rg's override globs.
+  bool pre_wanted(std::string_view path) const {
+    if (pre_globs_.empty()) return true;
+    if (path.substr(0, 2) == "./") path.remove_prefix(2);
+    return pre_globs_.match(path, false) != walker::MatchKind::kIgnore;
+  }
+
+  // The --pre-glob globs (checked by the caller).
+  void set_pre_globs(walker::Overrides globs) { pre_globs_ = std::move(globs); }
 
   // Whether ripgrep would memory-map the files named on the command line (then it has each whole
   // in memory, which decides where it notices binary data): when they are all it searches.
@@ -1176,6 +1236,7 @@ class Search {
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
   bool whole_files_ = false;
+  walker::Overrides pre_globs_;
   tbb::enumerable_thread_specific<Worker> workers_;
   std::mutex slots_mutex_;
   std::mutex stats_mutex_;
@@ -1354,6 +1415,14 @@ int run_search(Args& args) {
                            struct stat ps {};
                            return ::stat(p.c_str(), &ps) == 0 && S_ISREG(ps.st_mode);
                          });
+  walker::Overrides pre_globs;
+  for (const std::string& g : args.pre_globs) {
+    if (Status s = pre_globs.add(g, false); !s.ok()) {
+      print_error(s.error().detail);
+      return 2;
+    }
+  }
+  search.set_pre_globs(std::move(pre_globs));
   search.set_whole_files(args.mmap == Args::Mmap::kAlways ||
                          (args.mmap == Args::Mmap::kAuto && few_files));
   return search.run(walk, paths, search_stdin);

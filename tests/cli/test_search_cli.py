@@ -20,7 +20,8 @@ line numbers and offsets continue across the pieces of a stream), `-` as a path 
 --no-messages, --no-ignore-messages (an unreadable --ignore-file is a warning), -p/--pretty,
 --sort-files, --line-buffered/--block-buffered, --path-separator, --stop-on-nonmatch (with rg's
 -v quirk), --engine/--auto-hybrid-regex, --pcre2-version, --regex-size-limit/--dfa-size-limit,
---debug/--trace, -A/-B winning over -C, and --generate (bash/zsh/fish completions and the man page
+--debug/--trace, -A/-B winning over -C, -z/--search-zip (gzip, bzip2, xz, lzma; a file that is
+not what its extension says), --pre/--pre-glob/--no-pre, and --generate (bash/zsh/fish completions and the man page
 list every flag of --help; bash -n, zsh -n, fish --no-execute and groff check them when present).
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
@@ -689,7 +690,8 @@ golden("--no-ignore-messages hides --ignore-file errors", ["--no-ignore-messages
 golden("--no-messages also hides --ignore-file errors", ["--no-messages",
        "--ignore-file", "missing.ignore", "one", "d/a.txt"], b"foo one\n", 0)
 
-golden("-p is --color always --heading --line-number", ["-p", "foo", "d/a.txt", "d/sub/c.txt"],
+golden("-p is --color always --heading --line-number", S + ["-p", "foo", "d/a.txt",
+                                                                "d/sub/c.txt"],
        R + esc(b"35") + b"d/a.txt" + R + b"\n" + R + esc(b"32") + b"1" + R + b":" + R
        + esc(b"1", b"31") + b"foo" + R + b" one\n" + R + esc(b"32") + b"3" + R + b":" + R
        + esc(b"1", b"31") + b"foo" + R + b" two\n\n" + R + esc(b"35") + b"d/sub/c.txt" + R
@@ -782,6 +784,115 @@ def line_buffered_stdin_lines_arrive_before_the_input_ends():
     finally:
         p.stdin.close()
         p.wait(timeout=TIMEOUT)
+
+
+# ----------------------------------------------------------------------------------------------
+# -z/--search-zip and --pre/--pre-glob: programs whose output is searched
+# ----------------------------------------------------------------------------------------------
+
+def zip_tree():
+    import bz2
+    import gzip
+    import lzma
+    return Tree({
+        "z/a.gz": gzip.compress(b"foo gz\nbar\n", mtime=0),
+        "z/b.bz2": bz2.compress(b"foo bz\n"),
+        "z/c.xz": lzma.compress(b"foo xz\n"),
+        "z/d.lzma": lzma.compress(b"foo lzma\n", format=lzma.FORMAT_ALONE),
+        "z/bad.gz": b"not gzip foo\n",
+        "z/p.txt": b"plain foo\n",
+        "up.sh": b"#!/bin/sh\necho \"pre: $1\"\ntr a-z A-Z\n",
+    })
+
+
+def need_programs(*names):
+    missing = [n for n in names if shutil.which(n) is None]
+    if missing:
+        raise Skip("not on PATH: " + ", ".join(missing))
+
+
+def run_in(t, args, stdin=None):
+    rc, out, err = t.run(["--color", "never"] + args, stdin=stdin)
+    return rc, out, err.replace(PROG + ":", "ctxsearch:")
+
+
+@case
+def search_zip_searches_compressed_files_through_their_decompressors():
+    need_programs("gzip", "bzip2", "xz")
+    t = zip_tree()
+    try:
+        rc, out, err = run_in(t, ["-z", "--sort", "path", "-n", "foo", "z"])
+        check(out == b"z/a.gz:1:foo gz\nz/b.bz2:1:foo bz\n"
+              b"z/c.xz:1:foo xz\nz/d.lzma:1:foo lzma\nz/p.txt:1:plain foo\n" and rc == 2,
+              "-z: rc=%d out=%r err=%r" % (rc, out, err))
+        # bad.gz is not gzip data: gzip's complaint between lines of dashes, as rg shows it
+        # (its output, nothing, is what was searched).
+        check(("ctxsearch: z/bad.gz: \n" + "-" * 79 + "\ngzip: z/bad.gz: not in gzip format\n"
+               + "-" * 79) in err or IS_RG, "-z error: %r" % err)
+        rc, out, err = run_in(t, ["--sort", "path", "-c", "foo", "z"])
+        check(out == b"z/bad.gz:1\nz/p.txt:1\n" and rc == 0,
+              "without -z compressed files are binary: rc=%d out=%r" % (rc, out))
+        rc, out, err = run_in(t, ["-z", "--no-search-zip", "--sort", "path", "-c", "foo", "z"])
+        check(out == b"z/bad.gz:1\nz/p.txt:1\n", "--no-search-zip: %r" % out)
+        rc, out, err = run_in(t, ["-z", "foo"], stdin=gzip_bytes())
+        check(rc == 1 and out == b"", "-z leaves stdin alone: rc=%d out=%r" % (rc, out))
+    finally:
+        t.close()
+
+
+def gzip_bytes():
+    import gzip
+    return gzip.compress(b"foo\n", mtime=0)
+
+
+@case
+def pre_searches_a_preprocessors_output():
+    t = zip_tree()
+    try:
+        os.chmod(t.p("up.sh"), 0o755)
+        # (Text files only: where rg notices binary data in a pipe depends on how the writes
+        # arrive; ctxsearch reads the output whole first.)
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "--sort", "path", "-n", "pre|FOO",
+                                  "z/bad.gz", "z/p.txt"])
+        check(rc == 0 and out == b"z/bad.gz:1:pre: z/bad.gz\nz/bad.gz:2:NOT GZIP FOO\n"
+              b"z/p.txt:1:pre: z/p.txt\nz/p.txt:2:PLAIN FOO\n",
+              "--pre: rc=%d out=%r err=%r" % (rc, out, err))
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "--pre-glob", "*.txt", "--sort", "path",
+                                  "-c", "PLAIN|foo", "z"])
+        check(rc == 0 and out == b"z/bad.gz:1\nz/p.txt:1\n",
+              "--pre-glob: rc=%d out=%r err=%r" % (rc, out, err))
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "--pre-glob", "!*.txt", "-c", "plain",
+                                  "z/p.txt"])
+        check(rc == 0 and out == b"1\n", "--pre-glob !: rc=%d out=%r err=%r" % (rc, out, err))
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "--no-pre", "-c", "plain", "z/p.txt"])
+        check(rc == 0 and out == b"1\n", "--no-pre: rc=%d out=%r" % (rc, out))
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "PLAIN"], stdin=b"plain\n")
+        check(rc == 1 and out == b"", "--pre leaves stdin alone: rc=%d out=%r" % (rc, out))
+        rc, out, err = run_in(t, ["--pre", "./no-such-program", "foo", "z/p.txt"])
+        check(rc == 2 and out == b"" and (IS_RG or "ctxsearch: z/p.txt: preprocessor command "
+                                          "could not start: '\"./no-such-program\" \"z/p.txt\"':"
+                                          in err), "--pre missing: rc=%d err=%r" % (rc, err))
+        rc, out, err = run_in(t, ["--pre", "false", "foo", "z/p.txt"])
+        check(rc == 2 and out == b"" and (IS_RG or err == "ctxsearch: z/p.txt: preprocessor "
+                                          "command failed: '\"false\" \"z/p.txt\"': "
+                                          "<stderr is empty>\n"),
+              "--pre failing: rc=%d err=%r" % (rc, err))
+    finally:
+        t.close()
+
+
+@case
+def pre_and_search_zip_override_each_other():
+    need_programs("gzip")
+    t = zip_tree()
+    try:
+        os.chmod(t.p("up.sh"), 0o755)
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "-z", "-c", "foo", "z/a.gz"])
+        check(rc == 0 and out == b"1\n", "-z after --pre: rc=%d out=%r err=%r" % (rc, out, err))
+        rc, out, err = run_in(t, ["-z", "--pre", "./up.sh", "-c", "pre", "z/a.gz"])
+        check(rc == 0 and out == b"1\n", "--pre after -z: rc=%d out=%r err=%r" % (rc, out, err))
+    finally:
+        t.close()
 
 
 # ----------------------------------------------------------------------------------------------
