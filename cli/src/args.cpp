@@ -166,12 +166,12 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.engine = Args::Engine::kDefault; return {}; }},
   {"pcre2-version", 0, "", "Print the version of PCRE2 in use and whether its JIT is available.",
    [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kPcre2Version; return {}; }},
-  {"regex-size-limit", 0, "NUM+SUFFIX?", "Checked as rg's (e.g. 10M) and accepted; no effect: "
-   "compiled patterns are bounded by Hyperscan's and PCRE2's own limits.",
+  {"regex-size-limit", 0, "NUM+SUFFIX?", "Accepted for rg compatibility (its size syntax, e.g. "
+   "10M, is checked); no effect: Hyperscan and PCRE2 apply their own limits.",
    [](Args& a, std::string_view v) -> Status {
      CTX_TRY_ASSIGN(a.regex_size_limit, parse_rg_size("regex-size-limit", v)); return {}; }},
-  {"dfa-size-limit", 0, "NUM+SUFFIX?", "Checked as rg's (e.g. 10M) and accepted; no effect: "
-   "there is no lazy DFA cache to bound.",
+  {"dfa-size-limit", 0, "NUM+SUFFIX?", "Accepted for rg compatibility (its size syntax, e.g. "
+   "10M, is checked); no effect: there is no lazy DFA cache to bound.",
    [](Args& a, std::string_view v) -> Status {
      CTX_TRY_ASSIGN(a.dfa_size_limit, parse_rg_size("dfa-size-limit", v)); return {}; }},
   {"after-context", 'A', "NUM", "Show NUM lines after each match (wins over -C; undoes --passthru).",
@@ -420,7 +420,8 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.no_messages = true; return {}; }},
   {"messages", 0, "", "Undo --no-messages.",
    [](Args& a, std::string_view) -> Status { a.no_messages = false; return {}; }},
-  {"no-ignore-messages", 0, "", "Do not print errors about ignore files (unreadable, bad globs).",
+  {"no-ignore-messages", 0, "", "Do not print warnings about ignore files that cannot be read "
+   "(--ignore-file's included).",
    [](Args& a, std::string_view) -> Status { a.no_ignore_messages = true; return {}; }},
   {"ignore-messages", 0, "", "Undo --no-ignore-messages.",
    [](Args& a, std::string_view) -> Status { a.no_ignore_messages = false; return {}; }},
