@@ -64,6 +64,22 @@ Result<std::uint64_t> parse_size(std::string_view flag, std::string_view v) {
   return n * mult;
 }
 
+// rg's sizes for --regex-size-limit and --dfa-size-limit: digits and an optional K, M or G.
+Result<std::uint64_t> parse_rg_size(std::string_view flag, std::string_view v) {
+  const bool ok =
+      !v.empty() &&
+      std::all_of(v.begin(), v.end() - 1, [](char c) { return c >= '0' && c <= '9'; }) &&
+      ((v.back() >= '0' && v.back() <= '9') ||
+       ((v.back() == 'K' || v.back() == 'M' || v.back() == 'G') && v.size() > 1));
+  if (!ok) {
+    return usage(
+        fmt::format("invalid value '{}' for --{}: expected digits and an optional K, M "
+                    "or G suffix, e.g. 10M",
+                    v, flag));
+  }
+  return parse_size(flag, v);
+}
+
 Result<std::size_t> parse_count(std::string_view flag, std::string_view v) {
   std::size_t n = 0;
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
@@ -72,6 +88,15 @@ Result<std::size_t> parse_count(std::string_view flag, std::string_view v) {
         fmt::format("invalid value '{}' for --{}: expected a non-negative integer", v, flag));
   }
   return n;
+}
+
+// -A, -B, -C after --passthru: rg starts a fresh context (only the new value set).
+void leave_passthru(Args& a) {
+  if (!a.passthru) return;
+  a.passthru = false;
+  a.context_before.reset();
+  a.context_after.reset();
+  a.context_both.reset();
 }
 
 Status set_sort(Args& a, std::string_view v, bool reverse) {
@@ -122,19 +147,70 @@ constexpr Flag kFlags[] = {
   {"line-regexp", 'x', "", "Only match whole lines.",
    [](Args& a, std::string_view) -> Status { a.pattern.line = true; a.pattern.word = false; return {}; }},
   {"pcre2", 'P', "", "Use PCRE2 alone (look-around, backreferences).",
-   [](Args& a, std::string_view) -> Status { a.pattern.pcre2 = true; return {}; }},
+   [](Args& a, std::string_view) -> Status { a.engine = Args::Engine::kPcre2; return {}; }},
   {"no-pcre2", 0, "", "Undo --pcre2.",
-   [](Args& a, std::string_view) -> Status { a.pattern.pcre2 = false; return {}; }},
-  {"after-context", 'A', "NUM", "Show NUM lines after each match.",
+   [](Args& a, std::string_view) -> Status { a.engine = Args::Engine::kDefault; return {}; }},
+  {"engine", 0, "ENGINE", "The regex engine: default (Hyperscan prefilter, PCRE2 confirm), pcre2 "
+   "(as -P), auto (default, or pcre2 when a pattern needs it: look-around, backreferences).",
    [](Args& a, std::string_view v) -> Status {
-     CTX_TRY_ASSIGN(auto n, parse_count("after-context", v)); a.search.after = n; return {}; }},
-  {"before-context", 'B', "NUM", "Show NUM lines before each match.",
+     if (v == "default") a.engine = Args::Engine::kDefault;
+     else if (v == "pcre2") a.engine = Args::Engine::kPcre2;
+     else if (v == "auto") a.engine = Args::Engine::kAuto;
+     else return usage(fmt::format("invalid value '{}' for --engine: expected default, pcre2 or "
+                                   "auto", v));
+     return {}; },
+   "default pcre2 auto"},
+  {"auto-hybrid-regex", 0, "", "Deprecated: use --engine auto.",
+   [](Args& a, std::string_view) -> Status { a.engine = Args::Engine::kAuto; return {}; }},
+  {"no-auto-hybrid-regex", 0, "", "Deprecated: use --engine default.",
+   [](Args& a, std::string_view) -> Status { a.engine = Args::Engine::kDefault; return {}; }},
+  {"pcre2-version", 0, "", "Print the version of PCRE2 in use and whether its JIT is available.",
+   [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kPcre2Version; return {}; }},
+  {"regex-size-limit", 0, "NUM+SUFFIX?", "Accepted for rg compatibility (its size syntax, e.g. "
+   "10M, is checked); no effect: Hyperscan and PCRE2 apply their own limits.",
    [](Args& a, std::string_view v) -> Status {
-     CTX_TRY_ASSIGN(auto n, parse_count("before-context", v)); a.search.before = n; return {}; }},
+     CTX_TRY_ASSIGN(a.regex_size_limit, parse_rg_size("regex-size-limit", v)); return {}; }},
+  {"dfa-size-limit", 0, "NUM+SUFFIX?", "Accepted for rg compatibility (its size syntax, e.g. "
+   "10M, is checked); no effect: there is no lazy DFA cache to bound.",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(a.dfa_size_limit, parse_rg_size("dfa-size-limit", v)); return {}; }},
+  {"after-context", 'A', "NUM", "Show NUM lines after each match (wins over -C; undoes --passthru).",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("after-context", v));
+     leave_passthru(a); a.context_after = n; return {}; }},
+  {"before-context", 'B', "NUM", "Show NUM lines before each match (wins over -C; undoes --passthru).",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(auto n, parse_count("before-context", v));
+     leave_passthru(a); a.context_before = n; return {}; }},
   {"context", 'C', "NUM", "Show NUM lines before and after each match.",
    [](Args& a, std::string_view v) -> Status {
      CTX_TRY_ASSIGN(auto n, parse_count("context", v));
-     a.search.before = n; a.search.after = n; return {}; }},
+     leave_passthru(a); a.context_both = n; return {}; }},
+  {"passthru", 0, "", "Print both matching and non-matching lines (overrides -A, -B, -C; alias "
+   "--passthrough).",
+   [](Args& a, std::string_view) -> Status {
+     a.passthru = true; a.context_before.reset(); a.context_after.reset(); a.context_both.reset();
+     return {}; }},
+  {"passthrough", 0, "", "Alias of --passthru.",
+   [](Args& a, std::string_view) -> Status {
+     a.passthru = true; a.context_before.reset(); a.context_after.reset(); a.context_both.reset();
+     return {}; }},
+  {"context-separator", 0, "SEPARATOR", "Print SEPARATOR between groups of context lines "
+   "(default --; escapes such as \\t and \\x7F are decoded).",
+   [](Args& a, std::string_view v) -> Status { a.context_separator = unescape(v); return {}; }},
+  {"no-context-separator", 0, "", "Print nothing between groups of context lines.",
+   [](Args& a, std::string_view) -> Status { a.context_separator.reset(); return {}; }},
+  {"field-match-separator", 0, "SEPARATOR", "Separate the path, line number, column and offset of "
+   "matching lines with SEPARATOR (default :; escapes decoded).",
+   [](Args& a, std::string_view v) -> Status { a.field_match_separator = unescape(v); return {}; }},
+  {"field-context-separator", 0, "SEPARATOR", "Separate the fields of context lines with SEPARATOR "
+   "(default -; escapes decoded).",
+   [](Args& a, std::string_view v) -> Status {
+     a.field_context_separator = unescape(v); return {}; }},
+  {"stop-on-nonmatch", 0, "", "Stop reading a file at the first non-matching line after a "
+   "matching one (undoes -U).",
+   [](Args& a, std::string_view) -> Status {
+     a.search.stop_on_nonmatch = true; a.pattern.multiline = false; return {}; }},
   {"invert-match", 'v', "", "Print the lines that do not match.",
    [](Args& a, std::string_view) -> Status { a.search.invert = true; return {}; }},
   {"max-count", 'm', "NUM", "Stop searching a file after NUM matching lines.",
@@ -192,8 +268,10 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.binary = true; return {}; }},
   {"no-binary", 0, "", "Undo --binary.",
    [](Args& a, std::string_view) -> Status { a.binary = false; return {}; }},
-  {"multiline", 'U', "", "Let matches span lines (patterns may hold \\n).",
-   [](Args& a, std::string_view) -> Status { a.pattern.multiline = true; return {}; }},
+  {"multiline", 'U', "", "Let matches span lines (patterns may hold \\n; undoes "
+   "--stop-on-nonmatch).",
+   [](Args& a, std::string_view) -> Status {
+     a.pattern.multiline = true; a.search.stop_on_nonmatch = false; return {}; }},
   {"no-multiline", 0, "", "Undo --multiline.",
    [](Args& a, std::string_view) -> Status { a.pattern.multiline = false; return {}; }},
   {"multiline-dotall", 0, "", "With --multiline, let '.' match line feeds too.",
@@ -333,6 +411,62 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.null = true; return {}; }},
   {"quiet", 'q', "", "Print nothing; exit 0 when something was found.",
    [](Args& a, std::string_view) -> Status { a.quiet = true; return {}; }},
+  {"include-zero", 0, "", "With -c or --count-matches, also print files with no match (count 0).",
+   [](Args& a, std::string_view) -> Status { a.include_zero = true; return {}; }},
+  {"no-include-zero", 0, "", "Undo --include-zero.",
+   [](Args& a, std::string_view) -> Status { a.include_zero = false; return {}; }},
+  {"no-messages", 0, "", "Do not print errors about files that cannot be opened or read (the "
+   "exit status still says 2).",
+   [](Args& a, std::string_view) -> Status { a.no_messages = true; return {}; }},
+  {"messages", 0, "", "Undo --no-messages.",
+   [](Args& a, std::string_view) -> Status { a.no_messages = false; return {}; }},
+  {"no-ignore-messages", 0, "", "Do not print warnings about ignore files that cannot be read "
+   "(--ignore-file's included).",
+   [](Args& a, std::string_view) -> Status { a.no_ignore_messages = true; return {}; }},
+  {"ignore-messages", 0, "", "Undo --no-ignore-messages.",
+   [](Args& a, std::string_view) -> Status { a.no_ignore_messages = false; return {}; }},
+  {"pretty", 'p', "", "Alias for --color always --heading --line-number.",
+   [](Args& a, std::string_view) -> Status {
+     a.color = Args::Color::kAlways; a.heading = true; a.line_numbers = true; return {}; }},
+  {"sort-files", 0, "", "Deprecated: use --sort path.",
+   [](Args& a, std::string_view) -> Status { return set_sort(a, "path", false); }},
+  {"no-sort-files", 0, "", "Deprecated: undo --sort-files (no sorting).",
+   [](Args& a, std::string_view) -> Status { return set_sort(a, "none", false); }},
+  {"line-buffered", 0, "", "Write each line as soon as it is printed (default: per file).",
+   [](Args& a, std::string_view) -> Status { a.buffer = Args::Buffer::kLine; return {}; }},
+  {"no-line-buffered", 0, "", "Undo --line-buffered.",
+   [](Args& a, std::string_view) -> Status { a.buffer = Args::Buffer::kAuto; return {}; }},
+  {"block-buffered", 0, "", "Write in blocks: each file's output at once (the default).",
+   [](Args& a, std::string_view) -> Status { a.buffer = Args::Buffer::kBlock; return {}; }},
+  {"no-block-buffered", 0, "", "Undo --block-buffered.",
+   [](Args& a, std::string_view) -> Status { a.buffer = Args::Buffer::kAuto; return {}; }},
+  {"path-separator", 0, "SEPARATOR", "Print paths with this byte instead of / (escapes decoded; "
+   "empty: the default).",
+   [](Args& a, std::string_view v) -> Status {
+     const std::string raw = unescape(v);
+     if (raw.size() > 1) {
+       return usage(fmt::format("invalid value '{}' for --path-separator: a path separator must "
+                                "be exactly one byte, but it is {} bytes", v, raw.size()));
+     }
+     a.path_separator = raw.empty() ? std::nullopt : std::optional<char>(raw[0]);
+     return {}; }},
+  {"pre", 0, "COMMAND", "Search the output of COMMAND PATH (the file as its stdin) instead of "
+   "each file; empty: none. Overrides -z.",
+   [](Args& a, std::string_view v) -> Status {
+     a.pre = std::string(v); if (!v.empty()) a.search_zip = false; return {}; }},
+  {"no-pre", 0, "", "Undo --pre.",
+   [](Args& a, std::string_view) -> Status { a.pre.clear(); return {}; }},
+  {"pre-glob", 0, "GLOB", "Run --pre only on the files GLOB matches (-g syntax; may repeat).",
+   [](Args& a, std::string_view v) -> Status { a.pre_globs.emplace_back(v); return {}; }},
+  {"search-zip", 'z', "", "Search compressed files (gz, bz2, xz, lz4, lzma, br, zst, Z) through "
+   "their decompressor when it is on PATH. Overrides --pre.",
+   [](Args& a, std::string_view) -> Status { a.search_zip = true; a.pre.clear(); return {}; }},
+  {"no-search-zip", 0, "", "Undo --search-zip.",
+   [](Args& a, std::string_view) -> Status { a.search_zip = false; return {}; }},
+  {"debug", 0, "", "Print debugging messages (what was chosen and why) on stderr.",
+   [](Args& a, std::string_view) -> Status { a.debug = std::max(a.debug, 1); return {}; }},
+  {"trace", 0, "", "Print more debugging messages than --debug (every file searched) on stderr.",
+   [](Args& a, std::string_view) -> Status { a.debug = 2; return {}; }},
   {"generate", 0, "KIND", "Print a shell completion script or the man page: complete-bash, "
    "complete-zsh, complete-fish, man.",
    [](Args& a, std::string_view v) -> Status {
@@ -371,6 +505,11 @@ std::string suggestion(std::string_view name) {
 }
 
 void finish(Args& a) {
+  a.search.before = a.context_before.value_or(a.context_both.value_or(0));
+  a.search.after = a.context_after.value_or(a.context_both.value_or(0));
+  a.search.passthru = a.passthru;
+  if (a.passthru) a.search.before = a.search.after = 0;
+  a.pattern.pcre2 = a.engine == Args::Engine::kPcre2;
   if (a.unrestricted >= 1) a.no_ignore = true;
   if (a.unrestricted >= 2) a.walk.hidden = true;
   if (a.unrestricted >= 3) a.binary = true;
@@ -392,6 +531,56 @@ void finish(Args& a) {
 }
 
 }  // namespace
+
+std::string unescape(std::string_view text) {
+  std::string out;
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != '\\' || i + 1 >= text.size()) {
+      out.push_back(c);
+      continue;
+    }
+    const char e = text[i + 1];
+    char decoded = 0;
+    switch (e) {
+      case '\\':
+        decoded = '\\';
+        break;
+      case '0':
+        decoded = '\0';
+        break;
+      case 't':
+        decoded = '\t';
+        break;
+      case 'n':
+        decoded = '\n';
+        break;
+      case 'r':
+        decoded = '\r';
+        break;
+      case 'x':
+        if (i + 3 < text.size() && hex(text[i + 2]) >= 0 && hex(text[i + 3]) >= 0) {
+          out.push_back(static_cast<char>(hex(text[i + 2]) * 16 + hex(text[i + 3])));
+          i += 3;
+          continue;
+        }
+        out.push_back(c);
+        continue;
+      default:
+        out.push_back(c);
+        continue;
+    }
+    out.push_back(decoded);
+    ++i;
+  }
+  return out;
+}
 
 Result<Args> parse_args(const std::vector<std::string>& argv) {
   Args a;

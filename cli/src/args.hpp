@@ -22,7 +22,15 @@ struct GlobArg {
 };
 
 struct Args {
-  enum class Mode : std::uint8_t { kSearch, kFiles, kTypeList, kHelp, kVersion, kGenerate };
+  enum class Mode : std::uint8_t {
+    kSearch,
+    kFiles,
+    kTypeList,
+    kHelp,
+    kVersion,
+    kPcre2Version,
+    kGenerate
+  };
   Mode mode = Mode::kSearch;
   std::vector<std::string> positionals;  // PATTERN then PATH... (only PATHs with --files)
 
@@ -73,7 +81,35 @@ struct Args {
   bool trim = false;                         // --trim: drop leading ASCII whitespace of lines
   bool stats = false;                        // --stats: totals after the results
   std::string generate;                      // --generate KIND (Mode::kGenerate)
+
+  // Context as rg 14's ContextMode: -A/-B win over -C whatever their order; --passthru and any
+  // of them override each other (the last wins). finish() turns them into search.before/after.
+  std::optional<std::size_t> context_before, context_after, context_both;
+  bool passthru = false;
+  // The separators of the standard printer, escapes (\t, \xHH, ...) already decoded.
+  std::optional<std::string> context_separator = std::string("--");  // nullopt: none
+  std::string field_match_separator = ":";
+  std::string field_context_separator = "-";
+  std::optional<char> path_separator;  // --path-separator: replaces '/' in printed paths
+  bool include_zero = false;           // --include-zero: -c/--count-matches print zero counts
+  bool no_messages = false;            // --no-messages: file errors are not printed
+  bool no_ignore_messages = false;     // --no-ignore-messages: nor ignore-file errors
+  enum class Buffer : std::uint8_t { kAuto, kLine, kBlock };
+  Buffer buffer = Buffer::kAuto;  // --line-buffered / --block-buffered
+  enum class Engine : std::uint8_t { kDefault, kPcre2, kAuto };
+  // --engine; -P/--pcre2 is --engine pcre2 (pattern.pcre2 says what was chosen last).
+  Engine engine = Engine::kDefault;
+  std::optional<std::uint64_t> regex_size_limit;  // --regex-size-limit (checked, see --help)
+  std::optional<std::uint64_t> dfa_size_limit;    // --dfa-size-limit (checked, see --help)
+  int debug = 0;                                  // 1: --debug, 2: --trace (stderr only)
+  std::string pre;                                // --pre COMMAND (empty: none)
+  std::vector<std::string> pre_globs;  // --pre-glob: which files --pre runs on (none: all)
+  bool search_zip = false;             // -z/--search-zip
 };
+
+// rg's escapes in separator values (bstr's unescape_bytes): \\, \0, \t, \n, \r and \xHH; any
+// other backslash stays as it is.
+std::string unescape(std::string_view text);
 
 // Parses argv (without argv[0]). Errors name the flag and the fix.
 Result<Args> parse_args(const std::vector<std::string>& argv);

@@ -1,11 +1,14 @@
 // ctxsearch's entry point: parse arguments, build the walker's filters, run, print, and turn what
 // happened into ripgrep's exit codes (0 found, 1 nothing found, 2 an error).
 
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include <fmt/format.h>
+#include <pcre2.h>
 #include <signal.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -32,24 +35,45 @@ constexpr std::size_t kFlushBytes = 64 << 10;
 // under a lock, so lines never interleave and nothing is shared on the hot path.
 class PathPrinter final : public walker::WalkSink {
  public:
-  // `color`: the escape that starts a colored path (empty: no color).
-  PathPrinter(char terminator, bool quiet, std::string color)
-      : terminator_(terminator), quiet_(quiet), color_(std::move(color)) {}
+  // `color`: the escape that starts a colored path (empty: no color). `separator`: what '/'
+  // prints as (--path-separator). `flush_bytes`: buffered output past this is written (1: each
+  // path at once, --line-buffered). `messages`: whether errors are printed (--no-messages);
+  // `ignore_messages`: whether ignore-file errors are (--no-ignore-messages).
+  PathPrinter(char terminator, bool quiet, std::string color, std::optional<char> separator,
+              std::size_t flush_bytes, bool messages, bool ignore_messages)
+      : terminator_(terminator),
+        quiet_(quiet),
+        color_(std::move(color)),
+        separator_(separator),
+        flush_bytes_(flush_bytes),
+        messages_(messages),
+        ignore_messages_(ignore_messages) {}
 
   walker::Flow on_file(const walker::WalkEntry& entry) override {
     found_.store(true, std::memory_order_relaxed);
     if (quiet_) return walker::Flow::kStop;
     std::string& buf = buffers_.local();
     buf.append(color_);
+    const std::size_t at = buf.size();
     buf.append(entry.path);
+    if (separator_)
+      std::replace(buf.begin() + static_cast<std::ptrdiff_t>(at), buf.end(), '/', *separator_);
     if (!color_.empty()) buf.append(kColorReset);
     buf.push_back(terminator_);
-    if (buf.size() >= kFlushBytes && !flush(buf)) return walker::Flow::kStop;
+    if (buf.size() >= flush_bytes_ && !flush(buf)) return walker::Flow::kStop;
     return walker::Flow::kContinue;
   }
 
   void on_error(const Error& error) override {
     errored_.store(true, std::memory_order_relaxed);
+    if (!messages_) return;
+    std::lock_guard lock(mutex_);
+    print_error(error.detail);
+  }
+
+  // As rg: a warning (the exit status stays), hidden by --no-ignore-messages.
+  void on_ignore_error(const Error& error) override {
+    if (!messages_ || !ignore_messages_) return;
     std::lock_guard lock(mutex_);
     print_error(error.detail);
   }
@@ -72,11 +96,27 @@ class PathPrinter final : public walker::WalkSink {
   char terminator_;
   bool quiet_;
   std::string color_;
+  std::optional<char> separator_;
+  std::size_t flush_bytes_;
+  bool messages_;
+  bool ignore_messages_;
   std::mutex mutex_;
   bool broken_pipe_ = false;
   std::atomic<bool> found_{false}, errored_{false};
   tbb::enumerable_thread_specific<std::string> buffers_;
 };
+
+// --pcre2-version, as rg 14 words it.
+std::string pcre2_version_text() {
+  std::string version(64, '\0');
+  const int n = pcre2_config(PCRE2_CONFIG_VERSION, version.data());
+  version.resize(n > 0 ? static_cast<std::size_t>(n) - 1 : 0);
+  version.resize(std::min(version.size(), version.find(' ')));  // "10.42 2022-12-11": 10.42
+  std::uint32_t jit = 0;
+  pcre2_config(PCRE2_CONFIG_JIT, &jit);
+  return fmt::format("PCRE2 {} is available ({})\n", version,
+                     jit != 0 ? "JIT is available" : "JIT is unavailable");
+}
 
 int run_files(Args& args) {
   auto filters = build_filters(args);
@@ -88,7 +128,9 @@ int run_files(Args& args) {
   args.walk.overrides = &filters->overrides;
   args.walk.types = &filters->types;
   PathPrinter printer(args.null ? '\0' : '\n', args.quiet,
-                      color_enabled(args.color) ? color_specs(args.colors).path : std::string());
+                      color_enabled(args.color) ? color_specs(args.colors).path : std::string(),
+                      args.path_separator, args.buffer == Args::Buffer::kLine ? 1 : kFlushBytes,
+                      !args.no_messages, !args.no_ignore_messages);
   if (Status s = walker::walk(args.walk, printer); !s.ok()) {
     print_error(s.error().detail);
     return 2;
@@ -117,6 +159,8 @@ int run(int argc, char** argv) {
       return write_stdout(help_text()) ? 0 : 2;
     case Args::Mode::kVersion:
       return write_stdout("ctxsearch 0.1.0\n") ? 0 : 2;
+    case Args::Mode::kPcre2Version:
+      return write_stdout(pcre2_version_text()) ? 0 : 2;
     case Args::Mode::kTypeList: {
       auto filters = build_filters(args);
       if (!filters.ok()) {

@@ -87,6 +87,7 @@ void Output::release_stream() {
 
 void Output::error(std::string_view detail) {
   errored_.store(true);
+  if (!messages_) return;
   if (tls_capture != nullptr) {
     tls_capture->messages_.emplace_back(true, std::string(detail));
     return;
@@ -96,6 +97,7 @@ void Output::error(std::string_view detail) {
 }
 
 void Output::warn(std::string_view detail) {
+  if (!messages_) return;
   if (tls_capture != nullptr) {
     tls_capture->messages_.emplace_back(false, std::string(detail));
     return;

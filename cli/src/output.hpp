@@ -38,6 +38,8 @@ class Output {
   void write_group(std::string_view data, std::string_view separator);
   void error(std::string_view detail);  // an error for the exit code: "ctxsearch: DETAIL"
   void warn(std::string_view detail);   // a warning: printed, exit code unchanged
+  // --no-messages: errors and warnings are not printed (errors still count for the exit code).
+  void set_messages(bool shown) { messages_ = shown; }
   bool errored() const { return errored_.load(); }
   bool broken_pipe() const { return broken_pipe_.load(); }
   // Writes `data` as it is (no separator, never captured): --stats' closing block.
@@ -75,6 +77,7 @@ class Output {
   void write_locked(std::string_view data, std::string_view separator, bool first);
   std::recursive_mutex mutex_;
   bool any_group_ = false;
+  bool messages_ = true;
   std::atomic<bool> errored_{false}, broken_pipe_{false};
   std::atomic<std::uint64_t> written_{0};
 };

@@ -29,6 +29,7 @@
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
 #include "output.hpp"
+#include "preprocess.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -37,6 +38,14 @@ constexpr std::size_t kMaxPatternFileBytes = std::size_t{1} << 30;
 constexpr std::size_t kStreamThreshold = std::size_t{1} << 20;  // bytes of one file's output
 
 constexpr std::string_view kReset = kColorReset;
+
+// --debug (level 1) and --trace (level 2) lines on stderr.
+template <typename... T>
+void debug_line(const Args& args, int level, fmt::format_string<T...> format, T&&... values) {
+  if (args.debug < level) return;
+  print_error(fmt::format("{}: {}", level == 1 ? "DEBUG" : "TRACE",
+                          fmt::format(format, std::forward<T>(values)...)));
+}
 
 struct PrintOptions {
   bool with_filename;
@@ -61,6 +70,13 @@ struct PrintOptions {
   // ripgrep would search with one thread (--sort, one file, -j1), so its printer, not its
   // buffer writer, writes the separators between files.
   bool rg_one_thread;
+  bool include_zero;                       // --include-zero
+  std::string_view context_separator;      // with its '\n'; empty: none
+  std::string_view field_match_separator;  // ":" unless --field-match-separator
+  std::string_view field_context_separator;
+  std::optional<char> path_separator;  // --path-separator
+  // Output past this many bytes is written at once (1 under --line-buffered).
+  std::size_t stream_threshold;
 };
 
 // Totals for --json's end and summary messages.
@@ -93,6 +109,7 @@ struct Worker {
   std::string replaced;                           // -r: the printed unit with its matches replaced
   std::vector<engine::MatchSpan> replaced_spans;  // -r: the replacements' spans in it
   std::string stream;                             // stdin searched as it arrives: unread lines
+  std::string piped;                              // --pre / -z: the program's output
 };
 
 // A printed unit, as ripgrep's printer sees it: a matching line (or, in multiline mode, a block of
@@ -120,7 +137,13 @@ class FilePrinter final : public engine::LineSink {
  public:
   FilePrinter(const PrintOptions& p, const engine::PatternSet& patterns, Worker& w,
               std::string_view path, OutputStream& stream)
-      : p_(p), patterns_(patterns), w_(w), path_(path), stream_(stream) {}
+      : p_(p), patterns_(patterns), w_(w), path_(path), printed_path_(path), stream_(stream) {
+    if (p_.path_separator) {  // --path-separator: the printed path only (not --json's)
+      shown_path_.assign(path);
+      std::replace(shown_path_.begin(), shown_path_.end(), '/', *p_.path_separator);
+      printed_path_ = shown_path_;
+    }
+  }
 
   void on_haystack(std::string_view hay) override { hay_ = hay; }
 
@@ -165,7 +188,7 @@ class FilePrinter final : public engine::LineSink {
     if (need_spans && !invert_) record_matches(line, bytes);
     matches_ += w_.spans.size();
     sink(bytes, offset, line_number, false);
-    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
+    if (w_.out.size() >= p_.stream_threshold) stream_.stream(w_.out);
     // Nobody reads any more (EPIPE): stop, as ripgrep does.
     return stream_.broken_pipe() ? engine::Flow::kStop : engine::Flow::kContinue;
   }
@@ -187,12 +210,12 @@ class FilePrinter final : public engine::LineSink {
       record_matches(line, bytes, true);
     }
     sink(bytes, offset, line_number, true);
-    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
+    if (w_.out.size() >= p_.stream_threshold) stream_.stream(w_.out);
     return engine::Flow::kContinue;
   }
 
   void on_context_break() override {
-    if (p_.output == Args::Output::kLines && !p_.json) w_.out.append("--\n");
+    if (p_.output == Args::Output::kLines && !p_.json) w_.out.append(p_.context_separator);
   }
 
   void on_binary(std::uint64_t offset, bool /*matched*/) override {
@@ -256,7 +279,7 @@ class FilePrinter final : public engine::LineSink {
         break;
       case Args::Output::kCount:
       case Args::Output::kCountMatches:
-        if (!has_match()) break;
+        if (!has_match() && !p_.include_zero) break;
         if (p_.with_filename) {
           append_path();
           w_.out.append(sep);
@@ -276,6 +299,8 @@ class FilePrinter final : public engine::LineSink {
   // -m when this printer counts it (the summaries in multiline mode), not the searcher.
   void set_limit(std::optional<std::uint64_t> limit) { limit_ = limit; }
   std::uint64_t lines() const { return lines_; }
+  // --json: a begin message was written (a match, or --passthru's context lines).
+  bool json_began() const { return began_; }
   // Whether the file counts as matching: a reported line, or in multiline mode under -c, -l, -q
   // and the like, a match (an inverted block has none), as ripgrep's summary printer.
   bool has_match() const {
@@ -549,7 +574,7 @@ class FilePrinter final : public engine::LineSink {
   // Writes what is buffered once it passes the threshold, so one line with a million matches
   // (-o, --vimgrep) never holds its whole output in memory.
   void maybe_stream() {
-    if (w_.out.size() >= kStreamThreshold) stream_.stream(w_.out);
+    if (w_.out.size() >= p_.stream_threshold) stream_.stream(w_.out);
   }
 
   bool exceeds(std::size_t len) const { return p_.max_columns && len > *p_.max_columns; }
@@ -707,7 +732,7 @@ class FilePrinter final : public engine::LineSink {
     }
     o += "]}}\n";
     json_bytes_ += o.size() - before;
-    if (o.size() >= kStreamThreshold) stream_.stream(o);
+    if (o.size() >= p_.stream_threshold) stream_.stream(o);
     return engine::Flow::kContinue;
   }
 
@@ -721,7 +746,7 @@ class FilePrinter final : public engine::LineSink {
     w_.out.append(kReset);
     color_bytes_ += color.size() + kReset.size();
   }
-  void append_path() { append_colored(p_.colors->path, path_); }
+  void append_path() { append_colored(p_.colors->path, printed_path_); }
   void append_match(std::string_view text) { append_colored(p_.colors->match, text); }
   void append_path_line() {
     append_path();
@@ -736,22 +761,26 @@ class FilePrinter final : public engine::LineSink {
   // no column).
   void prefix(const Unit& u, std::uint64_t line_number, std::optional<std::size_t> column,
               std::uint64_t offset) {
-    const char sep = u.context ? '-' : ':';
+    const std::string_view sep = u.context ? p_.field_context_separator : p_.field_match_separator;
     if (p_.with_filename && !p_.heading) {
       append_path();
-      w_.out.push_back(p_.null ? '\0' : sep);
+      if (p_.null) {
+        w_.out.push_back('\0');
+      } else {
+        w_.out.append(sep);
+      }
     }
     if (p_.line_numbers) {
       append_colored(p_.colors->line, fmt::format("{}", line_number));
-      w_.out.push_back(sep);
+      w_.out.append(sep);
     }
     if (p_.column && column) {
       append_colored(p_.colors->column, fmt::format("{}", *column));
-      w_.out.push_back(sep);
+      w_.out.append(sep);
     }
     if (p_.byte_offset) {
       append_colored(p_.colors->column, fmt::format("{}", offset));
-      w_.out.push_back(sep);
+      w_.out.append(sep);
     }
   }
   void count_matches(std::string_view line) {
@@ -773,7 +802,9 @@ class FilePrinter final : public engine::LineSink {
   const PrintOptions& p_;
   const engine::PatternSet& patterns_;
   Worker& w_;
-  std::string_view path_;
+  std::string_view path_;          // as --json and messages show it
+  std::string_view printed_path_;  // as the standard and summary printers show it
+  std::string shown_path_;         // --path-separator's copy
   OutputStream& stream_;
   std::string_view hay_;
   std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
@@ -795,27 +826,44 @@ class FilePrinter final : public engine::LineSink {
 class Search {
  public:
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
-      : args_(args),
-        patterns_(std::move(patterns)),
-        print_(print),
-        workers_([this] { return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}}; }) {}
+      : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
+          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}};
+        }) {
+    out_.set_messages(!args.no_messages);
+  }
 
   // Searches one file; the output is written (whole, or streamed past a threshold) before return.
   // With `dir_fd` >= 0 the file is opened as the NUL-terminated `name` in that directory.
   void search_file(std::string_view path, bool explicit_file, Worker& w, int dir_fd = -1,
                    std::string_view name = {}) {
     w.out.clear();
+    debug_line(args_, 2, "searching {}", path);
     OutputStream stream(out_, group_separator());
     std::string owned(path);
     const bool is_stdin = path == "-";
     // stdin from a pipe, socket or terminal is searched as it arrives (see search_stream), unless
     // context lines or multiline mode need the lines around a match.
     const bool streamed = is_stdin && stdin_is_stream() && args_.search.before == 0 &&
-                          args_.search.after == 0 && !print_.multiline;
+                          args_.search.after == 0 && !print_.multiline &&
+                          !args_.search.stop_on_nonmatch;
     // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
     const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary && !print_.multiline;
     Result<std::string_view> bytes = std::string_view();
-    if (!streamed) {
+    // --pre and -z: the output of a program is searched instead (never for stdin), as ripgrep
+    // reads it: through its roll buffer.
+    bool piped = false;
+    if (!is_stdin && (!args_.pre.empty() || args_.search_zip)) {
+      std::optional<Status> ran = run_filter(owned, dir_fd, name, w.piped);
+      if (ran) {
+        if (!ran->ok()) {
+          out_.error(fmt::format("{}: {}", path, ran->error().detail));
+          if (w.piped.empty()) return;
+        }
+        piped = true;
+        bytes = std::string_view(w.piped);
+      }
+    }
+    if (!streamed && !piped) {
       w.buffer.allow_mapping(args_.mmap != Args::Mmap::kNever);
       bytes = is_stdin      ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
               : dir_fd >= 0 ? w.buffer.read_at(dir_fd, name.data(), path, quit_on_binary)
@@ -826,13 +874,16 @@ class Search {
       return;
     }
     engine::SearchOptions options = args_.search;
-    if (print_.output != Args::Output::kLines) options.before = options.after = 0;  // unprinted
+    if (print_.output != Args::Output::kLines) {  // unprinted
+      options.before = options.after = 0;
+      options.passthru = false;
+    }
     options.binary = args_.text                        ? engine::BinaryMode::kText
                      : (explicit_file || args_.binary) ? engine::BinaryMode::kConvert
                                                        : engine::BinaryMode::kQuit;
     options.line_numbers = print_.line_numbers;
     // ripgrep memory-maps the files named on the command line when they are all it searches.
-    options.whole_file = whole_files_ && explicit_file && !is_stdin;
+    options.whole_file = whole_files_ && explicit_file && !is_stdin && !piped;
     options.slow_lines = args_.pattern.pcre2;
     options.stdin_reader = is_stdin;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
@@ -867,10 +918,10 @@ class Search {
     }
     if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
     printer.finish();
-    // As ripgrep, --json's summary counts only the files with a match; --stats counts all, and
-    // so does --json -q (ripgrep's summary printer then counts, with its statistics on).
+    // As ripgrep, --json's summary counts only the files it printed (a begin message); --stats all,
+    // and so does --json -q (ripgrep's summary printer then counts, with its statistics on).
     const bool json_counts_all = print_.json && args_.quiet;
-    if ((print_.json && !json_counts_all && printer.lines() > 0) ||
+    if ((print_.json && !json_counts_all && printer.json_began()) ||
         (args_.stats && (!print_.json || json_counts_all))) {
       Stats file;
       // A search cut short (-m, binary data) says where it stopped, as ripgrep counts.
@@ -896,6 +947,51 @@ class Search {
     if (args_.quiet) w.out.clear();
     stream.finish(w.out);
   }
+
+  // --pre / -z for `path` (opened as `name` in `dir_fd` when dir_fd >= 0): nullopt when no program
+  // applies (the file is searched as it is); else its output went to `out`, and the status says
+  // whether the program started and succeeded (rg's messages).
+  std::optional<Status> run_filter(const std::string& path, int dir_fd, std::string_view name,
+                                   std::string& out) {
+    std::vector<std::string> argv;
+    const bool pre = !args_.pre.empty() && pre_wanted(path);
+    if (pre) {
+      argv = {args_.pre, path};
+    } else if (args_.search_zip) {
+      argv = decompressor_for(path);
+    }
+    if (argv.empty()) return std::nullopt;
+    debug_line(args_, 2, "{}: searching the output of {}", path, quoted_command(argv));
+    const int fd = dir_fd >= 0 ? ::openat(dir_fd, name.data(), O_RDONLY | O_CLOEXEC)
+                               : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status(Error::from_errno(errno, path));
+    Status ran = run_and_capture(argv, pre ? fd : -1, out);
+    ::close(fd);
+    if (ran.ok()) return ran;
+    if (!pre && out.empty() && ran.error().code == ErrorCode::kNotFound) {
+      return std::nullopt;  // as ripgrep: a decompressor that cannot start; searched as it is
+    }
+    if (pre && out.empty() && ran.error().code == ErrorCode::kNotFound) {
+      return Status(
+          Error{ran.error().code, fmt::format("preprocessor command could not start: '{}': {}",
+                                              quoted_command(argv), ran.error().detail)});
+    }
+    if (pre) {
+      return Status(Error{ran.error().code, fmt::format("preprocessor command failed: '{}': {}",
+                                                        quoted_command(argv), ran.error().detail)});
+    }
+    return ran;
+  }
+
+  // --pre-glob: whether --pre runs on `path` (all files without globs), as rg's override globs.
+  bool pre_wanted(std::string_view path) const {
+    if (pre_globs_.empty()) return true;
+    if (path.substr(0, 2) == "./") path.remove_prefix(2);
+    return pre_globs_.match(path, false) != walker::MatchKind::kIgnore;
+  }
+
+  // The --pre-glob globs (checked by the caller).
+  void set_pre_globs(walker::Overrides globs) { pre_globs_ = std::move(globs); }
 
   // Whether ripgrep would memory-map the files named on the command line (then it has each whole
   // in memory, which decides where it notices binary data): when they are all it searches.
@@ -1023,6 +1119,9 @@ class Search {
                                                           : walker::Flow::kContinue;
     }
     void on_error(const Error& e) override { search.out_.error(e.detail); }
+    void on_ignore_error(const Error& e) override {
+      if (!search.args_.no_ignore_messages) search.out_.warn(e.detail);
+    }
     Search& search;
     bool collect_only;
     std::vector<std::pair<std::string, bool>> ordered;
@@ -1083,11 +1182,12 @@ class Search {
     out_.replay(c.out, c.separator, c.messages);
   }
 
-  // What goes between two files' output: a blank line under headings, "--" with context lines.
+  // What goes between two files' output: a blank line under headings, the context separator
+  // ("--") with context lines (not --passthru's).
   std::string_view group_separator() const {
     if (print_.output != Args::Output::kLines || print_.json) return {};
     if (print_.heading) return "\n";
-    if (args_.search.before > 0 || args_.search.after > 0) return "--\n";
+    if (args_.search.before > 0 || args_.search.after > 0) return print_.context_separator;
     return {};
   }
 
@@ -1139,6 +1239,7 @@ class Search {
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
   bool whole_files_ = false;
+  walker::Overrides pre_globs_;
   tbb::enumerable_thread_specific<Worker> workers_;
   std::mutex slots_mutex_;
   std::mutex stats_mutex_;
@@ -1218,6 +1319,28 @@ int run_search(Args& args) {
     pattern_options.case_insensitive = !*sensitive;
   }
   auto compiled = engine::PatternSet::compile(patterns, pattern_options);
+  if (!compiled.ok() && args.engine == Args::Engine::kAuto && !pattern_options.pcre2) {
+    // --engine auto: PCRE2 when the default engine cannot take the patterns (look-around,
+    // backreferences); when PCRE2 cannot either, the default engine's error is the one shown.
+    engine::PatternOptions pcre2_options = args.pattern;
+    pcre2_options.pcre2 = true;
+    if (pcre2_options.smart_case && !pcre2_options.case_insensitive) {
+      auto sensitive = pcre2_smart_case_sensitive(patterns, pcre2_options.fixed_strings);
+      if (sensitive.ok()) {
+        pcre2_options.smart_case = false;
+        pcre2_options.case_insensitive = !*sensitive;
+      }
+    }
+    auto fallback = engine::PatternSet::compile(patterns, pcre2_options);
+    if (fallback.ok()) {
+      debug_line(args, 1,
+                 "--engine auto: the default engine cannot compile the patterns "
+                 "({}); using PCRE2",
+                 compiled.error().detail);
+      compiled = std::move(fallback);
+      args.pattern.pcre2 = true;
+    }
+  }
   if (!compiled.ok()) {
     print_error(compiled.error().detail);
     return 2;
@@ -1272,10 +1395,21 @@ int run_search(Args& args) {
   print.rg_one_thread = args.walk.sort != walker::SortBy::kNone || one_file ||
                         args.walk.threads == 1 ||
                         (args.walk.threads == 0 && std::thread::hardware_concurrency() == 1);
+  print.include_zero = args.include_zero;
+  const std::string context_separator =
+      args.context_separator ? *args.context_separator + "\n" : std::string();
+  print.context_separator = context_separator;
+  print.field_match_separator = args.field_match_separator;
+  print.field_context_separator = args.field_context_separator;
+  print.path_separator = args.path_separator;
+  print.stream_threshold = args.buffer == Args::Buffer::kLine ? 1 : kStreamThreshold;
   walker::WalkOptions walk = args.walk;
   walk.overrides = &filters->overrides;
   walk.types = &filters->types;
   print.multiline = compiled->multiline();
+  debug_line(args, 1, "{} pattern(s), engine {}, multiline {}; {} path(s){}; threads {}",
+             patterns.size(), args.pattern.pcre2 ? "PCRE2" : "default (Hyperscan + PCRE2)",
+             print.multiline, paths.size(), search_stdin ? " (stdin)" : "", args.walk.threads);
   Search search(args, std::move(*compiled), print);
   // As ripgrep 14 (hiargs.rs, mmap_choice): named files are searched as maps under --mmap, never
   // under --no-mmap, and by default when there are at most 10 paths, all of them files.
@@ -1284,6 +1418,14 @@ int run_search(Args& args) {
                            struct stat ps {};
                            return ::stat(p.c_str(), &ps) == 0 && S_ISREG(ps.st_mode);
                          });
+  walker::Overrides pre_globs;
+  for (const std::string& g : args.pre_globs) {
+    if (Status s = pre_globs.add(g, false); !s.ok()) {
+      print_error(s.error().detail);
+      return 2;
+    }
+  }
+  search.set_pre_globs(std::move(pre_globs));
   search.set_whole_files(args.mmap == Args::Mmap::kAlways ||
                          (args.mmap == Args::Mmap::kAuto && few_files));
   return search.run(walk, paths, search_stdin);

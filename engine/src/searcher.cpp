@@ -423,8 +423,14 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     if (roll->nul_read()) notice(nul);
   }
 
-  // Context (-A/-B): `printed_until` is the start of the first line not yet printed.
-  const bool context = report_lines && (options.before > 0 || options.after > 0);
+  // Context (-A/-B, --passthru): `printed_until` is the start of the first line not yet printed.
+  const bool passthru = options.passthru && report_lines;
+  const std::size_t before = passthru ? hay.size() + 1 : options.before;
+  const bool context = report_lines && (options.before > 0 || options.after > 0 || passthru);
+  const bool stop_on_nonmatch = options.stop_on_nonmatch && !multiline;
+  std::size_t reported_end = 0;  // --stop-on-nonmatch: past the last reported line's terminator
+  bool quirk_done = false;       // --stop-on-nonmatch -v: see the inverted search below
+  std::size_t skipped_to = 0;    // the same past -m: where its after-context resumes
   std::size_t printed_until = 0;
   bool printed_any = false;
   std::uint64_t after_left = 0;
@@ -458,6 +464,11 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       // stays.
       if (core_after_left > 0 && !(limit_reached() && after_left == 0)) --core_after_left;
     }
+    // --passthru: ripgrep's searcher prints every line it steps over as context.
+    while (passthru && !stopped && !limit_reached() && printed_until < limit &&
+           printed_until < hay.size()) {
+      print_context(printed_until);
+    }
   };
   // Roll buffer: whether the line at `start` is searched at all (rounds up to the one holding it
   // happen first, printing the after-context lines of each, and may quit on binary data).
@@ -475,9 +486,28 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     }
     return !stopped;
   };
+  // --stop-on-nonmatch: the line at `reported_end` does not match after one that did. As
+  // ripgrep's searcher, it still prints as after-context (or --passthru's), then the search ends.
+  auto stop_at_nonmatch = [&] {
+    // ripgrep's line-by-line search reads the line (its roll buffer's round holding it) and
+    // stands past it. Its after-context count is whole right after a reported line.
+    if (reported_end < hay.size() && reach(reported_end)) {
+      rg_pos = std::min(line_end(reported_end) + 1, hay.size());
+      if (context && (options.after > 0 || passthru)) {
+        printed_until = std::max(printed_until, reported_end);  // -v: past a line ripgrep skips
+        print_context(reported_end);
+      }
+    }
+    stopped = true;
+  };
   // Reports the line (block) [start, end) after its context lines; an empty block (multiline
   // mode: a match after the last line feed) only prints the context and ends the search.
   auto emit = [&](std::size_t start, std::size_t end, bool empty_block = false) -> bool {
+    if (stop_on_nonmatch && reported > 0 && start > reported_end) {
+      stop_at_nonmatch();
+      return false;
+    }
+    if (stop_on_nonmatch) reported_end = end + 1;
     if (!report_lines) {
       ++reported;
       return !limit_reached();
@@ -495,7 +525,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         return false;
       }
       std::size_t first = start;
-      for (std::size_t n = 0; n < options.before && first > printed_until; ++n) {
+      for (std::size_t n = 0; n < before && first > printed_until; ++n) {
         first = first - 1;  // the previous line's '\n'
         while (first > printed_until && hay[first - 1] != '\n') --first;
       }
@@ -615,11 +645,30 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         rg_pos = hit ? std::min(hit->end + 1, hay.size()) : hay.size();
       }
       bool go_on = true;
+      // The end of the roll buffer's round where this run of lines starts: ripgrep's fast
+      // inverted search looks for the matching line that ends the run only that far.
+      std::size_t round_end = hay.size();
+      bool first_in_run = true;
       while (pos < stop && go_on) {
         std::size_t end = std::min(line_end(pos), stop);
         go_on = emit(pos, end);
+        if (first_in_run && roll) round_end = roll->end();
+        first_in_run = false;
         pos = end + 1;
       }
+      if (stop_on_nonmatch && !quirk_done && reported > 0 && hit && !stopped &&
+          !options.slow_lines && !passthru && hit->start < round_end) {
+        // ripgrep's fast inverted search steps past the matching line that ends its first run of
+        // reported lines before its line-by-line search (which stops) takes over: that line is
+        // neither printed (not even as after-context) nor a reason to stop.
+        reported_end = hit->end + 1;
+        if (go_on) {
+          after_left = 0;
+        } else if (context) {
+          skipped_to = hit->end + 1;  // for -m's after-context below
+        }
+      }
+      if (reported > 0) quirk_done = true;  // the fast search is over
       if (!go_on || !hit) break;
       pos = hit->end + 1;
       continue;
@@ -632,6 +681,11 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // -m reached with -A: as ripgrep, the after-context lines still print, and those that match
   // print as matches (each using up one line of the context).
   if (context && !stopped && limit_reached() && !multiline) {
+    bool skipped = false;
+    if (skipped_to > printed_until) {  // -v --stop-on-nonmatch: see the inverted search above
+      printed_until = skipped_to;
+      skipped = true;
+    }
     while (!stopped && after_left > 0 && printed_until < hay.size()) {
       const std::size_t start = printed_until;
       if (!reach(start)) break;
@@ -639,6 +693,8 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, start, scratch));
       const bool matches = hit && hit->start == start;
       if (matches != options.invert) {
+        if (skipped) sink.on_context_break();
+        skipped = false;
         printed_until = end + 1;
         if (!check_line(start, end)) {
           stopped = true;
@@ -651,12 +707,19 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         }
       } else {
         print_context(start);
+        if (stop_on_nonmatch) stopped = true;
       }
       --after_left;
     }
   }
-  // The after-context lines of the last match, through the rounds of the roll buffer.
-  while (context && !stopped && after_left > 0 && printed_until < hay.size()) {
+  if (stop_on_nonmatch && !stopped && reported > 0 && !limit_reached() &&
+      reported_end < hay.size()) {
+    stop_at_nonmatch();
+  }
+  // The after-context lines of the last match (all the lines left, under --passthru), through
+  // the rounds of the roll buffer.
+  while (context && !stopped && (after_left > 0 || (passthru && !limit_reached())) &&
+         printed_until < hay.size()) {
     if (roll && !reach(printed_until)) break;
     flush_after(roll ? roll->end() : hay.size());
   }

@@ -15,7 +15,13 @@ searched as it arrives (a 64 MiB stream whose reader leaves after one line is no
 line numbers and offsets continue across the pieces of a stream), `-` as a path naming stdin,
 -U/--multiline (blocks, -n, -o, -c, --count-matches, --vimgrep, --column, -b, -v, -r, -m, -A,
 --multiline-dotall, the error for `\n` without -U), -M/--max-columns (+ --max-columns-preview),
---trim, --stats (timings masked), and --generate (bash/zsh/fish completions and the man page
+--trim, --stats (timings masked), rg 14's --passthru, --context-separator and
+--no-context-separator, --field-match-separator, --field-context-separator, --include-zero,
+--no-messages, --no-ignore-messages (an unreadable --ignore-file is a warning), -p/--pretty,
+--sort-files, --line-buffered/--block-buffered, --path-separator, --stop-on-nonmatch (with rg's
+-v quirk), --engine/--auto-hybrid-regex, --pcre2-version, --regex-size-limit/--dfa-size-limit,
+--debug/--trace, -A/-B winning over -C, -z/--search-zip (gzip, bzip2, xz, lzma; a file that is
+not what its extension says), --pre/--pre-glob/--no-pre, and --generate (bash/zsh/fish completions and the man page
 list every flag of --help; bash -n, zsh -n, fish --no-execute and groff check them when present).
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
@@ -609,6 +615,288 @@ golden_stats("-q --stats still searches everything and prints the totals",
              S + ["-q", "--stats", "o", "d/a.txt"],
              b"\n6 matches\n2 matched lines\n1 files contained matches\n1 files searched\n"
              b"0 bytes printed\n20 bytes searched\nT seconds spent searching\nT seconds\n", 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# rg 14 flags: --passthru, separators, --include-zero, --no-messages, -p, --sort-files,
+# buffering, --path-separator, --stop-on-nonmatch, --engine, size limits, --debug
+# ----------------------------------------------------------------------------------------------
+
+# mlm/b.txt: 1 foo, 2 bar, 3 foo, 4 x, 5 foo, 6 foo, 7 y, 8 z, 9 foo
+golden("--passthru prints the lines that do not match as context lines", ["--passthru", "-n",
+       "foo", "d/a.txt"], b"1:foo one\n2-bar\n3:foo two\n", 0)
+golden("--passthrough is --passthru", ["--passthrough", "bar", "d/a.txt"],
+       b"foo one\nbar\nfoo two\n", 0)
+golden("--passthru with -m stops printing at the last counted match", ["--passthru", "-m", "2",
+       "foo", "mlm/b.txt"], b"foo\nbar\nfoo\n", 0)
+golden("--passthru -v prints the matching lines as context", ["--passthru", "-v", "-n", "foo",
+       "d/a.txt"], b"1-foo one\n2:bar\n3-foo two\n", 0)
+golden("--passthru -o prints the other lines whole", ["--passthru", "-o", "fo+", "d/a.txt"],
+       b"foo\nbar\nfoo\n", 0)
+golden("--passthru prints a file without a match but exits 1 and writes no separators",
+       ["--passthru", "--no-heading", "-H", "zzz", "d/a.txt", "d/b.txt"],
+       b"d/a.txt-foo one\nd/a.txt-bar\nd/a.txt-foo two\nd/b.txt-nothing here\n", 1)
+golden("--passthru -c counts matches only", ["--passthru", "-c", "foo", "mlm/b.txt"], b"5\n", 0)
+golden("-A after --passthru replaces it", ["--passthru", "-A0", "-n", "x", "mlm/b.txt"],
+       b"4:x\n", 0)
+golden("--passthru after -C replaces it", ["-C1", "--passthru", "-n", "x", "mlm/b.txt"],
+       b"1-foo\n2-bar\n3-foo\n4:x\n5-foo\n6-foo\n7-y\n8-z\n9-foo\n", 0)
+golden("-A and -B win over -C whatever their order", ["-A0", "-C2", "-n", "x", "mlm/b.txt"],
+       b"2-bar\n3-foo\n4:x\n", 0)
+
+golden("--context-separator replaces -- and decodes escapes",
+       ["-n", "-A1", "--context-separator", "@\\x40\\t", "-e", "bar", "-e", "z", "mlm/b.txt"],
+       b"2:bar\n3-foo\n@@\t\n8:z\n9-foo\n", 0)
+golden("--no-context-separator prints nothing between groups",
+       ["-n", "-A1", "--no-context-separator", "-e", "bar", "-e", "z", "mlm/b.txt"],
+       b"2:bar\n3-foo\n8:z\n9-foo\n", 0)
+golden("--context-separator '' prints an empty line between groups",
+       ["-A1", "--context-separator=", "-e", "bar", "-e", "z", "mlm/b.txt"],
+       b"bar\nfoo\n\nz\nfoo\n", 0)
+golden("--context-separator also separates files without headings",
+       ["-A1", "--context-separator", "XX", "--no-heading", "foo", "d/a.txt", "d/sub/c.txt"],
+       b"d/a.txt:foo one\nd/a.txt-bar\nd/a.txt:foo two\nXX\nd/sub/c.txt:x foo\n", 0)
+golden("--no-context-separator leaves files unseparated without headings",
+       ["-A1", "--no-context-separator", "--no-heading", "foo", "d/a.txt", "d/sub/c.txt"],
+       b"d/a.txt:foo one\nd/a.txt-bar\nd/a.txt:foo two\nd/sub/c.txt:x foo\n", 0)
+golden("--context-separator keeps the blank line between files under --heading",
+       ["-A1", "--context-separator", "XX", "--heading", "foo", "d/a.txt", "d/sub/c.txt"],
+       b"d/a.txt\nfoo one\nbar\nfoo two\n\nd/sub/c.txt\nx foo\n", 0)
+golden("--field-match-separator and --field-context-separator separate the prefix fields",
+       ["-n", "-b", "-A1", "-H", "--field-match-separator", "::",
+        "--field-context-separator", "\\x2d>", "bar", "d/a.txt"],
+       b"d/a.txt::2::8::bar\nd/a.txt->3->12->foo two\n", 0)
+golden("--field-match-separator applies to --vimgrep", ["--vimgrep", "--field-match-separator",
+       "\\t", "two", "d/a.txt"], b"d/a.txt\t3\t5\tfoo two\n", 0)
+golden("--field-match-separator leaves -c's separator alone", ["-c", "--field-match-separator",
+       "::", "foo", "d/a.txt", "d/sub/c.txt"], b"d/a.txt:2\nd/sub/c.txt:1\n", 0)
+golden("--field-match-separator keeps a backslash that starts no escape",
+       ["-n", "--field-match-separator", "\\q", "two", "d/a.txt"], b"3\\qfoo two\n", 0)
+
+golden("--include-zero prints -c counts of files without a match", S + ["-c", "--include-zero",
+       "foo", "d"], b"d/a.txt:2\nd/b.txt:0\nd/call.c:1\nd/crlf.txt:1\nd/sub/c.txt:1\n", 0)
+golden("--include-zero with --count-matches", S + ["--count-matches", "--include-zero", "one",
+       "d/a.txt", "d/b.txt"], b"d/a.txt:1\nd/b.txt:0\n", 0)
+golden("--include-zero alone with no match exits 1 but prints the zero", ["-c",
+       "--include-zero", "zzz", "d/a.txt"], b"0\n", 1)
+golden("--no-include-zero undoes --include-zero", S + ["-c", "--include-zero",
+       "--no-include-zero", "one", "d/a.txt", "d/b.txt"], b"d/a.txt:1\n", 0)
+
+golden("--no-messages hides a missing path's error but still exits 2",
+       ["--no-messages", "one", "d/a.txt", "missing"], b"d/a.txt:foo one\n", 2)
+golden("--messages undoes --no-messages", ["--no-messages", "--messages", "one", "d/a.txt",
+       "missing"], b"d/a.txt:foo one\n", 2, err=[("prefix", "ctxsearch: missing:")])
+golden("an unreadable --ignore-file is a warning (exit 0), as rg 14", ["--ignore-file",
+       "missing.ignore", "one", "d/a.txt"], b"foo one\n", 0,
+       err=[("prefix", "ctxsearch: missing.ignore:")])
+golden("--no-ignore-messages hides --ignore-file errors", ["--no-ignore-messages",
+       "--ignore-file", "missing.ignore", "one", "d/a.txt"], b"foo one\n", 0)
+golden("--no-messages also hides --ignore-file errors", ["--no-messages",
+       "--ignore-file", "missing.ignore", "one", "d/a.txt"], b"foo one\n", 0)
+
+golden("-p is --color always --heading --line-number", S + ["-p", "foo", "d/a.txt",
+                                                                "d/sub/c.txt"],
+       R + esc(b"35") + b"d/a.txt" + R + b"\n" + R + esc(b"32") + b"1" + R + b":" + R
+       + esc(b"1", b"31") + b"foo" + R + b" one\n" + R + esc(b"32") + b"3" + R + b":" + R
+       + esc(b"1", b"31") + b"foo" + R + b" two\n\n" + R + esc(b"35") + b"d/sub/c.txt" + R
+       + b"\n" + R + esc(b"32") + b"1" + R + b":x " + R + esc(b"1", b"31") + b"foo" + R + b"\n",
+       0)
+golden("--sort-files sorts by path", ["--sort-files", "-l", "foo", "d"],
+       b"d/a.txt\nd/call.c\nd/crlf.txt\nd/sub/c.txt\n", 0)
+golden("--line-buffered prints the same lines", S + ["--line-buffered", "foo", "d"],
+       b"d/a.txt:foo one\nd/a.txt:foo two\nd/call.c:call foo(x);\nd/crlf.txt:foo\r\n"
+       b"d/sub/c.txt:x foo\n", 0)
+golden("--block-buffered prints the same lines", ["--block-buffered", "-n", "foo", "d/a.txt"],
+       b"1:foo one\n3:foo two\n", 0)
+
+golden("--path-separator replaces / in printed paths", S + ["--path-separator", "\\\\", "foo",
+       "d/sub", "d/a.txt"], b"d\\sub\\c.txt:x foo\nd\\a.txt:foo one\nd\\a.txt:foo two\n", 0)
+golden("--path-separator applies to -l and --files", S + ["--path-separator", "+", "--files",
+       "d/sub"], b"d+sub+c.txt\n", 0)
+golden("--path-separator '' is the default", S + ["--path-separator", "", "-l", "x foo", "d"],
+       b"d/sub/c.txt\n", 0)
+golden("--path-separator must be one byte", ["--path-separator", "ab", "foo", "d"], b"", 2,
+       err=[("prefix", "ctxsearch: invalid value 'ab' for --path-separator")])
+
+golden("--stop-on-nonmatch stops at the first line that does not match after a match",
+       ["--stop-on-nonmatch", "-n", "foo", "mlm/b.txt"], b"1:foo\n", 0)
+golden("--stop-on-nonmatch prints that line as after-context",
+       ["--stop-on-nonmatch", "-n", "-A2", "bar|x", "mlm/b.txt"], b"2:bar\n3-foo\n", 0)
+golden("--stop-on-nonmatch counts only the first run", S + ["--stop-on-nonmatch", "-c", "foo",
+       "d/a.txt", "mlm/b.txt"], b"d/a.txt:1\nmlm/b.txt:1\n", 0)
+golden("--stop-on-nonmatch -v: ripgrep steps over the matching line that ends the first run",
+       ["--stop-on-nonmatch", "-v", "-n", "foo", "mlm/b.txt"], b"2:bar\n4:x\n", 0)
+golden("--stop-on-nonmatch -v -P stops at that line",
+       ["--stop-on-nonmatch", "-v", "-P", "-n", "foo", "mlm/b.txt"], b"2:bar\n", 0)
+golden("-U after --stop-on-nonmatch turns it off", ["--stop-on-nonmatch", "-U", "-c", "foo",
+       "mlm/b.txt"], b"5\n", 0)
+golden("--stop-on-nonmatch after -U turns multiline off", ["-U", "--stop-on-nonmatch",
+       "foo\\n", "mlm/b.txt"], b"", 2, err="any")
+
+golden("--engine auto uses PCRE2 for look-around", ["--engine", "auto", "foo(?= two)",
+       "d/a.txt"], b"foo two\n", 0)
+golden("--auto-hybrid-regex is --engine auto", ["--auto-hybrid-regex", "(o)\\1", "d/a.txt"],
+       b"foo one\nfoo two\n", 0)
+golden("--engine pcre2 is -P", ["--engine", "pcre2", "-o", "(?<=foo )t\\w+", "d/a.txt"],
+       b"two\n", 0)
+golden("--engine auto still reports a pattern neither engine takes", ["--engine", "auto", "(",
+       "d/a.txt"], b"", 2, err="any")
+golden("--engine rejects an unknown engine", ["--engine", "fast", "foo", "d/a.txt"], b"", 2,
+       err=[("prefix", "ctxsearch: invalid value 'fast' for --engine")])
+golden("--regex-size-limit and --dfa-size-limit take rg's sizes", ["--regex-size-limit", "10M",
+       "--dfa-size-limit", "1G", "two", "d/a.txt"], b"foo two\n", 0)
+golden("--regex-size-limit rejects a lowercase suffix as rg", ["--regex-size-limit", "10m",
+       "two", "d/a.txt"], b"", 2, err=[("prefix", "ctxsearch: invalid value '10m'")])
+golden("--dfa-size-limit rejects a bare suffix", ["--dfa-size-limit", "K", "two", "d/a.txt"],
+       b"", 2, err="any")
+golden("--debug writes to stderr only", ["--debug", "two", "d/a.txt"], b"foo two\n", 0,
+       err="any")
+golden("--trace writes to stderr only", ["--trace", "-c", "two", "d/a.txt"], b"1\n", 0,
+       err="any")
+
+
+@case
+def pcre2_version_names_the_version_and_the_jit():
+    import re
+    rc, out, err = tree().run(["--pcre2-version"])
+    check(rc == 0 and re.fullmatch(rb"PCRE2 \d+\.\d+ is available \(JIT is (un)?available\)\n",
+                                   out) is not None,
+          "--pcre2-version: rc=%d out=%r err=%r" % (rc, out, err))
+
+
+@case
+def path_separator_leaves_json_paths_alone():
+    rc, out, err = tree().run(["--path-separator", "+", "--json", "x foo", "d/sub"])
+    check(rc == 0 and b'{"type":"begin","data":{"path":{"text":"d/sub/c.txt"}}}\n' in out
+          and b"d+sub" not in out, "--path-separator --json: rc=%d out=%r" % (rc, out[:300]))
+
+
+@case
+def line_buffered_stdin_lines_arrive_before_the_input_ends():
+    # A pipe that stays open: each matching line must be printed as soon as it is read.
+    p = subprocess.Popen([CTX, "--line-buffered", "foo"], cwd=tree().root, env=tree().env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        p.stdin.write(b"foo 1\nbar\n")
+        p.stdin.flush()
+        got = []
+        timer = threading.Timer(20, p.kill)
+        timer.start()
+        got.append(p.stdout.readline())
+        timer.cancel()
+        check(got == [b"foo 1\n"], "first line before the input ended: %r" % got)
+    finally:
+        p.stdin.close()
+        p.wait(timeout=TIMEOUT)
+
+
+# ----------------------------------------------------------------------------------------------
+# -z/--search-zip and --pre/--pre-glob: programs whose output is searched
+# ----------------------------------------------------------------------------------------------
+
+def zip_tree():
+    import bz2
+    import gzip
+    import lzma
+    return Tree({
+        "z/a.gz": gzip.compress(b"foo gz\nbar\n", mtime=0),
+        "z/b.bz2": bz2.compress(b"foo bz\n"),
+        "z/c.xz": lzma.compress(b"foo xz\n"),
+        "z/d.lzma": lzma.compress(b"foo lzma\n", format=lzma.FORMAT_ALONE),
+        "z/bad.gz": b"not gzip foo\n",
+        "z/p.txt": b"plain foo\n",
+        "up.sh": b"#!/bin/sh\necho \"pre: $1\"\ntr a-z A-Z\n",
+    })
+
+
+def need_programs(*names):
+    missing = [n for n in names if shutil.which(n) is None]
+    if missing:
+        raise Skip("not on PATH: " + ", ".join(missing))
+
+
+def run_in(t, args, stdin=None):
+    rc, out, err = t.run(["--color", "never"] + args, stdin=stdin)
+    return rc, out, err.replace(PROG + ":", "ctxsearch:")
+
+
+@case
+def search_zip_searches_compressed_files_through_their_decompressors():
+    need_programs("gzip", "bzip2", "xz")
+    t = zip_tree()
+    try:
+        rc, out, err = run_in(t, ["-z", "--sort", "path", "-n", "foo", "z"])
+        check(out == b"z/a.gz:1:foo gz\nz/b.bz2:1:foo bz\n"
+              b"z/c.xz:1:foo xz\nz/d.lzma:1:foo lzma\nz/p.txt:1:plain foo\n" and rc == 2,
+              "-z: rc=%d out=%r err=%r" % (rc, out, err))
+        # bad.gz is not gzip data: gzip's complaint between lines of dashes, as rg shows it
+        # (its output, nothing, is what was searched).
+        check(("ctxsearch: z/bad.gz: \n" + "-" * 79 + "\ngzip: z/bad.gz: not in gzip format\n"
+               + "-" * 79) in err or IS_RG, "-z error: %r" % err)
+        rc, out, err = run_in(t, ["--sort", "path", "-c", "foo", "z"])
+        check(out == b"z/bad.gz:1\nz/p.txt:1\n" and rc == 0,
+              "without -z compressed files are binary: rc=%d out=%r" % (rc, out))
+        rc, out, err = run_in(t, ["-z", "--no-search-zip", "--sort", "path", "-c", "foo", "z"])
+        check(out == b"z/bad.gz:1\nz/p.txt:1\n", "--no-search-zip: %r" % out)
+        rc, out, err = run_in(t, ["-z", "foo"], stdin=gzip_bytes())
+        check(rc == 1 and out == b"", "-z leaves stdin alone: rc=%d out=%r" % (rc, out))
+    finally:
+        t.close()
+
+
+def gzip_bytes():
+    import gzip
+    return gzip.compress(b"foo\n", mtime=0)
+
+
+@case
+def pre_searches_a_preprocessors_output():
+    t = zip_tree()
+    try:
+        os.chmod(t.p("up.sh"), 0o755)
+        # (Text files only: where rg notices binary data in a pipe depends on how the writes
+        # arrive; ctxsearch reads the output whole first.)
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "--sort", "path", "-n", "pre|FOO",
+                                  "z/bad.gz", "z/p.txt"])
+        check(rc == 0 and out == b"z/bad.gz:1:pre: z/bad.gz\nz/bad.gz:2:NOT GZIP FOO\n"
+              b"z/p.txt:1:pre: z/p.txt\nz/p.txt:2:PLAIN FOO\n",
+              "--pre: rc=%d out=%r err=%r" % (rc, out, err))
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "--pre-glob", "*.txt", "--sort", "path",
+                                  "-c", "PLAIN|foo", "z"])
+        check(rc == 0 and out == b"z/bad.gz:1\nz/p.txt:1\n",
+              "--pre-glob: rc=%d out=%r err=%r" % (rc, out, err))
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "--pre-glob", "!*.txt", "-c", "plain",
+                                  "z/p.txt"])
+        check(rc == 0 and out == b"1\n", "--pre-glob !: rc=%d out=%r err=%r" % (rc, out, err))
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "--no-pre", "-c", "plain", "z/p.txt"])
+        check(rc == 0 and out == b"1\n", "--no-pre: rc=%d out=%r" % (rc, out))
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "PLAIN"], stdin=b"plain\n")
+        check(rc == 1 and out == b"", "--pre leaves stdin alone: rc=%d out=%r" % (rc, out))
+        rc, out, err = run_in(t, ["--pre", "./no-such-program", "foo", "z/p.txt"])
+        check(rc == 2 and out == b"" and (IS_RG or "ctxsearch: z/p.txt: preprocessor command "
+                                          "could not start: '\"./no-such-program\" \"z/p.txt\"':"
+                                          in err), "--pre missing: rc=%d err=%r" % (rc, err))
+        rc, out, err = run_in(t, ["--pre", "false", "foo", "z/p.txt"])
+        check(rc == 2 and out == b"" and (IS_RG or err == "ctxsearch: z/p.txt: preprocessor "
+                                          "command failed: '\"false\" \"z/p.txt\"': "
+                                          "<stderr is empty>\n"),
+              "--pre failing: rc=%d err=%r" % (rc, err))
+    finally:
+        t.close()
+
+
+@case
+def pre_and_search_zip_override_each_other():
+    need_programs("gzip")
+    t = zip_tree()
+    try:
+        os.chmod(t.p("up.sh"), 0o755)
+        rc, out, err = run_in(t, ["--pre", "./up.sh", "-z", "-c", "foo", "z/a.gz"])
+        check(rc == 0 and out == b"1\n", "-z after --pre: rc=%d out=%r err=%r" % (rc, out, err))
+        rc, out, err = run_in(t, ["-z", "--pre", "./up.sh", "-c", "pre", "z/a.gz"])
+        check(rc == 0 and out == b"1\n", "--pre after -z: rc=%d out=%r err=%r" % (rc, out, err))
+    finally:
+        t.close()
 
 
 # ----------------------------------------------------------------------------------------------

@@ -16,7 +16,9 @@ files, binary files (a NUL byte early, or late: beyond the first 64 KiB), UTF-8 
 Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with a UTF-8 BOM.
 
 Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b
---count-matches --files-without-match -H -I --null --heading -a --binary -q, -r/--replace (groups
+--count-matches --files-without-match -H -I --null --heading -a --binary -q, --passthru,
+--stop-on-nonmatch, --include-zero, --context-separator / --no-context-separator,
+--field-match-separator, --field-context-separator, --path-separator, -r/--replace (groups
 numbered, named, missing; `$$`), -U (with patterns that span lines:
 ML_PATTERNS) --multiline-dotall, -M N --max-columns-preview, --trim, -A/-B/-C N, --json,
 --vimgrep, --stats (durations masked: --json's elapsed fields, --stats' seconds lines),
@@ -348,7 +350,14 @@ OUTPUT_MODES = ["lines"] * 8 + ["-c", "-l", "--files-without-match", "--count-ma
 BOOL_FLAGS = [("-n", 0.35), ("-i", 0.2), ("-w", 0.15), ("-x", 0.07), ("-F", 0.12), ("-v", 0.12),
               ("-S", 0.1), ("-s", 0.04), ("-P", 0.1), ("--column", 0.12), ("-b", 0.1), ("-H", 0.1),
               ("-I", 0.08), ("--null", 0.08), ("--heading", 0.04), ("-a", 0.07), ("-q", 0.04),
-              ("--binary", 0.05)]
+              ("--binary", 0.05), ("--passthru", 0.04), ("--stop-on-nonmatch", 0.04),
+              ("--include-zero", 0.04)]
+
+# Separator flags (values with rg's escapes: \t, \x2D, a lone backslash).
+SEPARATOR_FLAGS = ["--context-separator=@@", "--context-separator=", "--no-context-separator",
+                   "--context-separator=\\x2D\\t", "--field-match-separator=\\t",
+                   "--field-match-separator=::", "--field-context-separator=|~",
+                   "--path-separator=\\\\", "--path-separator=+"]
 
 # -r/--replace texts: literal text, the empty text, the whole match, numbered and named groups
 # (also ones the pattern lacks: they expand to nothing), braces, an escaped dollar.
@@ -452,6 +461,8 @@ def gen_case(rng, tree):
         flags.append(rng.choice(["--json", "--json", "--vimgrep"]))
     if rng.random() < 0.04:
         flags.append("--stats")
+    if rng.random() < 0.08:
+        flags.append(rng.choice(SEPARATOR_FLAGS))
     if rng.random() < 0.1:
         flags.append("--replace=" + rng.choice(REPLACEMENTS))
     if rng.random() < 0.12:
@@ -639,6 +650,9 @@ def searches_binary(case):
 SUMMARY_MODES = ("-c", "-l", "--files-without-match", "--count-matches")
 
 KNOWN_RG13_BUGS = [
+    ("stop-on-nonmatch",
+     "--stop-on-nonmatch is new in rg 14: rg 13 rejects it (exit 2)",
+     lambda c: c.has("--stop-on-nonmatch")),
     ("max-columns-trim",
      "--trim with -M: rg 13 measures the line before trimming (`--trim -M4` omits ` abcd`), rg 14 "
      "after (prints `abcd`)",

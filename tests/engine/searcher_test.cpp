@@ -213,3 +213,56 @@ TEST_CASE("bytes searched of a search stopped by -m: where ripgrep's searcher st
   CHECK(search(set, hay, one).searched == 8);  // -P steps line by line
   CHECK(search(set, hay, {}).searched == hay.size());
 }
+
+using Lines = std::vector<std::string>;
+
+TEST_CASE("passthru reports every other line as context, without breaks", "[engine][searcher]") {
+  const PatternSet set = compile_ok({"foo"});
+  SearchOptions o;
+  o.passthru = true;
+  const std::string hay = "a\nfoo 1\nb\nc\nfoo 2\nd\n";
+  CHECK(search(set, hay, o).seen == Lines{"1-a", "2:foo 1", "3-b", "4-c", "5:foo 2", "6-d"});
+  o.max_count = 1;  // the lines after the last counted match are not printed
+  CHECK(search(set, hay, o).seen == Lines{"1-a", "2:foo 1"});
+  o.max_count.reset();
+  o.invert = true;
+  CHECK(search(set, hay, o).seen == Lines{"1:a", "2-foo 1", "3:b", "4:c", "5-foo 2", "6:d"});
+}
+
+TEST_CASE("passthru prints the lines of every roll buffer round", "[engine][searcher]") {
+  const PatternSet set = compile_ok({"line 00001$"});
+  SearchOptions o;
+  o.passthru = true;
+  const Recorder r = search(set, filler(0, 20000), o);  // 220 KB: several rounds
+  REQUIRE(r.seen.size() == 20000);
+  CHECK(r.seen[1] == "2:line 00001");
+  CHECK(r.seen.back() == "20000-line 19999");
+}
+
+TEST_CASE("stop_on_nonmatch ends the search at the first line not reported after one that was",
+          "[engine][searcher]") {
+  const PatternSet set = compile_ok({"foo"});
+  SearchOptions o;
+  o.stop_on_nonmatch = true;
+  const std::string hay = "x\nfoo 1\nfoo 2\nbar\nfoo 3\n";
+  CHECK(search(set, hay, o).seen == Lines{"2:foo 1", "3:foo 2"});
+  o.after = 2;  // that line still prints as after-context, and only it
+  CHECK(search(set, hay, o).seen == Lines{"2:foo 1", "3:foo 2", "4-bar"});
+  o.after = 0;
+  o.passthru = true;
+  CHECK(search(set, hay, o).seen == Lines{"1-x", "2:foo 1", "3:foo 2", "4-bar"});
+}
+
+TEST_CASE("stop_on_nonmatch with invert skips the matching line that ends the first run, as rg",
+          "[engine][searcher]") {
+  const PatternSet set = compile_ok({"foo"});
+  SearchOptions o;
+  o.stop_on_nonmatch = true;
+  o.invert = true;
+  // ripgrep's fast inverted search reports `bar`, steps over `foo 3`, then its line-by-line
+  // search reports `baz` and stops at `foo 4`.
+  const std::string hay = "foo 1\nbar\nfoo 3\nbaz\nfoo 4\nqux\n";
+  CHECK(search(set, hay, o).seen == Lines{"2:bar", "4:baz"});
+  o.slow_lines = true;  // -P: line by line from the start, so `foo 3` stops it
+  CHECK(search(set, hay, o).seen == Lines{"2:bar"});
+}

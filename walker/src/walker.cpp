@@ -250,7 +250,7 @@ const SharedRules& Walker::global_rules() {
     if (rules.ok()) {
       global_rules_.rules = std::move(*rules);
     } else if (rules.error().code != ErrorCode::kNotFound) {
-      report(rules.error());
+      sink_.on_ignore_error(rules.error());
     }
   });
   return global_rules_;
@@ -380,7 +380,7 @@ void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gi
   auto load = [&](std::string_view name) -> std::shared_ptr<const IgnoreRules> {
     auto rules = load_rules(dir_fd, name, prefix + std::string(name));
     if (rules.ok()) return std::move(*rules);
-    if (rules.error().code != ErrorCode::kNotFound) report(rules.error());
+    if (rules.error().code != ErrorCode::kNotFound) sink_.on_ignore_error(rules.error());
     return nullptr;
   };
   if (options_.git_ignore && has_gitignore) node.git.rules = load(kGitIgnore);
@@ -744,7 +744,7 @@ Status Walker::run() {
     for (const std::string& file : options_.ignore_files) {
       auto text = read_small_file(AT_FDCWD, file.c_str(), kMaxIgnoreFileBytes);
       if (!text.ok()) {
-        report(text.error());
+        sink_.on_ignore_error(text.error());
         continue;
       }
       std::string_view body = *text;

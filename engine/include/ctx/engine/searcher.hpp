@@ -41,6 +41,12 @@ struct SearchOptions {
   std::size_t before = 0;                  // -B: context lines before each reported line
   std::size_t after = 0;                   // -A: context lines after each reported line
   BinaryMode binary = BinaryMode::kQuit;
+  // --passthru: every line not reported is a context line (before/after are ignored); the lines
+  // after the last reported one print unless -m ended the search.
+  bool passthru = false;
+  // --stop-on-nonmatch: the first line not reported after a reported one ends the search (it
+  // still prints as an after-context line when -A or --passthru asks for one). Not multiline.
+  bool stop_on_nonmatch = false;
   // ripgrep has the whole file in memory (it memory-maps up to 10 files named on the command
   // line); otherwise (line mode) it reads through its 64 KiB roll buffer. Multiline mode always
   // has the whole file. Decides where binary data is noticed and the bytes searched (on_finish).

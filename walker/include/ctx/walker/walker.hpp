@@ -96,6 +96,10 @@ class WalkSink {
   // One path that could not be visited (unreadable directory, missing root, symlink loop); the walk
   // goes on. Called concurrently too.
   virtual void on_error(const Error& error) = 0;
+  // An ignore file that could not be read (--ignore-file, .gitignore, .ignore, the global
+  // excludes); its rules are left out and the walk goes on. By default an on_error; rg reports
+  // these as warnings (exit status unchanged, hidden by --no-ignore-messages).
+  virtual void on_ignore_error(const Error& error) { on_error(error); }
   // Under report_all: an entry the filters skipped (a directory is not descended). Called
   // concurrently too.
   virtual void on_ignored(const WalkEntry& /*entry*/) {}
