@@ -137,8 +137,8 @@ constexpr std::string_view kNonAscii = "\\x{80}-\\x{10FFFF}";
 // Rust regex-syntax's symbolic_name_normalize (UAX44-LM3): ASCII letters lowercased, spaces,
 // '_' and '-' dropped, a leading "is" dropped (except in "isc").
 std::string normalize_name(std::string_view name) {
-  bool is_prefix = name.size() >= 2 && (name[0] == 'i' || name[0] == 'I') &&
-                   (name[1] == 's' || name[1] == 'S');
+  bool is_prefix =
+      name.size() >= 2 && (name[0] == 'i' || name[0] == 'I') && (name[1] == 's' || name[1] == 'S');
   std::string out;
   for (std::size_t i = is_prefix ? 2 : 0; i < name.size(); ++i) {
     const char c = name[i];
@@ -152,45 +152,84 @@ std::string normalize_name(std::string_view name) {
 // Rust's General_Category values and aliases (normalized) as PCRE2's names.
 std::optional<std::string_view> general_category(std::string_view norm) {
   static const std::map<std::string_view, std::string_view> kTable = {
-      {"c", "C"},   {"other", "C"},
-      {"cc", "Cc"}, {"control", "Cc"},
-      {"cntrl", "Cc"}, {"cf", "Cf"},
-      {"format", "Cf"}, {"cn", "Cn"},
-      {"unassigned", "Cn"}, {"co", "Co"},
-      {"privateuse", "Co"}, {"l", "L"},
-      {"letter", "L"}, {"lc", "L&"},
-      {"casedletter", "L&"}, {"ll", "Ll"},
-      {"lowercaseletter", "Ll"}, {"lm", "Lm"},
-      {"modifierletter", "Lm"}, {"lo", "Lo"},
-      {"otherletter", "Lo"}, {"lt", "Lt"},
-      {"titlecaseletter", "Lt"}, {"lu", "Lu"},
-      {"uppercaseletter", "Lu"}, {"m", "M"},
-      {"mark", "M"}, {"combiningmark", "M"},
-      {"mc", "Mc"}, {"spacingmark", "Mc"},
-      {"me", "Me"}, {"enclosingmark", "Me"},
-      {"mn", "Mn"}, {"nonspacingmark", "Mn"},
-      {"n", "N"},   {"number", "N"},
-      {"nd", "Nd"}, {"decimalnumber", "Nd"},
-      {"digit", "Nd"}, {"nl", "Nl"},
-      {"letternumber", "Nl"}, {"no", "No"},
-      {"othernumber", "No"}, {"p", "P"},
-      {"punctuation", "P"}, {"punct", "P"},
-      {"pc", "Pc"}, {"connectorpunctuation", "Pc"},
-      {"pd", "Pd"}, {"dashpunctuation", "Pd"},
-      {"pe", "Pe"}, {"closepunctuation", "Pe"},
-      {"pf", "Pf"}, {"finalpunctuation", "Pf"},
-      {"pi", "Pi"}, {"initialpunctuation", "Pi"},
-      {"po", "Po"}, {"otherpunctuation", "Po"},
-      {"ps", "Ps"}, {"openpunctuation", "Ps"},
-      {"s", "S"},   {"symbol", "S"},
-      {"sc", "Sc"}, {"currencysymbol", "Sc"},
-      {"sk", "Sk"}, {"modifiersymbol", "Sk"},
-      {"sm", "Sm"}, {"mathsymbol", "Sm"},
-      {"so", "So"}, {"othersymbol", "So"},
-      {"z", "Z"},   {"separator", "Z"},
-      {"zl", "Zl"}, {"lineseparator", "Zl"},
-      {"zp", "Zp"}, {"paragraphseparator", "Zp"},
-      {"zs", "Zs"}, {"spaceseparator", "Zs"},
+      {"c", "C"},
+      {"other", "C"},
+      {"cc", "Cc"},
+      {"control", "Cc"},
+      {"cntrl", "Cc"},
+      {"cf", "Cf"},
+      {"format", "Cf"},
+      {"cn", "Cn"},
+      {"unassigned", "Cn"},
+      {"co", "Co"},
+      {"privateuse", "Co"},
+      {"l", "L"},
+      {"letter", "L"},
+      {"lc", "L&"},
+      {"casedletter", "L&"},
+      {"ll", "Ll"},
+      {"lowercaseletter", "Ll"},
+      {"lm", "Lm"},
+      {"modifierletter", "Lm"},
+      {"lo", "Lo"},
+      {"otherletter", "Lo"},
+      {"lt", "Lt"},
+      {"titlecaseletter", "Lt"},
+      {"lu", "Lu"},
+      {"uppercaseletter", "Lu"},
+      {"m", "M"},
+      {"mark", "M"},
+      {"combiningmark", "M"},
+      {"mc", "Mc"},
+      {"spacingmark", "Mc"},
+      {"me", "Me"},
+      {"enclosingmark", "Me"},
+      {"mn", "Mn"},
+      {"nonspacingmark", "Mn"},
+      {"n", "N"},
+      {"number", "N"},
+      {"nd", "Nd"},
+      {"decimalnumber", "Nd"},
+      {"digit", "Nd"},
+      {"nl", "Nl"},
+      {"letternumber", "Nl"},
+      {"no", "No"},
+      {"othernumber", "No"},
+      {"p", "P"},
+      {"punctuation", "P"},
+      {"punct", "P"},
+      {"pc", "Pc"},
+      {"connectorpunctuation", "Pc"},
+      {"pd", "Pd"},
+      {"dashpunctuation", "Pd"},
+      {"pe", "Pe"},
+      {"closepunctuation", "Pe"},
+      {"pf", "Pf"},
+      {"finalpunctuation", "Pf"},
+      {"pi", "Pi"},
+      {"initialpunctuation", "Pi"},
+      {"po", "Po"},
+      {"otherpunctuation", "Po"},
+      {"ps", "Ps"},
+      {"openpunctuation", "Ps"},
+      {"s", "S"},
+      {"symbol", "S"},
+      {"sc", "Sc"},
+      {"currencysymbol", "Sc"},
+      {"sk", "Sk"},
+      {"modifiersymbol", "Sk"},
+      {"sm", "Sm"},
+      {"mathsymbol", "Sm"},
+      {"so", "So"},
+      {"othersymbol", "So"},
+      {"z", "Z"},
+      {"separator", "Z"},
+      {"zl", "Zl"},
+      {"lineseparator", "Zl"},
+      {"zp", "Zp"},
+      {"paragraphseparator", "Zp"},
+      {"zs", "Zs"},
+      {"spaceseparator", "Zs"},
   };
   auto it = kTable.find(norm);
   if (it == kTable.end()) return std::nullopt;
@@ -223,6 +262,10 @@ std::optional<std::string> property_item(std::string_view body, bool negated, st
   auto item = [&](std::string_view name, bool neg) {
     return fmt::format("\\{}{{{}}}", neg ? 'P' : 'p', name);
   };
+  if (body.starts_with('^')) {  // PCRE2's negation syntax; Rust has none
+    why = "Unicode property not found (write \\P{..} for the complement)";
+    return std::nullopt;
+  }
   std::size_t sep = body.find_first_of("=:");
   if (sep != std::string_view::npos) {
     std::size_t key_end = sep;
@@ -280,10 +323,10 @@ std::optional<std::string> ascii_members(const std::string& expr, bool caseless)
   int error = 0;
   PCRE2_SIZE offset = 0;
   const std::string re = "(?:" + expr + ")";
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(),
-                                   PCRE2_UTF | PCRE2_UCP | PCRE2_ANCHORED |
-                                       (caseless ? PCRE2_CASELESS : 0U),
-                                   &error, &offset, nullptr);
+  pcre2_code* code =
+      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(),
+                    PCRE2_UTF | PCRE2_UCP | PCRE2_ANCHORED | (caseless ? PCRE2_CASELESS : 0U),
+                    &error, &offset, nullptr);
   if (code == nullptr) return std::nullopt;
   pcre2_match_data* md = pcre2_match_data_create_from_pattern(code, nullptr);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
@@ -492,8 +535,9 @@ class Rewriter {
         ci = on;
       } else if (f == 'u') {
         if (!on) {
-          fail(pos_, "(?-u) (Rust's ASCII and byte mode) is not supported by ctxsearch; use "
-                     "ASCII classes such as [0-9A-Za-z_] or [[:word:]] instead");
+          fail(pos_,
+               "(?-u) (Rust's ASCII and byte mode) is not supported by ctxsearch; use "
+               "ASCII classes such as [0-9A-Za-z_] or [[:word:]] instead");
           return;
         }
         continue;
@@ -706,7 +750,7 @@ class Rewriter {
   std::size_t pos_ = 0;
   std::string out_;
   std::size_t error_at_ = 0;
-  std::string why_;  // the first error (see fail), empty for none
+  std::string why_;       // the first error (see fail), empty for none
   bool complex_ = false;  // the current top-level class has class escapes, nesting or set ops
   static constexpr std::size_t npos = std::string_view::npos;
 };
