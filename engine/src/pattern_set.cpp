@@ -483,6 +483,10 @@ char escape_newline(std::string_view p, std::size_t& i) {
 // Reads the class starting at p[i] ('['); moves `i` past it. Returns 'n' when the class is a lone
 // line feed (`[\n]`), 'y' when it may match a line feed, '0' when it cannot.
 char class_newline(std::string_view p, std::size_t& i) {
+  if (auto exact = detail::set_operation_class_newline(p.substr(i))) {  // [a-z&&[^aeiou]]
+    i += exact->length;
+    return exact->newline ? 'y' : '0';
+  }
   std::size_t j = i + 1;
   bool negated = j < p.size() && p[j] == '^';
   if (negated) ++j;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -58,6 +59,14 @@ enum class WordMode {
               // PCRE2's: every class and class escape becomes its exact ASCII members plus every
               // non-ASCII character, \b and \B are dropped (an assertion removed widens)
 };
+
+// For a class at the start of `regex` ('[') that uses set operations (&&, --, ~~) at any depth:
+// its length and whether it matches '\n'. nullopt for any other class, or one that does not parse.
+struct ClassNewline {
+  std::size_t length;
+  bool newline;
+};
+std::optional<ClassNewline> set_operation_class_newline(std::string_view regex);
 
 // `regex` (ripgrep's syntax) with POSIX classes as Rust's ASCII sets (`posix`) and the rest
 // per `words` (see WordMode). `caseless`: -i (inline (?i) groups are followed too); a negated
