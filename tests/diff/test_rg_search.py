@@ -52,7 +52,10 @@ character followed by stray continuation bytes as the character before: `-w bar`
 `.\\x80bar`); empty matches inside invalid UTF-8 (PCRE2 10.42 never starts a search there
 past the start offset: `-U -c -e '^|foo'` missed a line starting with `\\xaf`, `\\b` between
 `b` and `\\xaf`); smart case without any literal (`-S '[[:upper:]]+'` is case-sensitive in rg)
-and with hex escapes (`-S '\\x41'` holds an uppercase `A`).
+and with hex escapes (`-S '\\x41'` holds an uppercase `A`); Rust's class dialect: \\s without
+U+180E, \\d and \\w with Unicode 15's additions, nested classes and `&&` `--` `~~` (PCRE2 read
+`[a-z&&[^aeiou]]` as another class), \\p{..} names and aliases (`\\p{Letter}`, `\\p{gc=Lu}`),
+\\p{..} classes dropped by Hyperscan's older Unicode tables (`\\p{Lu}` and Cherokee capitals).
 
 On a mismatch the case is shrunk (files, flags, patterns, lines, bytes) and printed: the files
 involved, the command, expected vs got.
