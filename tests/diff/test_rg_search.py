@@ -703,9 +703,11 @@ def uses_word_boundary(case):
 
 def case_folds_property(case):
     caseless = case_mode(case) == "-i" or any("(?i" in p for p in case.patterns) or (
-        case_mode(case) == "-S" and all(not any(ch.isupper() for ch in re.sub(r"\\.", "", p))
-                                        for p in case.patterns))
-    return caseless and not case.has("-P") and any("\\p" in p or "\\P" in p for p in case.patterns)
+        case_mode(case) == "-S" and all(
+            not any(ch.isupper() for ch in re.sub(r"\\.", "", re.sub(r"\\[pP](\{[^}]*\}|.)", "", p)))
+            for p in case.patterns))
+    return caseless and not case.has("-P") and any("\\p" in p or "\\P" in p
+                                                   for p in case.patterns)
 
 
 OPEN_BUGS = [
