@@ -755,11 +755,11 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     std::string pcre_regex = regex;
     originals.push_back(regex);
     if (!options.fixed_strings && !options.pcre2) {
-      CTX_TRY_ASSIGN(std::string rust, detail::rust_to_pcre2(regex, impl->caseless, true,
-                                                             detail::WordMode::kRust));
+      CTX_TRY_ASSIGN(std::string rust,
+                     detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kRust));
       pcre_regex = scripts_as_in_rust(rust);
-      CTX_TRY_ASSIGN(regex, detail::rust_to_pcre2(regex, impl->caseless, true,
-                                                  detail::WordMode::kKeep));
+      CTX_TRY_ASSIGN(regex,
+                     detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kKeep));
     }
     // Validated alone (PCRE2 is the reference syntax), except a non-empty ASCII literal, which
     // always compiles and matches exactly its own bytes: thousands of -f identifiers then cost
