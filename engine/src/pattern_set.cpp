@@ -294,6 +294,14 @@ std::string scripts_as_in_rust(std::string_view re) {
   return out;
 }
 
+// `regex` (as typed; `line`: -x) as a superset for Hyperscan's UTF-8 mode (rust_syntax.hpp).
+std::string superset_for_hyperscan(const std::string& regex, bool caseless, bool line) {
+  const std::string re = line ? "^(?:" + regex + ")$" : regex;
+  auto rewritten = detail::rust_to_pcre2(re, caseless, true, detail::WordMode::kSuperset);
+  // Not expected: the same regex passed the kRust rewrite. Hyperscan then refuses or reads it.
+  return rewritten.ok() ? std::move(rewritten).value() : re;
+}
+
 // Hyperscan folds case in ASCII only, but Unicode simple case folding (PCRE2 with UCP, ripgrep)
 // also maps k to U+212A KELVIN SIGN and s to U+017F LATIN SMALL LETTER LONG S. This adds those
 // to every k/K/s/S literal of a Hyperscan expression (outside escapes and group syntax), making a
@@ -475,6 +483,10 @@ char escape_newline(std::string_view p, std::size_t& i) {
 // Reads the class starting at p[i] ('['); moves `i` past it. Returns 'n' when the class is a lone
 // line feed (`[\n]`), 'y' when it may match a line feed, '0' when it cannot.
 char class_newline(std::string_view p, std::size_t& i) {
+  if (auto exact = detail::set_operation_class_newline(p.substr(i))) {  // [a-z&&[^aeiou]]
+    i += exact->length;
+    return exact->newline ? 'y' : '0';
+  }
   std::size_t j = i + 1;
   bool negated = j < p.size() && p[j] == '^';
   if (negated) ++j;
@@ -718,7 +730,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // The regex of each pattern, validated alone so errors point into what the user typed.
   const std::uint32_t pcre_flags =
       PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | (impl->caseless ? PCRE2_CASELESS : 0U);
-  std::vector<std::string> regexes, pcre_regexes;
+  // originals: as typed (-F: escaped); regexes: rust_to_pcre2's kKeep form of each.
+  std::vector<std::string> originals, regexes, pcre_regexes;
   bool all_literal = true;
   bool any_empty = false;
   for (const std::string& p : patterns) {
@@ -740,10 +753,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     // get `regex` with ASCII POSIX classes, \w \W \b \B as written: they read those as
     // supersets of Rust's.
     std::string pcre_regex = regex;
+    originals.push_back(regex);
     if (!options.fixed_strings && !options.pcre2) {
-      pcre_regex = scripts_as_in_rust(
-          detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kRust));
-      regex = detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kKeep);
+      CTX_TRY_ASSIGN(std::string rust,
+                     detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kRust));
+      pcre_regex = scripts_as_in_rust(rust);
+      CTX_TRY_ASSIGN(regex,
+                     detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kKeep));
     }
     // Validated alone (PCRE2 is the reference syntax), except a non-empty ASCII literal, which
     // always compiles and matches exactly its own bytes: thousands of -f identifiers then cost
@@ -832,9 +848,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         }
       }
       const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
-      if (utf8 && !options.fixed_strings) {  // Hyperscan's \w is PCRE's, not Rust's
-        hs_patterns[i] = detail::rust_to_pcre2(hs_patterns[i], impl->caseless, false,
-                                               detail::WordMode::kSuperset);
+      if (utf8 && !options.fixed_strings) {  // Hyperscan's Unicode tables are older: supersets
+        hs_patterns[i] = superset_for_hyperscan(originals[i], impl->caseless, options.line);
       }
       if (utf8) {
         f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
@@ -952,8 +967,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
             re = std::move(*bytes);
           } else {
             bool changed = false;
-            if (!options.fixed_strings) {  // Hyperscan's \w is PCRE's, not Rust's
-              re = detail::rust_to_pcre2(re, impl->caseless, false, detail::WordMode::kSuperset);
+            if (!options.fixed_strings) {  // Hyperscan's Unicode tables are older: supersets
+              re = superset_for_hyperscan(originals[i], impl->caseless, options.line);
             }
             re = add_unicode_case_folds(re, true, changed);
             f |= HS_FLAG_UTF8 | HS_FLAG_UCP;

@@ -2,23 +2,19 @@
 
 #include <fmt/format.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
 namespace ctx::engine::detail {
 namespace {
-
-// A superset of Rust's \w in general categories Hyperscan knows: Alphabetic is the letters, Nl,
-// marks and four ranges of So (circled and squared letters: Other_Alphabetic outside L, M and N
-// in PCRE2 10.42's Unicode 14 tables).
-constexpr std::string_view kWordSupersetItems =
-    "\\p{L}\\p{M}\\p{N}\\p{Pc}\\x{200C}\\x{200D}\\x{24B6}-\\x{24E9}\\x{1F130}-\\x{1F149}"
-    "\\x{1F150}-\\x{1F169}\\x{1F170}-\\x{1F189}";
-// Characters surely in Rust's \w, for a superset of \W: [^ these ].
-constexpr std::string_view kWordSubsetItems = "\\p{L}\\p{M}\\p{Nd}\\p{Pc}\\x{200C}\\x{200D}";
 
 void add_range(AsciiSet& s, int lo, int hi) {
   for (int c = lo; c <= hi; ++c) s[static_cast<std::size_t>(c)] = true;
@@ -132,18 +128,234 @@ bool posix_items(std::string_view name, bool caseless, std::string& out) {
   return true;
 }
 
+// Rust's \d: Nd, plus the Unicode 15 digits (Kawi, Nag Mundari) PCRE2 10.42 lacks.
+constexpr std::string_view kRustDigitItems = "\\p{Nd}\\x{11F50}-\\x{11F59}\\x{1E4F0}-\\x{1E4F9}";
+// Any character (a valid one: PCRE2 never matches invalid UTF-8 with an item, nor does Rust).
+constexpr std::string_view kAnyChar = "[\\x{0}-\\x{10FFFF}]";
+constexpr std::string_view kNonAscii = "\\x{80}-\\x{10FFFF}";
+
+// Rust regex-syntax's symbolic_name_normalize (UAX44-LM3): ASCII letters lowercased, spaces,
+// '_' and '-' dropped, a leading "is" dropped (except in "isc").
+std::string normalize_name(std::string_view name) {
+  bool is_prefix =
+      name.size() >= 2 && (name[0] == 'i' || name[0] == 'I') && (name[1] == 's' || name[1] == 'S');
+  std::string out;
+  for (std::size_t i = is_prefix ? 2 : 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == ' ' || c == '_' || c == '-' || (c >= '\t' && c <= '\r')) continue;
+    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  }
+  if (is_prefix && out == "c") out = "isc";
+  return out;
+}
+
+// Rust's General_Category values and aliases (normalized) as PCRE2's names.
+std::optional<std::string_view> general_category(std::string_view norm) {
+  static const std::map<std::string_view, std::string_view> kTable = {
+      {"c", "C"},
+      {"other", "C"},
+      {"cc", "Cc"},
+      {"control", "Cc"},
+      {"cntrl", "Cc"},
+      {"cf", "Cf"},
+      {"format", "Cf"},
+      {"cn", "Cn"},
+      {"unassigned", "Cn"},
+      {"co", "Co"},
+      {"privateuse", "Co"},
+      {"l", "L"},
+      {"letter", "L"},
+      {"lc", "L&"},
+      {"casedletter", "L&"},
+      {"ll", "Ll"},
+      {"lowercaseletter", "Ll"},
+      {"lm", "Lm"},
+      {"modifierletter", "Lm"},
+      {"lo", "Lo"},
+      {"otherletter", "Lo"},
+      {"lt", "Lt"},
+      {"titlecaseletter", "Lt"},
+      {"lu", "Lu"},
+      {"uppercaseletter", "Lu"},
+      {"m", "M"},
+      {"mark", "M"},
+      {"combiningmark", "M"},
+      {"mc", "Mc"},
+      {"spacingmark", "Mc"},
+      {"me", "Me"},
+      {"enclosingmark", "Me"},
+      {"mn", "Mn"},
+      {"nonspacingmark", "Mn"},
+      {"n", "N"},
+      {"number", "N"},
+      {"nd", "Nd"},
+      {"decimalnumber", "Nd"},
+      {"digit", "Nd"},
+      {"nl", "Nl"},
+      {"letternumber", "Nl"},
+      {"no", "No"},
+      {"othernumber", "No"},
+      {"p", "P"},
+      {"punctuation", "P"},
+      {"punct", "P"},
+      {"pc", "Pc"},
+      {"connectorpunctuation", "Pc"},
+      {"pd", "Pd"},
+      {"dashpunctuation", "Pd"},
+      {"pe", "Pe"},
+      {"closepunctuation", "Pe"},
+      {"pf", "Pf"},
+      {"finalpunctuation", "Pf"},
+      {"pi", "Pi"},
+      {"initialpunctuation", "Pi"},
+      {"po", "Po"},
+      {"otherpunctuation", "Po"},
+      {"ps", "Ps"},
+      {"openpunctuation", "Ps"},
+      {"s", "S"},
+      {"symbol", "S"},
+      {"sc", "Sc"},
+      {"currencysymbol", "Sc"},
+      {"sk", "Sk"},
+      {"modifiersymbol", "Sk"},
+      {"sm", "Sm"},
+      {"mathsymbol", "Sm"},
+      {"so", "So"},
+      {"othersymbol", "So"},
+      {"z", "Z"},
+      {"separator", "Z"},
+      {"zl", "Zl"},
+      {"lineseparator", "Zl"},
+      {"zp", "Zp"},
+      {"paragraphseparator", "Zp"},
+      {"zs", "Zs"},
+      {"spaceseparator", "Zs"},
+  };
+  auto it = kTable.find(norm);
+  if (it == kTable.end()) return std::nullopt;
+  return it->second;
+}
+
+// Whether PCRE2 (UTF, UCP) compiles `regex`.
+bool pcre2_accepts(const std::string& regex) {
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(),
+                                   PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
+  if (code == nullptr) return false;
+  pcre2_code_free(code);
+  return true;
+}
+
+// Names PCRE2 knows and Rust does not (normalized): PCRE2's own Perl/POSIX extensions, the
+// script Unknown, surrogates (Rust's classes hold scalar values only: \p{Cs} is an error).
+bool pcre2_only_name(std::string_view norm) {
+  for (std::string_view n : {"xan", "xps", "xsp", "xwd", "xuc", "l&", "unknown", "zzzz", "cs",
+                             "surrogate", "bidiclass", "bc"}) {
+    if (norm == n) return true;
+  }
+  return false;
+}
+
+// The PCRE2 class item for Rust's `\p{body}` (`\P{body}` when `negated`), or an error message.
+std::optional<std::string> property_item(std::string_view body, bool negated, std::string& why) {
+  auto item = [&](std::string_view name, bool neg) {
+    return fmt::format("\\{}{{{}}}", neg ? 'P' : 'p', name);
+  };
+  if (body.starts_with('^')) {  // PCRE2's negation syntax; Rust has none
+    why = "Unicode property not found (write \\P{..} for the complement)";
+    return std::nullopt;
+  }
+  std::size_t sep = body.find_first_of("=:");
+  if (sep != std::string_view::npos) {
+    std::size_t key_end = sep;
+    if (sep > 0 && body[sep - 1] == '!') --key_end;  // `!=`: ripgrep 14 reads it as `=`
+    const std::string key = normalize_name(body.substr(0, key_end));
+    const std::string value = normalize_name(body.substr(sep + 1));
+    if (key == "gc" || key == "generalcategory") {
+      if (auto gc = general_category(value)) return item(*gc, negated);
+      why = "Unicode property value not found";
+      return std::nullopt;
+    }
+    if (key == "sc" || key == "script" || key == "scx" || key == "scriptextensions") {
+      const std::string_view kind = key == "sc" || key == "script" ? "sc" : "scx";
+      const std::string name = fmt::format("{}:{}", kind, value);
+      if (!pcre2_only_name(value) && pcre2_accepts(item(name, false))) return item(name, negated);
+      why = "Unicode property value not found";
+      return std::nullopt;
+    }
+    if (key == "age" || key == "gcb" || key == "graphemeclusterbreak" || key == "wb" ||
+        key == "wordbreak" || key == "sb" || key == "sentencebreak") {
+      why = "this Unicode property (Age and the break properties) is not supported by ctxsearch";
+      return std::nullopt;
+    }
+    why = "Unicode property not found";
+    return std::nullopt;
+  }
+  const std::string norm = normalize_name(body);
+  if (norm == "any") return item("Any", negated);
+  if (norm == "assigned") return item("Cn", !negated);
+  if (norm == "ascii") return item("ASCII", negated);
+  if (auto gc = general_category(norm)) return item(*gc, negated);
+  if (!pcre2_only_name(norm) && !norm.empty() && pcre2_accepts(item(norm, false))) {
+    return item(norm, negated);
+  }
+  why = "Unicode property not found";
+  return std::nullopt;
+}
+
+// One character, as the class translation builds it: class items (for inside [...]), the same
+// negated, or a whole expression that matches exactly one character.
+struct OneChar {
+  enum Kind { kItems, kNegItems, kExpr } kind = kItems;
+  std::string text;
+
+  std::string expr() const {
+    if (kind == kExpr) return text;
+    if (text.empty()) return kind == kItems ? "(?!)" : std::string(kAnyChar);
+    return fmt::format("[{}{}]", kind == kNegItems ? "^" : "", text);
+  }
+};
+
+// The ASCII members of `expr` (one character) under `caseless`, as class items; nullopt when
+// PCRE2 does not compile it.
+std::optional<std::string> ascii_members(const std::string& expr, bool caseless) {
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  const std::string re = "(?:" + expr + ")";
+  pcre2_code* code =
+      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(),
+                    PCRE2_UTF | PCRE2_UCP | PCRE2_ANCHORED | (caseless ? PCRE2_CASELESS : 0U),
+                    &error, &offset, nullptr);
+  if (code == nullptr) return std::nullopt;
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(code, nullptr);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  for (std::uint32_t c = 0; c < 128; ++c) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (pcre2_match(code, &byte, 1, 0, 0, md, nullptr) < 0) continue;
+    if (!ranges.empty() && ranges.back().second + 1 == c) {
+      ranges.back().second = c;
+    } else {
+      ranges.emplace_back(c, c);
+    }
+  }
+  pcre2_match_data_free(md);
+  pcre2_code_free(code);
+  return class_items(ranges);
+}
+
 class Rewriter {
  public:
   Rewriter(std::string_view re, bool caseless, bool posix, WordMode words)
       : re_(re), caseless_(caseless), posix_(posix), words_(words) {}
 
-  std::string run() {
-    while (pos_ < re_.size()) {
+  Result<std::string> run() {
+    while (pos_ < re_.size() && why_.empty()) {
       const char c = re_[pos_];
       if (c == '\\') {
         escape();
       } else if (c == '[') {
-        klass();
+        top_class();
       } else if (c == '(') {
         group_open();
       } else if (c == ')') {
@@ -158,40 +370,111 @@ class Rewriter {
         ++pos_;
       }
     }
+    if (!why_.empty()) {
+      return Error{ErrorCode::kInvalidArgument,
+                   fmt::format("regex parse error in '{}' at offset {}: {}", re_, error_at_, why_)};
+    }
     return std::move(out_);
   }
 
  private:
-  std::string word_class(bool negated) const {
-    if (words_ == WordMode::kRust) {
-      return fmt::format("[{}{}]", negated ? "^" : "", kRustWordItems);
-    }
-    return negated ? fmt::format("[^{}]", kWordSubsetItems)
-                   : fmt::format("[{}]", kWordSupersetItems);
+  void fail(std::size_t at, std::string why) {
+    if (!why_.empty()) return;
+    error_at_ = at;
+    why_ = std::move(why);
   }
 
-  // The length of the escape at pos_ (a backslash): 2, or through a {...} argument.
-  std::size_t escape_length() const {
-    if (pos_ + 1 >= re_.size()) return re_.size() - pos_;
-    const char e = re_[pos_ + 1];
-    if ((e == 'x' || e == 'p' || e == 'P' || e == 'u' || e == 'U') && pos_ + 2 < re_.size() &&
-        re_[pos_ + 2] == '{') {
-      const std::size_t close = re_.find('}', pos_ + 2);
-      return close == std::string_view::npos ? re_.size() - pos_ : close + 1 - pos_;
+  // The length of the escape at `j` (a backslash): 2, or through a {...} argument, or \pL.
+  std::size_t escape_length(std::size_t j, std::size_t end) const {
+    if (j + 1 >= end) return end - j;
+    const char e = re_[j + 1];
+    if ((e == 'x' || e == 'p' || e == 'P' || e == 'u' || e == 'U') && j + 2 < end &&
+        re_[j + 2] == '{') {
+      const std::size_t close = re_.find('}', j + 2);
+      return close == std::string_view::npos || close >= end ? end - j : close + 1 - j;
     }
-    if ((e == 'p' || e == 'P') && pos_ + 2 < re_.size()) return 3;  // \pL
+    if ((e == 'p' || e == 'P') && j + 2 < end) {  // \pL: one character, maybe multibyte
+      const auto u = static_cast<unsigned char>(re_[j + 2]);
+      const std::size_t n = u >= 0xF0 ? 4 : u >= 0xE0 ? 3 : u >= 0xC0 ? 2 : 1;
+      return std::min(2 + n, end - j);
+    }
+    if (e == 'u' || e == 'U') {  // \uHHHH, \UHHHHHHHH
+      const std::size_t digits = e == 'u' ? 4 : 8;
+      return std::min(2 + digits, end - j);
+    }
     return 2;
   }
 
+  // A class escape (\d \D \s \S \w \W \p.. \P..) at `j` of length `len` as a OneChar, or
+  // nullopt for any other escape.
+  std::optional<OneChar> class_escape(std::size_t j, std::size_t len) {
+    const char e = re_[j + 1];
+    const bool rust = words_ != WordMode::kKeep;
+    if (len == 2 && std::string_view("dDsSwW").find(e) != std::string_view::npos) {
+      complex_ = true;
+      if (!rust) return OneChar{OneChar::kItems, std::string(re_.substr(j, 2))};
+      switch (e) {
+        case 'd':
+          return OneChar{OneChar::kItems, std::string(kRustDigitItems)};
+        case 'D':
+          return OneChar{OneChar::kNegItems, std::string(kRustDigitItems)};
+        case 's':
+          return OneChar{OneChar::kItems, "\\p{White_Space}"};
+        case 'S':
+          return OneChar{OneChar::kItems, "\\P{White_Space}"};
+        case 'w':
+          return OneChar{OneChar::kItems, std::string(kRustWordItems)};
+        default:
+          return OneChar{OneChar::kNegItems, std::string(kRustWordItems)};
+      }
+    }
+    if (e != 'p' && e != 'P') return std::nullopt;
+    complex_ = true;
+    std::string_view body = re_.substr(j + 2, len - 2);
+    if (body.size() >= 2 && body.front() == '{' && body.back() == '}') {
+      body = body.substr(1, body.size() - 2);
+    } else if (!body.empty() && body.front() == '{') {
+      fail(j, "unclosed Unicode class literal");
+      return std::nullopt;
+    }
+    if (body.empty()) {
+      fail(j, "missing Unicode property name");
+      return std::nullopt;
+    }
+    std::string why;
+    auto item = property_item(body, e == 'P', why);
+    if (!item) {
+      fail(j, why);
+      return std::nullopt;
+    }
+    return OneChar{OneChar::kItems, std::move(*item)};
+  }
+
+  // \uHHHH, \u{H..}, \UHHHHHHHH (Rust) as PCRE2's \x{H..}; empty when not one of those.
+  std::string unicode_escape(std::size_t j, std::size_t len) const {
+    const char e = re_[j + 1];
+    if (e != 'u' && e != 'U') return {};
+    std::string_view digits = re_.substr(j + 2, len - 2);
+    if (!digits.empty() && digits.front() == '{') digits = digits.substr(1, digits.size() - 2);
+    return fmt::format("\\x{{{}}}", digits);
+  }
+
+  // The superset item (kSuperset) of one-character `c`: its exact ASCII members and every
+  // non-ASCII character.
+  std::string superset(const OneChar& c) const {
+    auto members = ascii_members(c.expr(), caseless_);
+    if (!members) return std::string(kAnyChar);
+    return fmt::format("[{}{}]", *members, kNonAscii);
+  }
+
   void escape() {
-    const std::size_t len = escape_length();
+    const std::size_t len = escape_length(pos_, re_.size());
     const char e = len >= 2 ? re_[pos_ + 1] : '\0';
-    if (len == 2 && words_ != WordMode::kKeep && (e == 'w' || e == 'W' || e == 'b' || e == 'B')) {
+    if (len == 2 && words_ != WordMode::kKeep && (e == 'b' || e == 'B')) {
       pos_ += 2;
-      if (e == 'w' || e == 'W') {
-        out_ += word_class(e == 'W');
-      } else if (words_ == WordMode::kRust) {
-        const std::string w = word_class(false), nw = word_class(true);
+      if (words_ == WordMode::kRust) {
+        const std::string w = fmt::format("[{}]", kRustWordItems);
+        const std::string nw = fmt::format("[^{}]", kRustWordItems);
         const std::string before_word = fmt::format("(?:(?<={})|(?C{}))", w, kCalloutWordBefore);
         const std::string before_non_word =  // valid, or the haystack's start
             fmt::format("(?:\\A|(?<={})|(?C{}))", nw, kCalloutNonWordBefore);
@@ -204,11 +487,36 @@ class Rewriter {
       }  // kSuperset: dropped
       return;
     }
+    if (len == 2 && words_ == WordMode::kKeep && std::string_view("dDsSwW").find(e) != npos) {
+      out_.append(re_.substr(pos_, len));  // as written
+      pos_ += len;
+      return;
+    }
+    if (len >= 2) {
+      if (auto c = class_escape(pos_, len)) {
+        pos_ += len;
+        if (words_ == WordMode::kSuperset) {
+          out_ += superset(*c);
+        } else if ((e == 'p' || e == 'P') && c->kind == c->kItems) {
+          out_ += c->text;  // a property item is valid outside a class too
+        } else {
+          out_ += c->expr();
+        }
+        return;
+      }
+      if (!why_.empty()) return;
+      if (std::string u = unicode_escape(pos_, len); !u.empty()) {
+        out_ += u;
+        pos_ += len;
+        return;
+      }
+    }
     out_.append(re_.substr(pos_, len));
     pos_ += len;
   }
 
-  // ( opens a scope of inline flags; (?flags) changes the current one.
+  // ( opens a scope of inline flags; (?flags) changes the current one. Rust's `u` flag: on is
+  // the default (dropped), off is not supported.
   void group_open() {
     if (re_.substr(pos_, 2) != "(?") {
       scopes_.push_back(caseless_);
@@ -218,26 +526,37 @@ class Rewriter {
     }
     std::size_t j = pos_ + 2;
     bool on = true, ci = caseless_;
+    std::string flags;
     for (; j < re_.size(); ++j) {
       const char f = re_[j];
       if (f == '-') {
         on = false;
       } else if (f == 'i') {
         ci = on;
+      } else if (f == 'u') {
+        if (!on) {
+          fail(pos_,
+               "(?-u) (Rust's ASCII and byte mode) is not supported by ctxsearch; use "
+               "ASCII classes such as [0-9A-Za-z_] or [[:word:]] instead");
+          return;
+        }
+        continue;
       } else if (!((f >= 'a' && f <= 'z') || (f >= 'A' && f <= 'Z'))) {
         break;
       }
+      flags += f;
     }
+    if (flags.ends_with('-')) flags.pop_back();
     if (j < re_.size() && re_[j] == ')') {  // (?i): the rest of the enclosing group
       caseless_ = ci;
-      out_.append(re_.substr(pos_, j + 1 - pos_));
+      if (!flags.empty()) out_ += "(?" + flags + ")";
       pos_ = j + 1;
       return;
     }
     scopes_.push_back(caseless_);
     if (j < re_.size() && re_[j] == ':') {
       caseless_ = ci;
-      out_.append(re_.substr(pos_, j + 1 - pos_));
+      out_ += "(?" + flags + ":";
       pos_ = j + 1;
       return;
     }
@@ -245,130 +564,195 @@ class Rewriter {
     pos_ += 2;
   }
 
-  // The end of the class starting at pos_ ('['): the index of its closing ']' (or npos), and
-  // whether it nests classes or uses set operations (Rust syntax PCRE2 does not have).
-  std::size_t class_end(bool& complex) const {
-    std::size_t j = pos_ + 1;
-    if (j < re_.size() && re_[j] == '^') ++j;
-    if (j < re_.size() && re_[j] == ']') ++j;  // a leading ']' is a literal
-    int depth = 1;
-    complex = false;
-    while (j < re_.size()) {
-      const char c = re_[j];
-      if (c == '\\') {
-        std::size_t len = 2;
-        if (j + 2 < re_.size() && re_[j + 2] == '{') {
-          const std::size_t close = re_.find('}', j + 2);
-          len = close == std::string_view::npos ? re_.size() - j : close + 1 - j;
-        }
-        j += len;
-        continue;
-      }
-      if (c == '[') {
-        if (re_.substr(j, 2) == "[:") {
-          const std::size_t close = re_.find(":]", j + 2);
-          if (close != std::string_view::npos) {
-            j = close + 2;
-            continue;
-          }
-        }
-        complex = true;
-        ++depth;
-        ++j;
-        if (j < re_.size() && re_[j] == '^') ++j;
-        if (j < re_.size() && re_[j] == ']') ++j;
-        continue;
-      }
-      if (c == ']') {
-        if (--depth == 0) return j;
-        ++j;
-        continue;
-      }
-      if (re_.substr(j, 2) == "&&" || re_.substr(j, 2) == "--" || re_.substr(j, 2) == "~~") {
-        complex = true;
-      }
-      ++j;
+  // One literal character or escape at `j` inside a class, as a PCRE2 class item; j moves past.
+  std::string class_literal(std::size_t& j) {
+    const char c = re_[j];
+    if (c == '\\') {
+      const std::size_t len = escape_length(j, re_.size());
+      std::string u = unicode_escape(j, len);
+      if (u.empty()) u = std::string(re_.substr(j, len));
+      j += len;
+      return u;
     }
-    return std::string_view::npos;
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x80) {
+      const std::size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+      std::string s(re_.substr(j, n));
+      j += n;
+      return s;
+    }
+    ++j;
+    const bool alnum = (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    if (alnum || b >= 0x80 || c == ' ') return std::string(1, c);
+    if (b < 0x20 || b == 0x7F) return fmt::format("\\x{{{:X}}}", b);
+    return std::string("\\") + c;  // punctuation: escaped, so PCRE2 reads no syntax into it
+  }
+
+  bool at_set_op(std::size_t j) const {
+    const std::string_view two = re_.substr(j, 2);
+    return two == "&&" || two == "--" || two == "~~";
+  }
+
+  // The items of a union (between set operations) starting at `j`, up to ']' or an operator.
+  // `first`: right after '[' or '[^' (a ']' there is a literal).
+  struct Union {
+    std::string items;
+    std::vector<OneChar> pieces;
+  };
+  Union parse_union(std::size_t& j, bool first) {
+    Union u;
+    while (j < re_.size() && why_.empty()) {
+      const char c = re_[j];
+      if (c == ']' && !first) break;
+      if (at_set_op(j)) break;
+      first = false;
+      if (c == '[') {
+        if (std::string posix; posix_at(j, posix)) {
+          u.items += posix;
+          continue;
+        }
+        complex_ = true;
+        OneChar nested = parse_class(j);
+        if (nested.kind == OneChar::kItems) {
+          u.items += nested.text;
+        } else {
+          u.pieces.push_back(std::move(nested));
+        }
+        continue;
+      }
+      if (c == '\\') {
+        const std::size_t len = escape_length(j, re_.size());
+        if (auto k = class_escape(j, len)) {
+          j += len;
+          if (k->kind == OneChar::kItems) {
+            u.items += k->text;
+          } else {
+            u.pieces.push_back(std::move(*k));
+          }
+          continue;
+        }
+        if (!why_.empty()) break;
+      }
+      std::string lo = class_literal(j);
+      if (j + 1 < re_.size() && re_[j] == '-' && re_[j + 1] != ']' && !at_set_op(j)) {
+        ++j;
+        lo += '-';
+        lo += class_literal(j);
+      }
+      u.items += lo;
+    }
+    return u;
+  }
+
+  OneChar union_char(Union u) const {
+    if (u.pieces.empty()) return OneChar{OneChar::kItems, std::move(u.items)};
+    if (u.items.empty() && u.pieces.size() == 1) return std::move(u.pieces.front());
+    std::string e = "(?:";
+    if (!u.items.empty()) e += "[" + u.items + "]|";
+    for (const OneChar& p : u.pieces) e += p.expr() + "|";
+    e.back() = ')';
+    return OneChar{OneChar::kExpr, std::move(e)};
+  }
+
+  static OneChar negate(OneChar c) {
+    if (c.kind == OneChar::kItems) return OneChar{OneChar::kNegItems, std::move(c.text)};
+    if (c.kind == OneChar::kNegItems) return OneChar{OneChar::kItems, std::move(c.text)};
+    return OneChar{OneChar::kExpr, fmt::format("(?:(?!{}){})", c.text, kAnyChar)};
+  }
+
+  // The class at `j` ('['), nested classes and set operations included; j moves past its ']'.
+  OneChar parse_class(std::size_t& j) {
+    const std::size_t open = j;
+    ++j;
+    const bool negated = j < re_.size() && re_[j] == '^';
+    if (negated) ++j;
+    Union first = parse_union(j, true);
+    // [^items \W] = \w and not items: no look-ahead needed.
+    if (negated && j < re_.size() && re_[j] == ']' && first.pieces.size() == 1 &&
+        first.pieces.front().kind == OneChar::kNegItems) {
+      ++j;
+      const std::string& inner = first.pieces.front().text;
+      if (first.items.empty()) return OneChar{OneChar::kItems, inner};
+      return OneChar{OneChar::kExpr, fmt::format("(?:(?![{}])[{}])", first.items, inner)};
+    }
+    OneChar acc = union_char(std::move(first));
+    while (j < re_.size() && why_.empty() && at_set_op(j)) {
+      complex_ = true;
+      saw_set_op_ = true;
+      const char op = re_[j];
+      j += 2;
+      OneChar rhs = union_char(parse_union(j, false));
+      const std::string a = acc.expr(), b = rhs.expr();
+      if (op == '&') {
+        acc = OneChar{OneChar::kExpr, fmt::format("(?:(?={}){})", a, b)};
+      } else if (op == '-') {
+        acc = OneChar{OneChar::kExpr, fmt::format("(?:(?!{}){})", b, a)};
+      } else {
+        acc = OneChar{OneChar::kExpr, fmt::format("(?:(?!{1}){0}|(?!{0}){1})", a, b)};
+      }
+    }
+    if (why_.empty() && (j >= re_.size() || re_[j] != ']')) {
+      fail(open, "unclosed character class");
+      return acc;
+    }
+    ++j;
+    return negated ? negate(std::move(acc)) : acc;
   }
 
   // A POSIX class at `j` ("[:name:]"): its translated items appended to `items`, j moved past it.
   bool posix_at(std::size_t& j, std::string& items) const {
-    if (!posix_ || re_.substr(j, 2) != "[:") return false;
+    if (re_.substr(j, 2) != "[:") return false;
     const std::size_t close = re_.find(":]", j + 2);
     if (close == std::string_view::npos) return false;
-    if (!posix_items(re_.substr(j + 2, close - j - 2), caseless_, items)) return false;
+    const std::string_view name = re_.substr(j + 2, close - j - 2);
+    if (!posix_) {
+      AsciiSet s{};
+      if (!ascii_class(name.starts_with('^') ? name.substr(1) : name, s)) return false;
+      items.append(re_.substr(j, close + 2 - j));
+    } else if (!posix_items(name, caseless_, items)) {
+      return false;
+    }
     j = close + 2;
     return true;
   }
 
-  void klass() {
-    bool complex = false;
-    const std::size_t end = class_end(complex);
-    if (end == std::string_view::npos) {  // unterminated: PCRE2 reports it
-      out_.append(re_.substr(pos_));
-      pos_ = re_.size();
-      return;
-    }
-    std::size_t j = pos_ + 1;
-    const bool negated = j < end && re_[j] == '^';
-    if (negated) ++j;
-    std::string items;
-    if (j < end && re_[j] == ']') {
-      items += ']';
-      ++j;
-    } else if (posix_ && j < end && re_[j] == ':') {
+ public:
+  // The class at the start of re_ as one character (an expression), its length, and whether
+  // it uses set operations; nullopt when it does not parse.
+  std::optional<std::pair<OneChar, std::size_t>> leading_class(bool& set_ops) {
+    std::size_t j = 0;
+    OneChar c = parse_class(j);
+    set_ops = saw_set_op_;
+    if (!why_.empty()) return std::nullopt;
+    return std::make_pair(std::move(c), j);
+  }
+
+ private:
+  // A class at the top level (pos_ at '[').
+  void top_class() {
+    std::size_t j = pos_;
+    complex_ = false;
+    OneChar c;
+    if (posix_ && re_.substr(j, 2) == "[:") {
       // Rust reads a top-level [:alpha:] as a class of its characters; PCRE2 would refuse it.
-      items += "\\:";
-      ++j;
-    }
-    bool non_word = false;  // a \W item (kept apart: PCRE2 cannot negate a union in a class)
-    while (j < end) {
-      const char c = re_[j];
-      if (c == '[' && posix_at(j, items)) continue;
-      if (c == '\\') {
-        std::size_t len = std::min<std::size_t>(2, end - j);
-        if (j + 2 < end && re_[j + 2] == '{') {
-          const std::size_t close = re_.find('}', j + 2);
-          len = close == std::string_view::npos || close >= end ? end - j : close + 1 - j;
-        }
-        const char e = j + 1 < end ? re_[j + 1] : '\0';
-        if (len == 2 && words_ != WordMode::kKeep && e == 'w') {
-          items += words_ == WordMode::kRust ? kRustWordItems : kWordSupersetItems;
-        } else if (len == 2 && words_ != WordMode::kKeep && e == 'W' && !complex) {
-          non_word = true;
-        } else {
-          items.append(re_.substr(j, len));
-        }
-        j += len;
-        continue;
-      }
-      items += c;
-      ++j;
-    }
-    pos_ = end + 1;
-    if (!non_word) {
-      out_ += negated ? "[^" : "[";
-      out_ += items;
-      out_ += ']';
-      return;
-    }
-    // [items\W] = items or \W; [^items\W] = \w and not items.
-    if (words_ == WordMode::kRust) {
-      const std::string w = word_class(false), nw = word_class(true);
-      if (items.empty()) {
-        out_ += negated ? w : nw;
-      } else if (negated) {
-        out_ += fmt::format("(?:(?![{}]){})", items, w);
+      const std::size_t close = re_.find(']', j + 1);
+      if (close != std::string_view::npos && close > j + 1) {
+        std::size_t k = j + 1;
+        std::string items;
+        while (k < close) items += class_literal(k);
+        j = close + 1;
+        c = OneChar{OneChar::kItems, std::move(items)};
       } else {
-        out_ += fmt::format("(?:[{}]|{})", items, nw);
+        c = parse_class(j);
       }
-    } else if (negated) {  // kSuperset: a subset of \w, within the superset
-      out_ += word_class(false);
     } else {
-      out_ +=
-          items.empty() ? word_class(true) : fmt::format("(?:[{}]|{})", items, word_class(true));
+      c = parse_class(j);
     }
+    if (!why_.empty()) return;
+    pos_ = j;
+    // Hyperscan reads a class of characters and ranges as PCRE2 does; anything else gets the
+    // superset.
+    out_ += words_ == WordMode::kSuperset && complex_ ? superset(c) : c.expr();
   }
 
   std::string_view re_;
@@ -378,11 +762,29 @@ class Rewriter {
   std::vector<bool> scopes_;  // caseless_ outside each open group
   std::size_t pos_ = 0;
   std::string out_;
+  std::size_t error_at_ = 0;
+  std::string why_;          // the first error (see fail), empty for none
+  bool complex_ = false;     // the current top-level class has class escapes, nesting or set ops
+  bool saw_set_op_ = false;  // some class parsed so far used && -- ~~
+  static constexpr std::size_t npos = std::string_view::npos;
 };
 
 }  // namespace
 
-std::string rust_to_pcre2(std::string_view regex, bool caseless, bool posix, WordMode words) {
+std::optional<ClassNewline> set_operation_class_newline(std::string_view regex) {
+  Rewriter r(regex, false, true, WordMode::kRust);
+  bool set_ops = false;
+  auto c = r.leading_class(set_ops);
+  if (!c || !set_ops) return std::nullopt;
+  auto members = ascii_members(c->first.expr(), false);
+  if (!members) return std::nullopt;
+  // The members come back as class items: test '\n' against them.
+  auto newline = ascii_members("(?=\n)[" + *members + "]", false);
+  return ClassNewline{c->second, newline && !newline->empty()};
+}
+
+Result<std::string> rust_to_pcre2(std::string_view regex, bool caseless, bool posix,
+                                  WordMode words) {
   return Rewriter(regex, caseless, posix, words).run();
 }
 

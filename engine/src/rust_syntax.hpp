@@ -5,12 +5,23 @@
 //                   Unicode included); PCRE2 with UCP: Unicode properties.
 //   \w \W \b \B     Rust's word character is [\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}];
 //                   PCRE2 10.42's (UCP) is letters, every number, and '_'.
+//   \s \S           Rust: White_Space; PCRE2 also counts U+180E (\h).
+//   \d \D \w        Rust (ripgrep 14) has Unicode 15 tables, PCRE2 10.42 Unicode 14: the
+//                   characters new in Unicode 15 are added to \d and \w.
+//   \p{..}          Rust's names and aliases (\p{Letter}, \p{gc=Lu}, \p{Is_Greek}, ...) become
+//                   PCRE2's; names only PCRE2 knows (\p{L&}, \p{Xan}, \p{^Greek}) are errors.
+//   [a[b]] [a&&b]   nested classes and the set operations && -- ~~ (intersection, difference,
+//                   symmetric difference) become look-aheads around one-character classes.
 //   [:alpha:]       at the top level: a class of ':', 'a', 'l', ... in Rust, an error in PCRE2.
+//   (?u)            dropped (Unicode mode is the default); (?-u) is an error (not supported).
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "ctx/base/result.hpp"
 
 namespace ctx::engine::detail {
 
@@ -19,9 +30,14 @@ namespace ctx::engine::detail {
 using AsciiSet = std::array<bool, 128>;
 bool ascii_class(std::string_view name, AsciiSet& s);
 
-// PCRE2 class items (for inside [...]) of Rust's \w.
+// PCRE2 class items (for inside [...]) of Rust's \w: the properties, plus the characters
+// Unicode 15 (ripgrep 14) added to them and PCRE2 10.42's Unicode 14 tables lack.
 inline constexpr std::string_view kRustWordItems =
-    "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}";
+    "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}"
+    "\\x{CF3}\\x{ECE}\\x{10EFD}-\\x{10EFF}\\x{1123F}-\\x{11241}\\x{11F00}-\\x{11F10}"
+    "\\x{11F12}-\\x{11F3A}\\x{11F3E}-\\x{11F42}\\x{11F50}-\\x{11F59}\\x{1342F}"
+    "\\x{13440}-\\x{13455}\\x{1B132}\\x{1B155}\\x{1DF25}-\\x{1DF2A}\\x{1E030}-\\x{1E06D}"
+    "\\x{1E08F}\\x{1E4D0}-\\x{1E4F9}\\x{2B739}\\x{31350}-\\x{323AF}";
 
 // PCRE2 callouts the kRust rewrites and -w use for a quirk of Rust's word boundaries: the
 // character before a position is decoded from the last byte (among the 4 before it) that is not a
@@ -35,17 +51,30 @@ inline constexpr int kCalloutWordBefore = 241;
 inline constexpr int kCalloutNonWordBefore = 242;
 
 enum class WordMode {
-  kKeep,      // \w \W \b \B stay as written (the byte prefilter and BitMatcher: they read \w as
-              // ASCII word bytes plus any non-ASCII character, a superset of Rust's \w and \W)
-  kRust,      // exactly Rust's (for PCRE2)
-  kSuperset,  // a superset for Hyperscan's UTF-8 UCP mode: \w and \W become classes of general
-              // categories that hold Rust's, \b and \B are dropped (an assertion removed widens)
+  kKeep,      // \w \W \b \B \s \S \d \D stay as written (PCRE2 without UCP on ASCII lines, the
+              // byte prefilter and the BitMatcher: they read them as ASCII classes, or as ASCII
+              // plus any non-ASCII character, a superset of Rust's)
+  kRust,      // exactly Rust's (for PCRE2 with UCP)
+  kSuperset,  // a superset for Hyperscan's UTF-8 UCP mode, whose Unicode tables are older than
+              // PCRE2's: every class and class escape becomes its exact ASCII members plus every
+              // non-ASCII character, \b and \B are dropped (an assertion removed widens)
 };
 
-// `regex` (ripgrep's syntax) with POSIX classes as Rust's ASCII sets (`posix`) and \w \W \b \B
-// per `words`. `caseless`: -i (inline (?i) groups are followed too); a negated POSIX class then
-// excludes the whole case-fold closure of its set, as Rust's does (-i [[:^upper:]] matches
-// neither `a` nor U+017F). Anything not understood is copied unchanged.
-std::string rust_to_pcre2(std::string_view regex, bool caseless, bool posix, WordMode words);
+// For a class at the start of `regex` ('[') that uses set operations (&&, --, ~~) at any depth:
+// its length and whether it matches '\n'. nullopt for any other class, or one that does not parse.
+struct ClassNewline {
+  std::size_t length;
+  bool newline;
+};
+std::optional<ClassNewline> set_operation_class_newline(std::string_view regex);
+
+// `regex` (ripgrep's syntax) with POSIX classes as Rust's ASCII sets (`posix`) and the rest
+// per `words` (see WordMode). `caseless`: -i (inline (?i) groups are followed too); a negated
+// POSIX class then excludes the whole case-fold closure of its set, as Rust's does (-i
+// [[:^upper:]] matches neither `a` nor U+017F). Anything not understood is copied unchanged.
+// Errors (kInvalidArgument, naming the offset in `regex`): a \p{..} name Rust does not accept,
+// (?-u), a class set operation without a right-hand side.
+Result<std::string> rust_to_pcre2(std::string_view regex, bool caseless, bool posix,
+                                  WordMode words);
 
 }  // namespace ctx::engine::detail

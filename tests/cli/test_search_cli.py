@@ -208,7 +208,7 @@ golden("no match exits 1 and prints nothing", S + ["zzz", "d"], b"", 1)
 golden("a bad regex exits 2 naming the pattern and the offset", S + ["foo(", "d"], b"", 2,
        [("prefix", "ctxsearch: regex parse error in 'foo(' at offset 4: ")])
 golden("a bad regex among several -e names that one", S + ["-e", "foo", "-e", "a[", "d"], b"", 2,
-       [("prefix", "ctxsearch: regex parse error in 'a[' at offset 2: ")])
+       [("prefix", "ctxsearch: regex parse error in 'a[' at offset 1: unclosed character class")])
 golden("a bad regex under -P exits 2 too", S + ["-P", "foo(", "d"], b"", 2,
        [("prefix", "ctxsearch: regex parse error in 'foo(' at offset 4: ")])
 golden("-F makes a bad regex a literal", S + ["-F", "foo(", "d"], b"d/call.c:call foo(x);\n", 0)

@@ -55,7 +55,10 @@ character followed by stray continuation bytes as the character before: `-w bar`
 `.\\x80bar`); empty matches inside invalid UTF-8 (PCRE2 10.42 never starts a search there
 past the start offset: `-U -c -e '^|foo'` missed a line starting with `\\xaf`, `\\b` between
 `b` and `\\xaf`); smart case without any literal (`-S '[[:upper:]]+'` is case-sensitive in rg)
-and with hex escapes (`-S '\\x41'` holds an uppercase `A`).
+and with hex escapes (`-S '\\x41'` holds an uppercase `A`); Rust's class dialect: \\s without
+U+180E, \\d and \\w with Unicode 15's additions, nested classes and `&&` `--` `~~` (PCRE2 read
+`[a-z&&[^aeiou]]` as another class), \\p{..} names and aliases (`\\p{Letter}`, `\\p{gc=Lu}`),
+\\p{..} classes dropped by Hyperscan's older Unicode tables (`\\p{Lu}` and Cherokee capitals).
 
 On a mismatch the case is shrunk (files, flags, patterns, lines, bytes) and printed: the files
 involved, the command, expected vs got.
@@ -143,7 +146,9 @@ COMMON_WORDS = [
 ]
 # Characters where Unicode \\w definitions differ (Rust: Alphabetic, marks, Nd, Pc, Join_Control;
 # PCRE2: letters, all numbers, `_`), only in "wordy" files.
-WORDY_WORDS = ["x²", "H₂O", "½", "e\u0301t\u00e9", "a‿b", "Ⓐ", "a\u200db", "Ⅻ", "٣", "foo²"]
+WORDY_WORDS = ["x²", "H₂O", "½", "e\u0301t\u00e9", "a‿b", "Ⓐ", "a\u200db", "Ⅻ", "٣", "foo²",
+               # \s: U+180E and U+200B are not White_Space, U+00A0, U+2003, U+0085 are
+               "a\u180eb", "a\u200bb", "foo\u00a0bar", "\u2003", "x\u0085y", "Ꭰ"]
 # Unicode simple case-folding variants of ASCII letters, only in "fold" files.
 FOLD_WORDS = [KELVIN, LONG_S, KELVIN + "elvin", "me" + LONG_S + LONG_S, "ǅ"]
 INVALID = [b"\xff", b"\xc3", b"\xe2\x82", b"\x80", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf5"]
@@ -324,8 +329,10 @@ PATTERNS = [
     # \w, \b
     "\\Wfoo", "\\Sfoo", "\\p{Greek}|foo", "\\w+", "\\bfoo\\b", "\\bbar", "foo\\b",
     "\\w+\\.\\w+", "\\W+", "-foo-", "\\bx\\b",
-    # Unicode classes
-    "\\p{Greek}", "\\p{Greek}+", "\\p{Cyrillic}+", "\\p{Han}",
+    # Unicode classes, Rust's property names, nested classes and set operations
+    "\\p{Greek}", "\\p{Greek}+", "\\p{Cyrillic}+", "\\p{Han}", "\\p{Lu}", "\\pL+",
+    "\\p{Letter}+", "\\p{gc=Lu}", "\\p{Is_Greek}", "\\S+", "[^\\S ]", "\\s\\S", "\\d+",
+    "[\\w--\\d]+", "[a-z&&[^aeiou]]+", "[^\\W_]+", "[a[\\W]]", "[\\p{Greek}~~α-γ]",
     # inline flags
     "(?i)foo", "(?i)привет", "(?i)straße", "(?i)σοφία", "(?i)k",
     # anchors
@@ -739,7 +746,22 @@ def uses_word_boundary(case):
     return case.has("-w") or any("\\b" in p or "\\B" in p for p in case.patterns)
 
 
+def case_folds_property(case):
+    caseless = case_mode(case) == "-i" or any("(?i" in p for p in case.patterns) or (
+        case_mode(case) == "-S" and all(
+            not any(ch.isupper() for ch in re.sub(r"\\.", "", re.sub(r"\\[pP](\{[^}]*\}|.)", "", p)))
+            for p in case.patterns))
+    return caseless and not case.has("-P") and any("\\p" in p or "\\P" in p
+                                                   for p in case.patterns)
+
+
 OPEN_BUGS = [
+    ("case-folded-property-classes",
+     "-i (or (?i), or -S without uppercase) with a \\p{..} class: Rust folds the class (`-i "
+     "'\\p{Lu}'` also matches `a`; `\\P{Lu}` excludes it), PCRE2 10.42 matches properties "
+     "without case folding; ctxsearch follows PCRE2 here",
+     case_folds_property,
+     lambda c: None),
     ("word-boundary-line-start-continuation",
      "-w, \\b, \\B where a line starts with UTF-8 continuation bytes (0x80-0xBF): Rust's "
      "decode_last reads the line terminator before them as the character before the position "

@@ -414,8 +414,8 @@ TEST_CASE("bad patterns are errors naming the pattern and the offset", "[engine]
   CHECK(compile_error({"foo("}) ==
         "regex parse error in 'foo(' at offset 4: missing closing parenthesis");
   // Several patterns: the message names the bad one alone, with its own offset.
-  CHECK(compile_error({"ok", "a[", "fine"}).rfind("regex parse error in 'a[' at offset 2: ", 0) ==
-        0);
+  CHECK(compile_error({"ok", "a[", "fine"}) ==
+        "regex parse error in 'a[' at offset 1: unclosed character class");
   CHECK(compile_error({"x{2,1}"}).rfind("regex parse error in 'x{2,1}' at offset ", 0) == 0);
   CHECK(compile_error({"*a"}).rfind("regex parse error in '*a' at offset 0: ", 0) == 0);
   PatternOptions pcre2;
