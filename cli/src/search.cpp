@@ -165,10 +165,11 @@ class FilePrinter final : public engine::LineSink {
           p_.output == Args::Output::kCount || p_.output == Args::Output::kCountMatches;
       // In multiline mode ripgrep's summaries (-c, -l, -q, ...) count matches, not lines.
       if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
+      // ripgrep's summary printer holds -m: it counts lines, or in multiline mode the matches of
+      // each block (the lines of an inverted search hold none).
+      if (limit_ && (multi() ? matches_ : lines_) >= *limit_) return engine::Flow::kStop;
       if (multi()) {
-        // ripgrep's summary printer: -m counts the matches of each block (the lines of an
-        // inverted search hold none), and -l and -q quit at the first block unless --stats.
-        if (limit_ && matches_ >= *limit_) return engine::Flow::kStop;
+        // -l and -q quit at the first block unless --stats.
         const bool quit_early = p_.output == Args::Output::kFilesWithMatches || p_.quiet;
         return quit_early && !p_.stats ? engine::Flow::kStop : engine::Flow::kContinue;
       }
@@ -873,11 +874,10 @@ class Search {
       out_.error(bytes.error().detail);
       return;
     }
+    // Summaries (-c, -l, -q, ...) keep the context options: they print no context line, but
+    // ripgrep's searcher still steps over those lines (which decides where it notices binary
+    // data), and its printer ignores them.
     engine::SearchOptions options = args_.search;
-    if (print_.output != Args::Output::kLines) {  // unprinted
-      options.before = options.after = 0;
-      options.passthru = false;
-    }
     options.binary = args_.text                        ? engine::BinaryMode::kText
                      : (explicit_file || args_.binary) ? engine::BinaryMode::kConvert
                                                        : engine::BinaryMode::kQuit;
@@ -891,17 +891,13 @@ class Search {
     FilePrinter printer(print_, patterns_, w, shown, stream);
     printer.set_convert(options.binary == engine::BinaryMode::kConvert);
     printer.set_invert(options.invert);
-    // When a pattern can match a line feed, ripgrep's summary printers (-c, -l, -q, ...) count
-    // -m in the matches of each block and decide when to quit: the printer holds the limit.
-    const bool printer_limits =
-        print_.multiline && (print_.output != Args::Output::kLines || args_.quiet);
+    // ripgrep's summary printers (-c, -l, -q, ...) hold -m and decide when to quit: they count
+    // lines, or the matches of each block when a pattern can match a line feed; -q and -l quit
+    // at the first one unless --stats wants the totals of a whole search.
+    const bool printer_limits = print_.output != Args::Output::kLines || args_.quiet;
     if (printer_limits) {
       printer.set_limit(options.max_count);
       options.max_count.reset();
-    }
-    // -q stops at the first match, unless --stats wants the totals of a whole search (as rg).
-    if (args_.quiet && !options.max_count && !args_.stats && !printer_limits) {
-      options.max_count = 1;
     }
     std::uint64_t total_bytes = bytes->size();
     Status searched =

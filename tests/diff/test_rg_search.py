@@ -755,20 +755,7 @@ def case_folds_property(case):
                                                    for p in case.patterns)
 
 
-def context_flags(case):
-    return [f for f in case.flags if re.fullmatch(r"-[ABC][0-9]+", f)]
-
-
 OPEN_BUGS = [
-    ("summary-context-binary",
-     "-c, -l, --count-matches, --files-without-match or -q with -A/-B/-C or --passthru on a "
-     "binary file whose "
-     "first NUL comes after the last match: rg's searcher still visits the context lines it "
-     "would print (none are printed), notices the NUL there and drops the file; ctxsearch's "
-     "summaries visit no context lines",
-     lambda c: (c.has(*SUMMARY_MODES) or c.has("-q")) and (context_flags(c) or c.has("--passthru"))
-     and searches_binary(c),
-     lambda c: drop_flags(c, "--passthru", *context_flags(c))),
     ("stop-on-nonmatch-bytes-searched",
      "--stop-on-nonmatch with --json or --stats on a file with a UTF-8 BOM: the bytes searched "
      "differ (rg 14 counts 0 where ctxsearch counts the bytes before where it stopped)",
