@@ -218,6 +218,72 @@ struct InterruptState {
 // line matches when it equals a literal that occurs in it.
 enum class LiteralMode { kNone, kSubstring, kWholeLine };
 
+constexpr std::string_view kKelvinSign = "\xE2\x84\xAA";  // U+212A, folds to k
+constexpr std::string_view kLongS = "\xC5\xBF";            // U+017F, folds to s
+
+// Whether the character that literal byte `c` stands for (ASCII letters without case when
+// `caseless`, k and s also as U+212A and U+017F then) starts at text[at]: moves `at` past it.
+bool literal_char_at(std::string_view text, std::size_t& at, char c, bool caseless) {
+  if (at < text.size() && (text[at] == c || (caseless && std::tolower(static_cast<unsigned char>(
+                                                              text[at])) ==
+                                                             std::tolower(static_cast<unsigned char>(c))))) {
+    ++at;
+    return true;
+  }
+  const int lower = std::tolower(static_cast<unsigned char>(c));
+  const std::string_view fold = !caseless ? "" : lower == 'k' ? kKelvinSign : lower == 's' ? kLongS : "";
+  if (fold.empty() || text.substr(at, fold.size()) != fold) return false;
+  at += fold.size();
+  return true;
+}
+
+// Like literal_char_at, for the character that ends at text[at - 1]: moves `at` before it.
+bool literal_char_before(std::string_view text, std::size_t& at, char c, bool caseless) {
+  if (at > 0 && (text[at - 1] == c || (caseless && std::tolower(static_cast<unsigned char>(
+                                                       text[at - 1])) ==
+                                                      std::tolower(static_cast<unsigned char>(c))))) {
+    --at;
+    return true;
+  }
+  const int lower = std::tolower(static_cast<unsigned char>(c));
+  const std::string_view fold = !caseless ? "" : lower == 'k' ? kKelvinSign : lower == 's' ? kLongS : "";
+  if (fold.empty() || at < fold.size() || text.substr(at - fold.size(), fold.size()) != fold) {
+    return false;
+  }
+  at -= fold.size();
+  return true;
+}
+
+// The plain ASCII literals Hyperscan's literal API searches (LiteralMode): each pattern by id,
+// and the piece of it that Hyperscan looks for (the whole literal, or under -i, when it holds
+// k or s, its longest piece without them).
+struct LiteralTable {
+  LiteralMode mode = LiteralMode::kNone;
+  bool caseless = false;
+  bool cut = false;  // some piece is not its whole literal
+  std::vector<std::string> literals;
+  std::vector<std::uint32_t> piece_start;
+  std::vector<std::uint32_t> piece_size;
+
+  // The occurrence of literal `id` whose piece ends at `to` in `text`, if there is one: true
+  // with it in [start, end).
+  bool occurrence(std::string_view text, std::size_t to, unsigned id, std::size_t& start,
+                  std::size_t& end) const {
+    const std::string& literal = literals[id];
+    const std::size_t first = piece_start[id], size = piece_size[id];
+    start = to - size;
+    end = to;
+    if (size == literal.size()) return true;
+    for (std::size_t i = first; i-- > 0;) {
+      if (!literal_char_before(text, start, literal[i], caseless)) return false;
+    }
+    for (std::size_t i = first + size; i < literal.size(); ++i) {
+      if (!literal_char_at(text, end, literal[i], caseless)) return false;
+    }
+    return true;
+  }
+};
+
 // A thread's PCRE2 matching state (in a Scratch).
 struct MatchState {
   pcre2_match_data* md = nullptr;     // the match search() found last
@@ -844,9 +910,8 @@ struct PatternSet::Impl {
   // Multiline mode: where matches may start, so that PCRE2 tries only there (ml_re is compiled
   // with PCRE2_USE_OFFSET_LIMIT then).
   std::optional<detail::BitMatcher> ml_bits;
-  // Literals Hyperscan decides alone (then no Alternation is compiled): the patterns, by id.
-  LiteralMode literal_mode = LiteralMode::kNone;
-  std::vector<std::string> literals;
+  // Literals Hyperscan decides alone (then no Alternation is compiled).
+  LiteralTable literals;
   // The most capture groups of a chunk of any Alternation above (match data hold them all) and the
   // most chunks.
   std::uint32_t max_groups = 0;
@@ -989,15 +1054,33 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     std::vector<unsigned> ids(regexes.size());
     for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<unsigned>(i);
     std::vector<std::string> hs_patterns;
-    // Plain ASCII literals (no k/s that gain Unicode folds under -i) go through Hyperscan's
-    // literal API: the same database, built without parsing 1,000 regexes (a quarter less
-    // compile time for 1,000 -f identifiers). It reports exact spans (literal_mode), unless -w
+    // Plain ASCII literals go through Hyperscan's literal API: the same database, built without
+    // parsing 1,000 regexes (a quarter less compile time for 1,000 -f identifiers), and in
+    // seconds less for thousands under -i. It reports exact spans (literal_mode), unless -w
     // asks PCRE2 to confirm; under -x a line is a match when it equals a literal reported in it.
+    // Under -i, k and s also match U+212A and U+017F, which ASCII caseless matching misses: a
+    // literal with them is searched by its longest piece without them (a superset), and PCRE2
+    // confirms every candidate line.
     bool plain_literals = std::ranges::all_of(patterns, [&](const auto& p) {
       return !p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p)) &&
-             p.find('\n') == std::string::npos &&
-             (!impl->caseless || p.find_first_of("kKsS") == std::string::npos);
+             p.find('\n') == std::string::npos;
     });
+    std::vector<std::string_view> hs_literals(patterns.begin(), patterns.end());
+    bool cut_literals = false;
+    for (std::size_t i = 0; plain_literals && impl->caseless && i < patterns.size(); ++i) {
+      const std::string_view p = patterns[i];
+      if (p.find_first_of("kKsS") == std::string_view::npos) continue;
+      std::string_view longest;
+      for (std::size_t at = 0; at <= p.size();) {
+        std::size_t end = p.find_first_of("kKsS", at);
+        if (end == std::string_view::npos) end = p.size();
+        if (end - at > longest.size()) longest = p.substr(at, end - at);
+        at = end + 1;
+      }
+      hs_literals[i] = longest;
+      cut_literals = true;
+      if (longest.empty()) plain_literals = false;  // all k and s: the regex route
+    }
     // The regex route's expressions, built when the literal API is not used.
     auto build_exprs = [&] {
       if (!exprs.empty()) return;
@@ -1050,7 +1133,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                                             impl->caseless ? HS_FLAG_CASELESS : 0U);
         literals.reserve(patterns.size());
         lengths.reserve(patterns.size());
-        for (const std::string& p : patterns) {
+        for (std::string_view p : hs_literals) {
           literals.push_back(p.data());
           lengths.push_back(p.size());
         }
@@ -1086,21 +1169,32 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         return Error{ErrorCode::kIo, "could not allocate Hyperscan scratch space"};
       }
       impl->hs_proto.reset(proto);
+      if (plain_literals && cut_literals) all_literal = false;  // pieces: verified or confirmed
       if (plain_literals && !options.word) {
-        impl->literal_mode = options.line ? LiteralMode::kWholeLine : LiteralMode::kSubstring;
-        impl->literals = patterns;
+        LiteralTable& table = impl->literals;
+        table.mode = options.line ? LiteralMode::kWholeLine : LiteralMode::kSubstring;
+        table.caseless = impl->caseless;
+        table.cut = cut_literals;
+        table.literals = patterns;
+        table.piece_start.reserve(patterns.size());
+        table.piece_size.reserve(patterns.size());
+        for (std::size_t i = 0; i < patterns.size(); ++i) {
+          table.piece_start.push_back(
+              static_cast<std::uint32_t>(hs_literals[i].data() - patterns[i].data()));
+          table.piece_size.push_back(static_cast<std::uint32_t>(hs_literals[i].size()));
+        }
       }
     }  // else unsupported by Hyperscan even as a prefilter: PCRE2 scans alone
   }
-  impl->exact = impl->literal_mode == LiteralMode::kSubstring ||
+  impl->exact = (impl->literals.mode == LiteralMode::kSubstring && !impl->literals.cut) ||
                 (impl->hs != nullptr && all_literal && !options.word &&
-                 impl->literal_mode != LiteralMode::kWholeLine);
+                 impl->literals.mode != LiteralMode::kWholeLine);
   if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.fixed_strings &&
       !options.word && !any_empty && !patterns.empty() && !impl->exact) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
   }
   // Literals that Hyperscan's literal API matches (impl->literals) need no PCRE2 at all.
-  if (impl->literal_mode == LiteralMode::kNone) {
+  if (impl->literals.mode == LiteralMode::kNone) {
     // -w: ripgrep 14's half word boundaries (Rust's \b{start-half}, \b{end-half}): no word
     // character before and after, and no invalid UTF-8 there either. -P: PCRE2's \w, as rg -P.
     std::string word_start = "(?<!\\w)", word_end = "(?!\\w)";
@@ -1394,23 +1488,9 @@ struct ScanContext {
   std::uint32_t* mark = nullptr;
   std::optional<LineSpan> line = std::nullopt;
   const Alternation* line_alt = nullptr;
-  // LiteralMode::kWholeLine: the literals by pattern id, and -i.
-  const std::vector<std::string>* whole_line_literals = nullptr;
-  bool caseless = false;
+  // LiteralMode::kWholeLine, or pieces of literals: each occurrence is verified.
+  const LiteralTable* literals = nullptr;
 };
-
-// True when `a` and `b` are equal, ASCII letters compared without case when `caseless`.
-bool equal_literal(std::string_view a, std::string_view b, bool caseless) {
-  if (a.size() != b.size()) return false;
-  if (!caseless) return a == b;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // Hyperscan's report of pattern `id` ending at `to`: confirms the line it ends in, or with
 // chunked alternations, the chunk that holds the pattern on that line (unless tried already).
@@ -1425,14 +1505,16 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
     ctx->found = line_around(ctx->hay, pos, ctx->base);
     return 1;
   }
-  if (ctx->whole_line_literals != nullptr) {
+  if (ctx->literals != nullptr) {
+    std::size_t start = 0, stop = 0;
+    if (!ctx->literals->occurrence(ctx->hay, end, id, start, stop)) return 0;
     const LineSpan line = line_around(ctx->hay, pos, ctx->base);
-    const std::string_view text = ctx->hay.substr(line.start, line.end - line.start);
-    if (equal_literal(text, (*ctx->whole_line_literals)[id], ctx->caseless)) {
-      ctx->found = line;
-      return 1;
+    if (ctx->literals->mode == LiteralMode::kWholeLine &&
+        (start != line.start || stop != line.end)) {
+      return 0;
     }
-    return 0;
+    ctx->found = line;
+    return 1;
   }
   Result<bool> ok = false;
   LineSpan line;
@@ -1519,9 +1601,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         ctx.marks = &s.marks;
         ctx.mark = &s.mark;
       }
-      if (impl_->literal_mode == LiteralMode::kWholeLine) {
-        ctx.whole_line_literals = &impl_->literals;
-        ctx.caseless = impl_->caseless;
+      if (impl_->literals.mode == LiteralMode::kWholeLine || impl_->literals.cut) {
+        ctx.literals = &impl_->literals;
       }
       std::string_view rest = view.substr(start);
       hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
@@ -1713,15 +1794,18 @@ Status PatternSet::each_match_in(const void* alternation, std::string_view subje
 namespace {
 
 struct LiteralCollector {
-  const std::vector<std::string>* literals;
+  const LiteralTable* table;
+  std::string_view line;
   std::vector<std::pair<std::size_t, std::uint32_t>>* hits;
 };
 
 int on_literal_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
                         unsigned /*flags*/, void* raw) {
   auto* c = static_cast<LiteralCollector*>(raw);
-  const std::size_t length = (*c->literals)[id].size();
-  c->hits->emplace_back(static_cast<std::size_t>(to) - length, id);
+  std::size_t start = 0, end = 0;
+  if (c->table->occurrence(c->line, static_cast<std::size_t>(to), id, start, end)) {
+    c->hits->emplace_back(start, id);
+  }
   return 0;
 }
 
@@ -1733,11 +1817,11 @@ template <typename OnMatch>
 Status PatternSet::each_match(std::string_view line, bool after_line_break, Scratch& scratch,
                               OnMatch&& on_match) const {
   Scratch::Impl& s = *scratch.impl_;
-  if (impl_->literal_mode != LiteralMode::kNone) {
+  if (impl_->literals.mode != LiteralMode::kNone) {
     // Every occurrence of every literal, by start and then pattern order: the leftmost-first
     // match is the first that starts at or after where the last one ended.
     s.literal_hits.clear();
-    LiteralCollector collector{&impl_->literals, &s.literal_hits};
+    LiteralCollector collector{&impl_->literals, line, &s.literal_hits};
     const hs_error_t rc = hs_scan(impl_->hs.get(), line.data(), static_cast<unsigned>(line.size()),
                                   0, s.hs, on_literal_hs_match, &collector);
     if (rc != HS_SUCCESS) {
@@ -1746,8 +1830,15 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
     std::sort(s.literal_hits.begin(), s.literal_hits.end());
     std::size_t at = 0;
     for (const auto& [start, id] : s.literal_hits) {
-      const std::size_t end = start + impl_->literals[id].size();
-      if (impl_->literal_mode == LiteralMode::kWholeLine) {
+      std::size_t end = start + impl_->literals.literals[id].size();
+      if (impl_->literals.cut) {  // the occurrence's own length (U+212A is 3 bytes, k is 1)
+        std::size_t pos = start;
+        for (char c : impl_->literals.literals[id]) {
+          literal_char_at(line, pos, c, impl_->literals.caseless);
+        }
+        end = pos;
+      }
+      if (impl_->literals.mode == LiteralMode::kWholeLine) {
         if (start != 0 || end != line.size()) continue;
         on_match(MatchSpan{start, end}, nullptr, nullptr);
         break;
