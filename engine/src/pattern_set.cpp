@@ -219,19 +219,22 @@ struct InterruptState {
 enum class LiteralMode { kNone, kSubstring, kWholeLine };
 
 constexpr std::string_view kKelvinSign = "\xE2\x84\xAA";  // U+212A, folds to k
-constexpr std::string_view kLongS = "\xC5\xBF";            // U+017F, folds to s
+constexpr std::string_view kLongS = "\xC5\xBF";           // U+017F, folds to s
 
 // Whether the character that literal byte `c` stands for (ASCII letters without case when
 // `caseless`, k and s also as U+212A and U+017F then) starts at text[at]: moves `at` past it.
 bool literal_char_at(std::string_view text, std::size_t& at, char c, bool caseless) {
-  if (at < text.size() && (text[at] == c || (caseless && std::tolower(static_cast<unsigned char>(
-                                                              text[at])) ==
-                                                             std::tolower(static_cast<unsigned char>(c))))) {
+  if (at < text.size() &&
+      (text[at] == c || (caseless && std::tolower(static_cast<unsigned char>(text[at])) ==
+                                         std::tolower(static_cast<unsigned char>(c))))) {
     ++at;
     return true;
   }
   const int lower = std::tolower(static_cast<unsigned char>(c));
-  const std::string_view fold = !caseless ? "" : lower == 'k' ? kKelvinSign : lower == 's' ? kLongS : "";
+  const std::string_view fold = !caseless      ? ""
+                                : lower == 'k' ? kKelvinSign
+                                : lower == 's' ? kLongS
+                                               : "";
   if (fold.empty() || text.substr(at, fold.size()) != fold) return false;
   at += fold.size();
   return true;
@@ -239,14 +242,17 @@ bool literal_char_at(std::string_view text, std::size_t& at, char c, bool casele
 
 // Like literal_char_at, for the character that ends at text[at - 1]: moves `at` before it.
 bool literal_char_before(std::string_view text, std::size_t& at, char c, bool caseless) {
-  if (at > 0 && (text[at - 1] == c || (caseless && std::tolower(static_cast<unsigned char>(
-                                                       text[at - 1])) ==
-                                                      std::tolower(static_cast<unsigned char>(c))))) {
+  if (at > 0 &&
+      (text[at - 1] == c || (caseless && std::tolower(static_cast<unsigned char>(text[at - 1])) ==
+                                             std::tolower(static_cast<unsigned char>(c))))) {
     --at;
     return true;
   }
   const int lower = std::tolower(static_cast<unsigned char>(c));
-  const std::string_view fold = !caseless ? "" : lower == 'k' ? kKelvinSign : lower == 's' ? kLongS : "";
+  const std::string_view fold = !caseless      ? ""
+                                : lower == 'k' ? kKelvinSign
+                                : lower == 's' ? kLongS
+                                               : "";
   if (fold.empty() || at < fold.size() || text.substr(at - fold.size(), fold.size()) != fold) {
     return false;
   }
@@ -314,9 +320,10 @@ std::string compile_error_message(std::string_view shown, PCRE2_SIZE offset, int
   std::string message = fmt::format("regex parse error in '{}' at offset {}: {}", text, offset,
                                     pcre2_error_text(error));
   if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
-    message += fmt::format(" (PCRE2 compiles a regex into at most {}: simplify the pattern, e.g. "
-                           "fewer or smaller counted repetitions)",
-                           pcre2_size_limit());
+    message += fmt::format(
+        " (PCRE2 compiles a regex into at most {}: simplify the pattern, e.g. "
+        "fewer or smaller counted repetitions)",
+        pcre2_size_limit());
   }
   return message;
 }
@@ -467,7 +474,8 @@ Result<Alternation> compile_alternation(const std::vector<std::string>& bodies,
   for (std::size_t i = 0; i < bodies.size();) {
     std::size_t j = i + 1;
     std::size_t bytes = bodies[i].size() + 5;
-    while (j < bodies.size() && bytes + bodies[j].size() + 5 <= budget) bytes += bodies[j++].size() + 5;
+    while (j < bodies.size() && bytes + bodies[j].size() + 5 <= budget)
+      bytes += bodies[j++].size() + 5;
     while (true) {
       const std::string regex = wrap(alternatives(i, j));
       if (pcre2_code* code = compile(regex, flags | PCRE2_USE_OFFSET_LIMIT)) {
@@ -902,7 +910,7 @@ struct PatternSet::Impl {
   bool empty_in_invalid_utf8 = false;
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
   bool multiline = false;  // -U and some pattern can match a line feed
-  Alternation ml_re;                             // multiline mode: the whole-buffer regex
+  Alternation ml_re;       // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
   // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
@@ -1084,10 +1092,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     // The regex route's expressions, built when the literal API is not used.
     auto build_exprs = [&] {
       if (!exprs.empty()) return;
-      for (std::size_t i = 0; i < regexes.size(); ++i) {
-        std::string hs_regex = options.line ? "^(?:" + regexes[i] + ")$" : regexes[i];
-        hs_patterns.push_back(std::move(hs_regex));
-      }
+      // Under -x Hyperscan looks for each regex anywhere (a superset: PCRE2 confirms whole
+      // lines); anchored, thousands of them took Hyperscan minutes to compile.
+      hs_patterns = regexes;
+      if (options.line) all_literal = false;
       for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
         unsigned f = HS_FLAG_MULTILINE;
         if (impl->caseless) f |= HS_FLAG_CASELESS;
@@ -1100,7 +1108,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
             hs_patterns[i] = std::move(*bytes);
             all_literal = false;
             flags.push_back(f);
-                continue;
+            continue;
           }
         }
         const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
@@ -1190,7 +1198,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                 (impl->hs != nullptr && all_literal && !options.word &&
                  impl->literals.mode != LiteralMode::kWholeLine);
   if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.fixed_strings &&
-      !options.word && !any_empty && !patterns.empty() && !impl->exact) {
+      !options.word && !any_empty && !patterns.empty() && !impl->exact &&
+      impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
   }
   // Literals that Hyperscan's literal API matches (impl->literals) need no PCRE2 at all.
@@ -1223,7 +1232,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         if (options.line) regex = "^" + regex + "$";
         return regex;
       };
-      auto ascii = compile_alternation(ascii_regexes, patterns, ascii_wrap, pcre_flags & ~PCRE2_UCP);
+      auto ascii =
+          compile_alternation(ascii_regexes, patterns, ascii_wrap, pcre_flags & ~PCRE2_UCP);
       if (ascii.ok()) impl->ascii_re = std::move(*ascii);  // else line_re serves ASCII lines too
     }
     // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack.
@@ -1232,21 +1242,20 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       if (options.word) regex = word_start + "(?:" + regex + ")" + word_end;
       return regex;
     };
-    CTX_TRY_ASSIGN(impl->scan_re,
-                   compile_alternation(pcre_regexes, patterns, scan_wrap,
-                                       pcre_flags | PCRE2_MULTILINE | limit_flag));
+    CTX_TRY_ASSIGN(impl->scan_re, compile_alternation(pcre_regexes, patterns, scan_wrap,
+                                                      pcre_flags | PCRE2_MULTILINE | limit_flag));
     if (impl->multiline) {
       if (!options.pcre2 && !options.pcre2_only && !options.fixed_strings && !options.word &&
           !options.line && !any_empty && !patterns.empty()) {
         impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
                                                               options.multiline_dotall);
       }
-      CTX_TRY_ASSIGN(impl->ml_re,
-                     compile_alternation(pcre_regexes, patterns, scan_wrap,
-                                         pcre_flags | PCRE2_MULTILINE |
-                                             (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
-                                             (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U) |
-                                             limit_flag));
+      CTX_TRY_ASSIGN(
+          impl->ml_re,
+          compile_alternation(pcre_regexes, patterns, scan_wrap,
+                              pcre_flags | PCRE2_MULTILINE |
+                                  (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
+                                  (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U) | limit_flag));
       if (use_hs && !any_empty && !impl->ml_bits) {
         // A prefilter over the whole buffer: files it finds nothing in are done at Hyperscan's
         // speed. Prefilter mode only ever adds matches, so it never hides one from PCRE2.
@@ -1370,7 +1379,8 @@ Result<bool> search(const Alternation& alt, std::string_view subject, std::size_
   if (!alt.compiled()) return not_compiled_error();
   if (!alt.chunked()) {
     m.chunk = 0;
-    if (limit == PCRE2_UNSET) return run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx);
+    if (limit == PCRE2_UNSET)
+      return run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx);
     pcre2_set_offset_limit(m.mctx, limit);
     auto hit = run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx);
     pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
@@ -1494,8 +1504,8 @@ struct ScanContext {
 
 // Hyperscan's report of pattern `id` ending at `to`: confirms the line it ends in, or with
 // chunked alternations, the chunk that holds the pattern on that line (unless tried already).
-int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
-                unsigned /*flags*/, void* raw) {
+int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to, unsigned /*flags*/,
+                void* raw) {
   auto* ctx = static_cast<ScanContext*>(raw);
   std::size_t end = ctx->base + static_cast<std::size_t>(to);
   std::size_t pos = end > ctx->base ? end - 1 : end;  // the match's last byte
@@ -1524,8 +1534,10 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
   } else {
     if (!ctx->line || pos > ctx->line->end) {  // a new candidate line
       ctx->line = line_around(ctx->hay, pos, ctx->base);
-      const std::string_view text = ctx->hay.substr(ctx->line->start, ctx->line->end - ctx->line->start);
-      ctx->line_alt = ctx->ascii_re->compiled() && is_ascii_text(text) ? ctx->ascii_re : ctx->line_re;
+      const std::string_view text =
+          ctx->hay.substr(ctx->line->start, ctx->line->end - ctx->line->start);
+      ctx->line_alt =
+          ctx->ascii_re->compiled() && is_ascii_text(text) ? ctx->ascii_re : ctx->line_re;
       if (++*ctx->mark == 0) {
         std::fill(ctx->marks->begin(), ctx->marks->end(), 0);
         *ctx->mark = 1;
@@ -1670,10 +1682,9 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     }
     const std::string_view line = hay.substr(found.start, found.end - found.start);
     if (impl_->bits->line_may_match(line)) {
-      CTX_TRY_ASSIGN(bool hit,
-                     confirm_line(impl_->line_re, impl_->ascii_re, hay,
-                                  LineSpan{found.start, found.end}, s.m,
-                                  impl_->empty_in_invalid_utf8));
+      CTX_TRY_ASSIGN(bool hit, confirm_line(impl_->line_re, impl_->ascii_re, hay,
+                                            LineSpan{found.start, found.end}, s.m,
+                                            impl_->empty_in_invalid_utf8));
       if (hit) return std::optional<LineSpan>{LineSpan{found.start, found.end}};
     }
     if (found.end >= hay.size()) return std::optional<LineSpan>{};
@@ -1953,19 +1964,17 @@ Status PatternSet::find_spans_in(std::string_view hay, std::size_t start, std::s
     if (replacement != nullptr && expansions != nullptr) {
       expansions->emplace_back();
       std::string& expansion = expansions->back();
-      expand(expansion, *replacement, [&](std::string_view name) {
-        append_group(expansion, alt, m, subject, name);
-      });
+      expand(expansion, *replacement,
+             [&](std::string_view name) { append_group(expansion, alt, m, subject, name); });
     }
   });
 }
 
 Status PatternSet::find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out,
                               bool after_line_break) const {
-  return each_match(line, after_line_break, scratch,
-                    [&](MatchSpan span, const MatchState*, const Alternation*) {
-                      out.push_back(span);
-                    });
+  return each_match(
+      line, after_line_break, scratch,
+      [&](MatchSpan span, const MatchState*, const Alternation*) { out.push_back(span); });
 }
 
 namespace {
