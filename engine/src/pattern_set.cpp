@@ -268,22 +268,26 @@ struct LiteralTable {
   bool caseless = false;
   bool cut = false;  // some piece is not its whole literal
   std::vector<std::string> literals;
+  // By Hyperscan id (a piece): its pattern, where the piece starts in it and how many of its
+  // bytes it stands for, and the piece's own length in bytes (U+212A for k: 3).
+  std::vector<std::uint32_t> piece_pattern;
   std::vector<std::uint32_t> piece_start;
-  std::vector<std::uint32_t> piece_size;
+  std::vector<std::uint32_t> piece_chars;
+  std::vector<std::uint32_t> piece_bytes;
 
-  // The occurrence of literal `id` whose piece ends at `to` in `text`, if there is one: true
-  // with it in [start, end).
+  // The occurrence of the literal of piece `id` whose piece ends at `to` in `text`, if there is
+  // one: true with it in [start, end).
   bool occurrence(std::string_view text, std::size_t to, unsigned id, std::size_t& start,
                   std::size_t& end) const {
-    const std::string& literal = literals[id];
-    const std::size_t first = piece_start[id], size = piece_size[id];
-    start = to - size;
+    const std::string& literal = literals[piece_pattern[id]];
+    const std::size_t first = piece_start[id], chars = piece_chars[id];
+    start = to - piece_bytes[id];
     end = to;
-    if (size == literal.size()) return true;
+    if (chars == literal.size()) return true;
     for (std::size_t i = first; i-- > 0;) {
       if (!literal_char_before(text, start, literal[i], caseless)) return false;
     }
-    for (std::size_t i = first + size; i < literal.size(); ++i) {
+    for (std::size_t i = first + chars; i < literal.size(); ++i) {
       if (!literal_char_at(text, end, literal[i], caseless)) return false;
     }
     return true;
@@ -920,6 +924,9 @@ struct PatternSet::Impl {
   std::optional<detail::BitMatcher> ml_bits;
   // Literals Hyperscan decides alone (then no Alternation is compiled).
   LiteralTable literals;
+  // When Hyperscan's ids are pieces of literals (LiteralTable), the pattern of each; else empty
+  // (ids are pattern indices).
+  std::vector<std::uint32_t> hs_pattern_of;
   // The most capture groups of a chunk of any Alternation above (match data hold them all) and the
   // most chunks.
   std::uint32_t max_groups = 0;
@@ -1073,11 +1080,22 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       return !p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p)) &&
              p.find('\n') == std::string::npos;
     });
-    std::vector<std::string_view> hs_literals(patterns.begin(), patterns.end());
+    // The pieces Hyperscan searches (its ids index them): a literal of only k and s has two,
+    // its first character in ASCII and as its fold.
+    struct Piece {
+      std::string_view text;
+      std::uint32_t pattern, start, chars;
+    };
+    std::vector<Piece> pieces;
     bool cut_literals = false;
-    for (std::size_t i = 0; plain_literals && impl->caseless && i < patterns.size(); ++i) {
+    for (std::size_t i = 0; plain_literals && i < patterns.size(); ++i) {
       const std::string_view p = patterns[i];
-      if (p.find_first_of("kKsS") == std::string_view::npos) continue;
+      const auto index = static_cast<std::uint32_t>(i);
+      if (!impl->caseless || p.find_first_of("kKsS") == std::string_view::npos) {
+        pieces.push_back({p, index, 0, static_cast<std::uint32_t>(p.size())});
+        continue;
+      }
+      cut_literals = true;
       std::string_view longest;
       for (std::size_t at = 0; at <= p.size();) {
         std::size_t end = p.find_first_of("kKsS", at);
@@ -1085,9 +1103,14 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         if (end - at > longest.size()) longest = p.substr(at, end - at);
         at = end + 1;
       }
-      hs_literals[i] = longest;
-      cut_literals = true;
-      if (longest.empty()) plain_literals = false;  // all k and s: the regex route
+      if (longest.empty()) {
+        const bool k = p[0] == 'k' || p[0] == 'K';
+        pieces.push_back({p.substr(0, 1), index, 0, 1});
+        pieces.push_back({k ? kKelvinSign : kLongS, index, 0, 1});
+      } else {
+        pieces.push_back({longest, index, static_cast<std::uint32_t>(longest.data() - p.data()),
+                          static_cast<std::uint32_t>(longest.size())});
+      }
     }
     // The regex route's expressions, built when the literal API is not used.
     auto build_exprs = [&] {
@@ -1137,17 +1160,18 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       if (plain_literals) {
         std::vector<const char*> literals;
         std::vector<std::size_t> lengths;
-        std::vector<unsigned> literal_flags(patterns.size(),
-                                            impl->caseless ? HS_FLAG_CASELESS : 0U);
-        literals.reserve(patterns.size());
-        lengths.reserve(patterns.size());
-        for (std::string_view p : hs_literals) {
-          literals.push_back(p.data());
-          lengths.push_back(p.size());
+        std::vector<unsigned> literal_flags(pieces.size(), impl->caseless ? HS_FLAG_CASELESS : 0U);
+        std::vector<unsigned> piece_ids(pieces.size());
+        literals.reserve(pieces.size());
+        lengths.reserve(pieces.size());
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+          literals.push_back(pieces[i].text.data());
+          lengths.push_back(pieces[i].text.size());
+          piece_ids[i] = static_cast<unsigned>(i);
         }
-        ok = hs_compile_lit_multi(literals.data(), literal_flags.data(), ids.data(), lengths.data(),
-                                  static_cast<unsigned>(literals.size()), HS_MODE_BLOCK, nullptr,
-                                  &db, &err) == HS_SUCCESS;
+        ok = hs_compile_lit_multi(literals.data(), literal_flags.data(), piece_ids.data(),
+                                  lengths.data(), static_cast<unsigned>(literals.size()),
+                                  HS_MODE_BLOCK, nullptr, &db, &err) == HS_SUCCESS;
       } else {
         build_exprs();
         ok = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
@@ -1178,18 +1202,21 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       }
       impl->hs_proto.reset(proto);
       if (plain_literals && cut_literals) all_literal = false;  // pieces: verified or confirmed
+      if (plain_literals && cut_literals) {                     // Hyperscan's ids are pieces
+        impl->hs_pattern_of.reserve(pieces.size());
+        for (const Piece& piece : pieces) impl->hs_pattern_of.push_back(piece.pattern);
+      }
       if (plain_literals && !options.word) {
         LiteralTable& table = impl->literals;
         table.mode = options.line ? LiteralMode::kWholeLine : LiteralMode::kSubstring;
         table.caseless = impl->caseless;
         table.cut = cut_literals;
         table.literals = patterns;
-        table.piece_start.reserve(patterns.size());
-        table.piece_size.reserve(patterns.size());
-        for (std::size_t i = 0; i < patterns.size(); ++i) {
-          table.piece_start.push_back(
-              static_cast<std::uint32_t>(hs_literals[i].data() - patterns[i].data()));
-          table.piece_size.push_back(static_cast<std::uint32_t>(hs_literals[i].size()));
+        for (const Piece& piece : pieces) {
+          table.piece_pattern.push_back(piece.pattern);
+          table.piece_start.push_back(piece.start);
+          table.piece_chars.push_back(piece.chars);
+          table.piece_bytes.push_back(static_cast<std::uint32_t>(piece.text.size()));
         }
       }
     }  // else unsupported by Hyperscan even as a prefilter: PCRE2 scans alone
@@ -1500,6 +1527,7 @@ struct ScanContext {
   const Alternation* line_alt = nullptr;
   // LiteralMode::kWholeLine, or pieces of literals: each occurrence is verified.
   const LiteralTable* literals = nullptr;
+  const std::vector<std::uint32_t>* pattern_of = nullptr;  // Impl::hs_pattern_of
 };
 
 // Hyperscan's report of pattern `id` ending at `to`: confirms the line it ends in, or with
@@ -1544,7 +1572,8 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
       }
     }
     line = *ctx->line;
-    const std::uint32_t chunk = ctx->line_alt->chunk_of(id);
+    const std::uint32_t chunk =
+        ctx->line_alt->chunk_of(ctx->pattern_of->empty() ? id : (*ctx->pattern_of)[id]);
     if ((*ctx->marks)[chunk] == *ctx->mark) return 0;
     (*ctx->marks)[chunk] = *ctx->mark;
     const std::string_view text = ctx->hay.substr(line.start, line.end - line.start);
@@ -1616,6 +1645,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       if (impl_->literals.mode == LiteralMode::kWholeLine || impl_->literals.cut) {
         ctx.literals = &impl_->literals;
       }
+      ctx.pattern_of = &impl_->hs_pattern_of;
       std::string_view rest = view.substr(start);
       hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
               on_hs_match, &ctx);
@@ -1745,6 +1775,7 @@ void append_group(std::string& out, const Alternation& alt, const MatchState& m,
 // Collects the chunks of `alt` that hold the patterns Hyperscan reports (each once, in `out`).
 struct ChunkCollector {
   const Alternation* alt;
+  const std::vector<std::uint32_t>* pattern_of;  // Impl::hs_pattern_of
   std::vector<std::uint32_t>* marks;
   std::uint32_t mark;
   std::vector<std::uint32_t>* out;
@@ -1753,7 +1784,7 @@ struct ChunkCollector {
 int on_chunk_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long /*to*/,
                       unsigned /*flags*/, void* raw) {
   auto* c = static_cast<ChunkCollector*>(raw);
-  const std::uint32_t chunk = c->alt->chunk_of(id);
+  const std::uint32_t chunk = c->alt->chunk_of(c->pattern_of->empty() ? id : (*c->pattern_of)[id]);
   if ((*c->marks)[chunk] != c->mark) {
     (*c->marks)[chunk] = c->mark;
     c->out->push_back(chunk);
@@ -1815,7 +1846,7 @@ int on_literal_hs_match(unsigned id, unsigned long long /*from*/, unsigned long 
   auto* c = static_cast<LiteralCollector*>(raw);
   std::size_t start = 0, end = 0;
   if (c->table->occurrence(c->line, static_cast<std::size_t>(to), id, start, end)) {
-    c->hits->emplace_back(start, id);
+    c->hits->emplace_back(start, c->table->piece_pattern[id]);
   }
   return 0;
 }
@@ -1868,7 +1899,7 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
     // their chunks are searched.
     s.clear_marks();
     s.chunks.clear();
-    ChunkCollector collector{&alt, &s.marks, s.mark, &s.chunks};
+    ChunkCollector collector{&alt, &impl_->hs_pattern_of, &s.marks, s.mark, &s.chunks};
     const hs_error_t rc = hs_scan(impl_->hs.get(), line.data(), static_cast<unsigned>(line.size()),
                                   0, s.hs, on_chunk_hs_match, &collector);
     if (rc == HS_SUCCESS || rc == HS_SCAN_TERMINATED) {
