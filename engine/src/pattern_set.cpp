@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <span>
 
 #include "bit_matcher.hpp"
 #include "byte_prefilter.hpp"
@@ -212,9 +213,123 @@ struct InterruptState {
   std::size_t window_bytes = kFirstWindowBytes;
 };
 
+// How Hyperscan's literal API decides a set of plain ASCII literals alone (no PCRE2): kSubstring,
+// a match is where a literal occurs (exact spans: PatternSet::each_match); kWholeLine (-x), a
+// line matches when it equals a literal that occurs in it.
+enum class LiteralMode { kNone, kSubstring, kWholeLine };
+
+constexpr std::string_view kKelvinSign = "\xE2\x84\xAA";  // U+212A, folds to k
+constexpr std::string_view kLongS = "\xC5\xBF";           // U+017F, folds to s
+
+// Whether the character that literal byte `c` stands for (ASCII letters without case when
+// `caseless`, k and s also as U+212A and U+017F then) starts at text[at]: moves `at` past it.
+bool literal_char_at(std::string_view text, std::size_t& at, char c, bool caseless) {
+  if (at < text.size() &&
+      (text[at] == c || (caseless && std::tolower(static_cast<unsigned char>(text[at])) ==
+                                         std::tolower(static_cast<unsigned char>(c))))) {
+    ++at;
+    return true;
+  }
+  const int lower = std::tolower(static_cast<unsigned char>(c));
+  const std::string_view fold = !caseless      ? ""
+                                : lower == 'k' ? kKelvinSign
+                                : lower == 's' ? kLongS
+                                               : "";
+  if (fold.empty() || text.substr(at, fold.size()) != fold) return false;
+  at += fold.size();
+  return true;
+}
+
+// Like literal_char_at, for the character that ends at text[at - 1]: moves `at` before it.
+bool literal_char_before(std::string_view text, std::size_t& at, char c, bool caseless) {
+  if (at > 0 &&
+      (text[at - 1] == c || (caseless && std::tolower(static_cast<unsigned char>(text[at - 1])) ==
+                                             std::tolower(static_cast<unsigned char>(c))))) {
+    --at;
+    return true;
+  }
+  const int lower = std::tolower(static_cast<unsigned char>(c));
+  const std::string_view fold = !caseless      ? ""
+                                : lower == 'k' ? kKelvinSign
+                                : lower == 's' ? kLongS
+                                               : "";
+  if (fold.empty() || at < fold.size() || text.substr(at - fold.size(), fold.size()) != fold) {
+    return false;
+  }
+  at -= fold.size();
+  return true;
+}
+
+// The plain ASCII literals Hyperscan's literal API searches (LiteralMode): each pattern by id,
+// and the piece of it that Hyperscan looks for (the whole literal, or under -i, when it holds
+// k or s, its longest piece without them).
+struct LiteralTable {
+  LiteralMode mode = LiteralMode::kNone;
+  bool caseless = false;
+  bool cut = false;  // some piece is not its whole literal
+  std::vector<std::string> literals;
+  // By Hyperscan id (a piece): its pattern, where the piece starts in it and how many of its
+  // bytes it stands for, and the piece's own length in bytes (U+212A for k: 3).
+  std::vector<std::uint32_t> piece_pattern;
+  std::vector<std::uint32_t> piece_start;
+  std::vector<std::uint32_t> piece_chars;
+  std::vector<std::uint32_t> piece_bytes;
+
+  // The occurrence of the literal of piece `id` whose piece ends at `to` in `text`, if there is
+  // one: true with it in [start, end).
+  bool occurrence(std::string_view text, std::size_t to, unsigned id, std::size_t& start,
+                  std::size_t& end) const {
+    const std::string& literal = literals[piece_pattern[id]];
+    const std::size_t first = piece_start[id], chars = piece_chars[id];
+    start = to - piece_bytes[id];
+    end = to;
+    if (chars == literal.size()) return true;
+    for (std::size_t i = first; i-- > 0;) {
+      if (!literal_char_before(text, start, literal[i], caseless)) return false;
+    }
+    for (std::size_t i = first + chars; i < literal.size(); ++i) {
+      if (!literal_char_at(text, end, literal[i], caseless)) return false;
+    }
+    return true;
+  }
+};
+
+// A thread's PCRE2 matching state (in a Scratch).
+struct MatchState {
+  pcre2_match_data* md = nullptr;     // the match search() found last
+  pcre2_match_data* spare = nullptr;  // where a chunked search tries the next chunk
+  pcre2_match_context* mctx = nullptr;
+  std::uint32_t chunk = 0;  // the chunk of the Alternation that found the match in md
+};
+
 Error interrupted_error() {
   return Error{ErrorCode::kIo,
                "the search was interrupted (its deadline passed or it was cancelled)"};
+}
+
+// The most compiled code PCRE2 allows in one regex, for messages: 64 KiB with Debian's LINK_SIZE 2.
+std::string pcre2_size_limit() {
+  std::uint32_t link_size = 2;
+  pcre2_config(PCRE2_CONFIG_LINKSIZE, &link_size);
+  return link_size == 2 ? "64 KiB" : link_size == 3 ? "16 MiB" : "4 GiB";
+}
+
+// The message for PCRE2 compile error `error` at `offset` of the regex shown as `shown`.
+std::string compile_error_message(std::string_view shown, PCRE2_SIZE offset, int error) {
+  // A combined regex of thousands of patterns is shown by its start and size only.
+  constexpr std::size_t kShownMax = 200;
+  const std::string text = shown.size() <= kShownMax
+                               ? std::string(shown)
+                               : fmt::format("{}... ({} bytes)", shown.substr(0, 80), shown.size());
+  std::string message = fmt::format("regex parse error in '{}' at offset {}: {}", text, offset,
+                                    pcre2_error_text(error));
+  if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
+    message += fmt::format(
+        " (PCRE2 compiles a regex into at most {}: simplify the pattern, e.g. "
+        "fewer or smaller counted repetitions)",
+        pcre2_size_limit());
+  }
+  return message;
 }
 
 // `jit`: also JIT-compile (each JIT compile maps executable memory: skip it for a code that only
@@ -226,21 +341,170 @@ Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), flags,
                                    &error, &offset, nullptr);
   if (code == nullptr) {
-    // The combined regex of thousands of patterns is shown by its start and size only.
-    constexpr std::size_t kShownMax = 200;
-    const std::string text =
-        shown.size() <= kShownMax
-            ? std::string(shown)
-            : fmt::format("{}... ({} bytes)", shown.substr(0, 80), shown.size());
-    std::string message = fmt::format("regex parse error in '{}' at offset {}: {}", text, offset,
-                                      pcre2_error_text(error));
-    if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
-      message += " (all patterns are also combined into one regex: search with fewer at a time)";
-    }
-    return Error{ErrorCode::kInvalidArgument, std::move(message)};
+    return Error{ErrorCode::kInvalidArgument, compile_error_message(shown, offset, error)};
   }
   if (jit) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it works
   return Pcre2Code(code, &pcre2_code_free);
+}
+
+// True when `re` may refer to a capture group by number or name (\1, \g{-1}, \k<x>, (?P=x),
+// (?1), (?-1), (?R), (?&x), (?P>x)): in the combined regex of all patterns such a reference can
+// reach another pattern's group. Errs on the side of "may".
+bool refers_to_groups(std::string_view re) {
+  auto digit = [&](std::size_t i) {
+    return i < re.size() && std::isdigit(static_cast<unsigned char>(re[i])) != 0;
+  };
+  for (std::size_t i = 0; i + 1 < re.size(); ++i) {
+    if (re[i] == '\\') {
+      const char c = re[i + 1];
+      if ((c >= '1' && c <= '9') || c == 'g' || c == 'k') return true;
+      ++i;  // the escaped character
+    } else if (re[i] == '(' && re[i + 1] == '?' && i + 2 < re.size()) {
+      const char c = re[i + 2];
+      if (digit(i + 2) || c == 'R' || c == '&' || ((c == '+' || c == '-') && digit(i + 3)) ||
+          (c == 'P' && i + 3 < re.size() && (re[i + 3] == '=' || re[i + 3] == '>'))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// All patterns as the alternatives of one PCRE2 regex, `(?:p0)|(?:p1)|...` inside the -w/-x
+// wrappers, or, when that is too large for PCRE2 (pcre2_size_limit()), the same alternatives cut
+// into chunks of consecutive patterns, each wrapped alike and compiled alone (with
+// PCRE2_USE_OFFSET_LIMIT). A search takes the leftmost match over the chunks, the earliest chunk
+// on a tie (search()): at the leftmost start the first alternative in pattern order wins, which
+// is the combined regex's leftmost-first match. The combined regex's capture group N is group
+// N - group_offset of the chunk that holds it.
+struct Alternation {
+  struct Chunk {
+    Pcre2Code code{nullptr, &pcre2_code_free};
+    std::uint32_t first = 0;         // the index of its first pattern
+    std::uint32_t group_offset = 0;  // capture groups of the patterns before it
+    std::uint32_t groups = 0;        // its own capture groups
+  };
+  std::vector<Chunk> chunks;  // empty: not compiled
+
+  bool compiled() const { return !chunks.empty(); }
+  bool chunked() const { return chunks.size() > 1; }
+  // The chunk that holds pattern `pattern`.
+  std::uint32_t chunk_of(std::size_t pattern) const {
+    auto after = std::upper_bound(chunks.begin() + 1, chunks.end(), pattern,
+                                  [](std::size_t p, const Chunk& c) { return p < c.first; });
+    return static_cast<std::uint32_t>(after - chunks.begin() - 1);
+  }
+  std::uint32_t max_groups() const {
+    std::uint32_t most = 0;
+    for (const Chunk& c : chunks) most = std::max(most, c.groups);
+    return most;
+  }
+};
+
+// Compiles the alternation of `bodies` (one regex per pattern, in order) with `flags` into an
+// Alternation; `wrap` makes the regex to compile from the alternation `(?:a)|(?:b)` of some of
+// them. `typed`: the patterns as given, for messages. Errors: the combined regex's compile error
+// (as compile_pcre2 words it), except that a regex too large for PCRE2 is cut into chunks, each
+// as large as fits; then an error only when one pattern alone does not fit (naming it) or when
+// some pattern refers to capture groups (refers_to_groups: it could mean another chunk's).
+// Duplicate group names need no check here: PCRE2 reports them before it measures the size.
+Result<Alternation> compile_alternation(const std::vector<std::string>& bodies,
+                                        const std::vector<std::string>& typed,
+                                        const std::function<std::string(std::string)>& wrap,
+                                        std::uint32_t flags) {
+  auto alternatives = [&](std::size_t from, std::size_t to) {
+    std::size_t size = 0;
+    for (std::size_t i = from; i < to; ++i) size += bodies[i].size() + 5;
+    std::string out;
+    out.reserve(size);
+    for (std::size_t i = from; i < to; ++i) {
+      if (i > from) out += '|';
+      out += "(?:";
+      out += bodies[i];
+      out += ')';
+    }
+    return out;
+  };
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  auto compile = [&](const std::string& regex, std::uint32_t f) {
+    return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), f, &error,
+                         &offset, nullptr);
+  };
+  Alternation alt;
+  auto add_chunk = [&alt](pcre2_code* code, std::size_t first) {
+    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it works
+    Alternation::Chunk chunk;
+    chunk.code.reset(code);
+    chunk.first = static_cast<std::uint32_t>(first);
+    if (!alt.chunks.empty()) {
+      chunk.group_offset = alt.chunks.back().group_offset + alt.chunks.back().groups;
+    }
+    pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &chunk.groups);
+    alt.chunks.push_back(std::move(chunk));
+  };
+  {
+    const std::string whole = wrap(alternatives(0, bodies.size()));
+    if (pcre2_code* code = compile(whole, flags)) {
+      add_chunk(code, 0);
+      return alt;
+    }
+    if (error != PCRE2_ERROR_PATTERN_TOO_LARGE) {
+      return Error{ErrorCode::kInvalidArgument, compile_error_message(whole, offset, error)};
+    }
+  }
+  auto shown = [&](std::size_t i) -> std::string_view {
+    constexpr std::size_t kShownMax = 200;
+    std::string_view p = i < typed.size() ? typed[i] : bodies[i];
+    return p.substr(0, kShownMax);
+  };
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (refers_to_groups(bodies[i])) {
+      return Error{ErrorCode::kInvalidArgument,
+                   fmt::format("regex parse error in '{}': the {} patterns together are too large "
+                               "for one PCRE2 regex (at most {} compiled), so they are searched in "
+                               "groups, but this one may refer to a capture group by number or "
+                               "name, which could be another pattern's: search with fewer "
+                               "patterns at a time",
+                               shown(i), bodies.size(), pcre2_size_limit())};
+    }
+  }
+  // The regex text of the first chunk aims at kFirstBytes; each next one at what the compiled
+  // size per regex byte so far says fills kTargetSize (under the 64 KiB that LINK_SIZE 2 allows;
+  // with a larger link size the whole alternation compiles unless it is huge).
+  constexpr std::size_t kFirstBytes = std::size_t{24} << 10;
+  constexpr std::size_t kTargetSize = std::size_t{56} << 10;
+  std::size_t budget = kFirstBytes;
+  for (std::size_t i = 0; i < bodies.size();) {
+    std::size_t j = i + 1;
+    std::size_t bytes = bodies[i].size() + 5;
+    while (j < bodies.size() && bytes + bodies[j].size() + 5 <= budget)
+      bytes += bodies[j++].size() + 5;
+    while (true) {
+      const std::string regex = wrap(alternatives(i, j));
+      if (pcre2_code* code = compile(regex, flags | PCRE2_USE_OFFSET_LIMIT)) {
+        std::size_t size = 0;
+        pcre2_pattern_info(code, PCRE2_INFO_SIZE, &size);
+        budget = std::clamp(regex.size() * kTargetSize / std::max<std::size_t>(size, 1),
+                            std::size_t{1} << 10, std::size_t{1} << 20);
+        add_chunk(code, i);
+        break;
+      }
+      if (error != PCRE2_ERROR_PATTERN_TOO_LARGE) {
+        return Error{ErrorCode::kInvalidArgument, compile_error_message(regex, offset, error)};
+      }
+      if (j == i + 1) {
+        return Error{ErrorCode::kInvalidArgument,
+                     fmt::format("regex parse error in '{}': {} (PCRE2 compiles a regex into at "
+                                 "most {}, and this pattern alone, with what -w or -x add, takes "
+                                 "more: simplify it, e.g. fewer or smaller counted repetitions)",
+                                 shown(i), pcre2_error_text(error), pcre2_size_limit())};
+      }
+      j = i + (j - i) / 2;
+    }
+    i = j;
+  }
+  return alt;
 }
 
 // True when PCRE2 knows `name` as a script (so `\p{sc:name}` compiles).
@@ -652,17 +916,17 @@ struct PatternSet::Impl {
   bool exact = false;  // Hyperscan's verdict is final for a line
   HsDatabase hs{nullptr, &hs_free_database};
   HsScratchPtr hs_proto{nullptr, &hs_free_scratch};
-  Pcre2Code line_re{nullptr, &pcre2_code_free};  // all patterns, for one line at a time
+  Alternation line_re;  // all patterns, for one line at a time
   // line_re for pure-ASCII lines (not -P, not -F): PCRE2's own \w \b without UCP, which agree
   // with Rust's on ASCII and cost less than rust_syntax.hpp's classes and look-arounds.
-  Pcre2Code ascii_re{nullptr, &pcre2_code_free};
-  Pcre2Code scan_re{nullptr, &pcre2_code_free};  // multiline, for whole buffers without Hyperscan
+  Alternation ascii_re;
+  Alternation scan_re;  // multiline, for whole buffers without Hyperscan
   // Some pattern can match empty (not -P): look for empty matches where PCRE2 skips invalid UTF-8
   // (empty_match_in_invalid_utf8).
   bool empty_in_invalid_utf8 = false;
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
   bool multiline = false;  // -U and some pattern can match a line feed
-  Pcre2Code ml_re{nullptr, &pcre2_code_free};    // multiline mode: the whole-buffer regex
+  Alternation ml_re;       // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
   // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
@@ -670,6 +934,15 @@ struct PatternSet::Impl {
   // Multiline mode: where matches may start, so that PCRE2 tries only there (ml_re is compiled
   // with PCRE2_USE_OFFSET_LIMIT then).
   std::optional<detail::BitMatcher> ml_bits;
+  // Literals Hyperscan decides alone (then no Alternation is compiled).
+  LiteralTable literals;
+  // When Hyperscan's ids are pieces of literals (LiteralTable), the pattern of each; else empty
+  // (ids are pattern indices).
+  std::vector<std::uint32_t> hs_pattern_of;
+  // The most capture groups of a chunk of any Alternation above (match data hold them all) and the
+  // most chunks.
+  std::uint32_t max_groups = 0;
+  std::size_t max_chunks = 1;
 };
 
 struct PatternSet::Scratch::Impl {
@@ -686,17 +959,32 @@ struct PatternSet::Scratch::Impl {
   std::vector<std::uint64_t> ml_starts;
   std::vector<char> reversed;
   hs_scratch_t* hs = nullptr;
-  pcre2_match_data* md = nullptr;
-  pcre2_match_context* mctx = nullptr;
+  MatchState m;
   pcre2_jit_stack* jit_stack = nullptr;
+  // Chunked alternations: chunk c is marked when marks[c] == mark (find_line: tried on the
+  // candidate line; each_match: may match in the line), and the marked chunks, ascending.
+  std::vector<std::uint32_t> marks;
+  std::uint32_t mark = 0;
+  std::vector<std::uint32_t> chunks;
+  bool restrict_chunks = false;  // each_match_in searches only `chunks`
+  // LiteralMode: the literals Hyperscan reports in a line, as (start, pattern id).
+  std::vector<std::pair<std::size_t, std::uint32_t>> literal_hits;
+  // Unmarks every chunk.
+  void clear_marks() {
+    if (++mark == 0) {
+      std::fill(marks.begin(), marks.end(), 0);
+      mark = 1;
+    }
+  }
   InterruptState interrupt;  // see set_interrupt
   // The subject of the current search follows a line terminator (find_spans' after_line_break):
   // rust_word_callout reads it.
   bool after_line_break = false;
   ~Impl() {
     if (hs != nullptr) hs_free_scratch(hs);
-    if (md != nullptr) pcre2_match_data_free(md);
-    if (mctx != nullptr) pcre2_match_context_free(mctx);
+    if (m.md != nullptr) pcre2_match_data_free(m.md);
+    if (m.spare != nullptr) pcre2_match_data_free(m.spare);
+    if (m.mctx != nullptr) pcre2_match_context_free(m.mctx);
     if (jit_stack != nullptr) pcre2_jit_stack_free(jit_stack);
   }
 };
@@ -788,110 +1076,119 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     pcre_regexes.emplace_back("(*FAIL)");
   }
 
-  std::string alternation;
-  for (std::size_t i = 0; i < pcre_regexes.size(); ++i) {
-    if (i > 0) alternation += '|';
-    alternation += "(?:" + pcre_regexes[i] + ")";
-  }
-  // -w: ripgrep 14's half word boundaries (Rust's \b{start-half}, \b{end-half}): no word
-  // character before and after, and no invalid UTF-8 there either. -P: PCRE2's \w, as rg -P.
-  std::string word_start = "(?<!\\w)", word_end = "(?!\\w)";
-  if (!options.pcre2) {
-    const std::string non_word = fmt::format("[^{}]", detail::kRustWordItems);
-    word_start = fmt::format("(?:\\A|(?<={})|(?C{}))", non_word, detail::kCalloutNonWordBefore);
-    word_end = "(?:\\z|(?=" + non_word + "))";
-  }
-  std::string line_regex = "(?:" + alternation + ")";
-  if (options.word) line_regex = word_start + line_regex + word_end;
-  if (options.line) line_regex = "^" + line_regex + "$";
-  // Searches for empty matches inside invalid UTF-8 stop at one position: the offset limit.
-  const std::uint32_t limit_flag = impl->empty_in_invalid_utf8 ? PCRE2_USE_OFFSET_LIMIT : 0U;
-  CTX_TRY_ASSIGN(impl->line_re, compile_pcre2(line_regex, pcre_flags | limit_flag, line_regex));
-  if (!options.pcre2 && !options.fixed_strings && !patterns.empty()) {
-    std::string ascii_regex;
-    for (std::size_t i = 0; i < regexes.size(); ++i) {
-      if (i > 0) ascii_regex += '|';
-      ascii_regex += "(?:" + scripts_as_in_rust(regexes[i]) + ")";
-    }
-    ascii_regex = "(?:" + ascii_regex + ")";
-    if (options.word) ascii_regex = "(?<!\\w)" + ascii_regex + "(?!\\w)";
-    if (options.line) ascii_regex = "^" + ascii_regex + "$";
-    auto ascii = compile_pcre2(ascii_regex, pcre_flags & ~PCRE2_UCP, ascii_regex);
-    if (ascii.ok()) impl->ascii_re = std::move(*ascii);  // else line_re serves ASCII lines too
-  }
-
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
   bool use_hs = !options.pcre2 && !options.pcre2_only && !any_empty && !patterns.empty();
   // Multiline mode never looks for lines (find_line): only its own prefilter is compiled below.
   if (use_hs && !impl->multiline) {
     std::vector<const char*> exprs;
-    std::vector<unsigned> flags, ids;
+    std::vector<unsigned> flags;
+    std::vector<unsigned> ids(regexes.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<unsigned>(i);
     std::vector<std::string> hs_patterns;
-    for (std::size_t i = 0; i < regexes.size(); ++i) {
-      std::string hs_regex = options.line ? "^(?:" + regexes[i] + ")$" : regexes[i];
-      hs_patterns.push_back(std::move(hs_regex));
+    // Plain ASCII literals go through Hyperscan's literal API: the same database, built without
+    // parsing 1,000 regexes (a quarter less compile time for 1,000 -f identifiers), and in
+    // seconds less for thousands under -i. It reports exact spans (literal_mode), unless -w
+    // asks PCRE2 to confirm; under -x a line is a match when it equals a literal reported in it.
+    // Under -i, k and s also match U+212A and U+017F, which ASCII caseless matching misses: a
+    // literal with them is searched by its longest piece without them (a superset), and PCRE2
+    // confirms every candidate line.
+    bool plain_literals = std::ranges::all_of(patterns, [&](const auto& p) {
+      return !p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p)) &&
+             p.find('\n') == std::string::npos;
+    });
+    // The pieces Hyperscan searches (its ids index them): a literal of only k and s has two,
+    // its first character in ASCII and as its fold.
+    struct Piece {
+      std::string_view text;
+      std::uint32_t pattern, start, chars;
+    };
+    std::vector<Piece> pieces;
+    bool cut_literals = false;
+    for (std::size_t i = 0; plain_literals && i < patterns.size(); ++i) {
+      const std::string_view p = patterns[i];
+      const auto index = static_cast<std::uint32_t>(i);
+      if (!impl->caseless || p.find_first_of("kKsS") == std::string_view::npos) {
+        pieces.push_back({p, index, 0, static_cast<std::uint32_t>(p.size())});
+        continue;
+      }
+      cut_literals = true;
+      std::string_view longest;
+      for (std::size_t at = 0; at <= p.size();) {
+        std::size_t end = p.find_first_of("kKsS", at);
+        if (end == std::string_view::npos) end = p.size();
+        if (end - at > longest.size()) longest = p.substr(at, end - at);
+        at = end + 1;
+      }
+      if (longest.empty()) {
+        const bool k = p[0] == 'k' || p[0] == 'K';
+        pieces.push_back({p.substr(0, 1), index, 0, 1});
+        pieces.push_back({k ? kKelvinSign : kLongS, index, 0, 1});
+      } else {
+        pieces.push_back({longest, index, static_cast<std::uint32_t>(longest.data() - p.data()),
+                          static_cast<std::uint32_t>(longest.size())});
+      }
     }
-    for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
-      unsigned f = HS_FLAG_MULTILINE;
-      if (impl->caseless) f |= HS_FLAG_CASELESS;
-      // A regex runs on Hyperscan as its byte-mode superset (byte_prefilter.hpp: compiles in
-      // milliseconds where UCP classes take seconds, and scans invalid UTF-8 too); PCRE2
-      // confirms. What the rewriter does not model runs as UTF-8 with UCP (haystacks that are
-      // not valid UTF-8 then go to PCRE2: see find_line).
-      if (!options.fixed_strings && !is_literal(regexes[i])) {
-        if (auto bytes = detail::byte_prefilter(hs_patterns[i], impl->caseless)) {
-          hs_patterns[i] = std::move(*bytes);
-          all_literal = false;
-          flags.push_back(f);
-          ids.push_back(static_cast<unsigned>(i));
-          continue;
+    // The regex route's expressions, built when the literal API is not used.
+    auto build_exprs = [&] {
+      if (!exprs.empty()) return;
+      // Under -x Hyperscan looks for each regex anywhere (a superset: PCRE2 confirms whole
+      // lines); anchored, thousands of them took Hyperscan minutes to compile.
+      hs_patterns = regexes;
+      if (options.line) all_literal = false;
+      for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
+        unsigned f = HS_FLAG_MULTILINE;
+        if (impl->caseless) f |= HS_FLAG_CASELESS;
+        // A regex runs on Hyperscan as its byte-mode superset (byte_prefilter.hpp: compiles in
+        // milliseconds where UCP classes take seconds, and scans invalid UTF-8 too); PCRE2
+        // confirms. What the rewriter does not model runs as UTF-8 with UCP (haystacks that are
+        // not valid UTF-8 then go to PCRE2: see find_line).
+        if (!options.fixed_strings && !is_literal(regexes[i])) {
+          if (auto bytes = detail::byte_prefilter(hs_patterns[i], impl->caseless)) {
+            hs_patterns[i] = std::move(*bytes);
+            all_literal = false;
+            flags.push_back(f);
+            continue;
+          }
         }
+        const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
+        if (utf8 && !options.fixed_strings) {  // Hyperscan's Unicode tables are older: supersets
+          hs_patterns[i] = superset_for_hyperscan(originals[i], impl->caseless, false);
+        }
+        if (utf8) {
+          f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
+          impl->hs_utf8 = true;
+        }
+        if (impl->caseless || hs_patterns[i].find("(?i") != std::string::npos) {
+          bool changed = false;
+          hs_patterns[i] = add_unicode_case_folds(hs_patterns[i], utf8, changed);
+          if (changed) all_literal = false;  // a superset now: PCRE2 confirms
+        }
+        flags.push_back(f);
       }
-      const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
-      if (utf8 && !options.fixed_strings) {  // Hyperscan's Unicode tables are older: supersets
-        hs_patterns[i] = superset_for_hyperscan(originals[i], impl->caseless, options.line);
-      }
-      if (utf8) {
-        f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
-        impl->hs_utf8 = true;
-      }
-      if (impl->caseless || hs_patterns[i].find("(?i") != std::string::npos) {
-        bool changed = false;
-        hs_patterns[i] = add_unicode_case_folds(hs_patterns[i], utf8, changed);
-        if (changed) all_literal = false;  // a superset now: PCRE2 confirms
-      }
-      flags.push_back(f);
-      ids.push_back(static_cast<unsigned>(i));
-    }
-    exprs.reserve(hs_patterns.size());
-    for (const std::string& p : hs_patterns) exprs.push_back(p.c_str());
+      exprs.reserve(hs_patterns.size());
+      for (const std::string& p : hs_patterns) exprs.push_back(p.c_str());
+    };
     hs_database_t* db = nullptr;
     hs_compile_error_t* err = nullptr;
-    // Plain ASCII literals (no -x anchors, no k/s that gain Unicode folds under -i) go through
-    // Hyperscan's literal API: the same database, built without parsing 1,000 regexes (a quarter
-    // less compile time for 1,000 -f identifiers).
-    bool plain_literals = !options.line && std::ranges::all_of(patterns, [&](const auto& p) {
-      return !p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p)) &&
-             p.find('\n') == std::string::npos &&
-             (!impl->caseless || p.find_first_of("kKsS") == std::string::npos);
-    });
     auto try_compile = [&] {
       bool ok;
       if (plain_literals) {
         std::vector<const char*> literals;
         std::vector<std::size_t> lengths;
-        std::vector<unsigned> literal_flags(patterns.size(),
-                                            impl->caseless ? HS_FLAG_CASELESS : 0U);
-        literals.reserve(patterns.size());
-        lengths.reserve(patterns.size());
-        for (const std::string& p : patterns) {
-          literals.push_back(p.data());
-          lengths.push_back(p.size());
+        std::vector<unsigned> literal_flags(pieces.size(), impl->caseless ? HS_FLAG_CASELESS : 0U);
+        std::vector<unsigned> piece_ids(pieces.size());
+        literals.reserve(pieces.size());
+        lengths.reserve(pieces.size());
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+          literals.push_back(pieces[i].text.data());
+          lengths.push_back(pieces[i].text.size());
+          piece_ids[i] = static_cast<unsigned>(i);
         }
-        ok = hs_compile_lit_multi(literals.data(), literal_flags.data(), ids.data(), lengths.data(),
-                                  static_cast<unsigned>(literals.size()), HS_MODE_BLOCK, nullptr,
-                                  &db, &err) == HS_SUCCESS;
+        ok = hs_compile_lit_multi(literals.data(), literal_flags.data(), piece_ids.data(),
+                                  lengths.data(), static_cast<unsigned>(literals.size()),
+                                  HS_MODE_BLOCK, nullptr, &db, &err) == HS_SUCCESS;
       } else {
+        build_exprs();
         ok = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
                               static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr, &db,
                               &err) == HS_SUCCESS;
@@ -907,6 +1204,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     if (!compiled) {
       // Prefilter mode accepts what exact mode cannot (e.g. \b under UCP, back-references) and
       // never drops a true match; PCRE2 confirms every candidate line, as for any regex.
+      build_exprs();
       for (unsigned& f : flags) f |= HS_FLAG_PREFILTER;
       all_literal = false;
       compiled = try_compile();
@@ -918,19 +1216,76 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         return Error{ErrorCode::kIo, "could not allocate Hyperscan scratch space"};
       }
       impl->hs_proto.reset(proto);
+      if (plain_literals && cut_literals) all_literal = false;  // pieces: verified or confirmed
+      if (plain_literals && cut_literals) {                     // Hyperscan's ids are pieces
+        impl->hs_pattern_of.reserve(pieces.size());
+        for (const Piece& piece : pieces) impl->hs_pattern_of.push_back(piece.pattern);
+      }
+      if (plain_literals && !options.word) {
+        LiteralTable& table = impl->literals;
+        table.mode = options.line ? LiteralMode::kWholeLine : LiteralMode::kSubstring;
+        table.caseless = impl->caseless;
+        table.cut = cut_literals;
+        table.literals = patterns;
+        for (const Piece& piece : pieces) {
+          table.piece_pattern.push_back(piece.pattern);
+          table.piece_start.push_back(piece.start);
+          table.piece_chars.push_back(piece.chars);
+          table.piece_bytes.push_back(static_cast<std::uint32_t>(piece.text.size()));
+        }
+      }
     }  // else unsupported by Hyperscan even as a prefilter: PCRE2 scans alone
   }
-  impl->exact = impl->hs != nullptr && all_literal && !options.word;
+  impl->exact = (impl->literals.mode == LiteralMode::kSubstring && !impl->literals.cut) ||
+                (impl->hs != nullptr && all_literal && !options.word &&
+                 impl->literals.mode != LiteralMode::kWholeLine);
   if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.fixed_strings &&
-      !options.word && !any_empty && !patterns.empty() && !impl->exact) {
+      !options.word && !any_empty && !patterns.empty() && !impl->exact &&
+      impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
   }
-  {  // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack
-    std::string scan_regex = options.line ? "^(?:" + alternation + ")$" : alternation;
-    if (options.word) scan_regex = word_start + "(?:" + scan_regex + ")" + word_end;
-    CTX_TRY_ASSIGN(
-        impl->scan_re,
-        compile_pcre2(scan_regex, pcre_flags | PCRE2_MULTILINE | limit_flag, scan_regex));
+  // Literals that Hyperscan's literal API matches (impl->literals) need no PCRE2 at all.
+  if (impl->literals.mode == LiteralMode::kNone) {
+    // -w: ripgrep 14's half word boundaries (Rust's \b{start-half}, \b{end-half}): no word
+    // character before and after, and no invalid UTF-8 there either. -P: PCRE2's \w, as rg -P.
+    std::string word_start = "(?<!\\w)", word_end = "(?!\\w)";
+    if (!options.pcre2) {
+      const std::string non_word = fmt::format("[^{}]", detail::kRustWordItems);
+      word_start = fmt::format("(?:\\A|(?<={})|(?C{}))", non_word, detail::kCalloutNonWordBefore);
+      word_end = "(?:\\z|(?=" + non_word + "))";
+    }
+    auto line_wrap = [&](std::string alternation) {
+      std::string regex = "(?:" + alternation + ")";
+      if (options.word) regex = word_start + regex + word_end;
+      if (options.line) regex = "^" + regex + "$";
+      return regex;
+    };
+    // Searches for empty matches inside invalid UTF-8 stop at one position: the offset limit.
+    const std::uint32_t limit_flag = impl->empty_in_invalid_utf8 ? PCRE2_USE_OFFSET_LIMIT : 0U;
+    CTX_TRY_ASSIGN(impl->line_re,
+                   compile_alternation(pcre_regexes, patterns, line_wrap, pcre_flags | limit_flag));
+    if (!options.pcre2 && !options.fixed_strings && !patterns.empty()) {
+      std::vector<std::string> ascii_regexes;
+      ascii_regexes.reserve(regexes.size());
+      for (const std::string& r : regexes) ascii_regexes.push_back(scripts_as_in_rust(r));
+      auto ascii_wrap = [&](std::string alternation) {
+        std::string regex = "(?:" + alternation + ")";
+        if (options.word) regex = "(?<!\\w)" + regex + "(?!\\w)";
+        if (options.line) regex = "^" + regex + "$";
+        return regex;
+      };
+      auto ascii =
+          compile_alternation(ascii_regexes, patterns, ascii_wrap, pcre_flags & ~PCRE2_UCP);
+      if (ascii.ok()) impl->ascii_re = std::move(*ascii);  // else line_re serves ASCII lines too
+    }
+    // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack.
+    auto scan_wrap = [&](std::string alternation) {
+      std::string regex = options.line ? "^(?:" + alternation + ")$" : std::move(alternation);
+      if (options.word) regex = word_start + "(?:" + regex + ")" + word_end;
+      return regex;
+    };
+    CTX_TRY_ASSIGN(impl->scan_re, compile_alternation(pcre_regexes, patterns, scan_wrap,
+                                                      pcre_flags | PCRE2_MULTILINE | limit_flag));
     if (impl->multiline) {
       if (!options.pcre2 && !options.pcre2_only && !options.fixed_strings && !options.word &&
           !options.line && !any_empty && !patterns.empty()) {
@@ -941,12 +1296,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       // there is ripgrep's "empty block": its before-context prints); PCRE2's only with
       // ALT_CIRCUMFLEX. -P keeps PCRE2's own reading, as rg -P does.
       const std::uint32_t circumflex = options.pcre2 ? 0U : PCRE2_ALT_CIRCUMFLEX;
-      CTX_TRY_ASSIGN(impl->ml_re,
-                     compile_pcre2(scan_regex,
-                                   pcre_flags | PCRE2_MULTILINE | circumflex |
-                                       (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
-                                       (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U) | limit_flag,
-                                   scan_regex));
+      CTX_TRY_ASSIGN(
+          impl->ml_re,
+          compile_alternation(pcre_regexes, patterns, scan_wrap,
+                              pcre_flags | PCRE2_MULTILINE | circumflex |
+                                  (options.multiline_dotall ? PCRE2_DOTALL : 0U) |
+                                  (impl->ml_bits ? PCRE2_USE_OFFSET_LIMIT : 0U) | limit_flag));
       if (use_hs && !any_empty && !impl->ml_bits) {
         // A prefilter over the whole buffer: files it finds nothing in are done at Hyperscan's
         // speed. Prefilter mode only ever adds matches, so it never hides one from PCRE2.
@@ -1001,6 +1356,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       }
     }
   }
+  for (const Alternation* alt : {&impl->line_re, &impl->ascii_re, &impl->scan_re, &impl->ml_re}) {
+    impl->max_groups = std::max(impl->max_groups, alt->max_groups());
+    impl->max_chunks = std::max(impl->max_chunks, alt->chunks.size());
+  }
   return PatternSet(std::move(impl));
 }
 
@@ -1011,15 +1370,18 @@ void PatternSet::Scratch::set_interrupt(const std::function<bool()>* stop) {
 PatternSet::Scratch PatternSet::make_scratch() const {
   auto s = std::make_unique<Scratch::Impl>();
   if (impl_->hs_proto != nullptr) hs_clone_scratch(impl_->hs_proto.get(), &s->hs);
-  s->md = pcre2_match_data_create(16, nullptr);
-  s->mctx = pcre2_match_context_create(nullptr);
-  pcre2_set_match_limit(s->mctx, kMatchLimit);
-  pcre2_set_depth_limit(s->mctx, kDepthLimit);
+  const std::uint32_t pairs = std::max<std::uint32_t>(16, impl_->max_groups + 1);
+  s->m.md = pcre2_match_data_create(pairs, nullptr);
+  s->m.spare = pcre2_match_data_create(pairs, nullptr);
+  s->m.mctx = pcre2_match_context_create(nullptr);
+  pcre2_set_match_limit(s->m.mctx, kMatchLimit);
+  pcre2_set_depth_limit(s->m.mctx, kDepthLimit);
   s->jit_stack = pcre2_jit_stack_create(32 << 10, kJitStackMax, nullptr);
-  pcre2_jit_stack_assign(s->mctx, nullptr, s->jit_stack);
+  pcre2_jit_stack_assign(s->m.mctx, nullptr, s->jit_stack);
   if (!impl_->options.pcre2) {
-    pcre2_set_callout(s->mctx, rust_word_callout, &s->after_line_break);
+    pcre2_set_callout(s->m.mctx, rust_word_callout, &s->after_line_break);
   }
+  if (impl_->max_chunks > 1) s->marks.assign(impl_->max_chunks, 0);
   return Scratch(std::move(s));
 }
 
@@ -1047,16 +1409,81 @@ Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::si
                                            pcre2_error_text(rc))};
 }
 
+// A search that needs a regex the set did not compile (a bug: LiteralMode never asks for one).
+Error not_compiled_error() {
+  return Error{ErrorCode::kIo, "internal error: a search asked for a regex that was not compiled"};
+}
+
+// The leftmost match of `alt` in `subject` that starts at or after `offset` and, unless `limit`
+// is PCRE2_UNSET, at or before `limit` (the codes must allow an offset limit then): true with
+// the match in m.md and its chunk in m.chunk, false when there is none, or a resource limit's
+// error. `only` (ascending chunk indices), when given, are the only chunks that may match.
+// Leaves the match context without an offset limit.
+Result<bool> search(const Alternation& alt, std::string_view subject, std::size_t offset,
+                    MatchState& m, PCRE2_SIZE limit = PCRE2_UNSET,
+                    std::span<const std::uint32_t> only = {}, bool use_only = false) {
+  if (!alt.compiled()) return not_compiled_error();
+  if (!alt.chunked()) {
+    m.chunk = 0;
+    if (limit == PCRE2_UNSET)
+      return run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx);
+    pcre2_set_offset_limit(m.mctx, limit);
+    auto hit = run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx);
+    pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
+    return hit;
+  }
+  bool found = false;
+  std::size_t best = 0;  // where the best match's attempt started (before any \K)
+  const std::size_t n = use_only ? only.size() : alt.chunks.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t c = use_only ? only[k] : static_cast<std::uint32_t>(k);
+    PCRE2_SIZE chunk_limit = limit;
+    if (found) {  // a later chunk wins only with an earlier start
+      if (best <= offset) break;
+      chunk_limit = std::min<PCRE2_SIZE>(limit, best - 1);
+    }
+    pcre2_set_offset_limit(m.mctx, chunk_limit);
+    auto hit = run_pcre2(alt.chunks[c].code.get(), subject, offset, m.spare, m.mctx);
+    if (!hit.ok()) {
+      pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
+      return hit;
+    }
+    if (*hit) {
+      std::swap(m.md, m.spare);
+      best = pcre2_get_startchar(m.md);
+      m.chunk = c;
+      found = true;
+    }
+  }
+  pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
+  return found;
+}
+
+// Whether some chunk of `alt` (of `only` when `use_only`) matches in `text`, from its start.
+Result<bool> any_match(const Alternation& alt, std::string_view text, MatchState& m,
+                       std::span<const std::uint32_t> only = {}, bool use_only = false) {
+  if (!alt.compiled()) return not_compiled_error();
+  const std::size_t n = use_only ? only.size() : alt.chunks.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t c = use_only ? only[k] : static_cast<std::uint32_t>(k);
+    CTX_TRY_ASSIGN(bool hit, run_pcre2(alt.chunks[c].code.get(), text, 0, m.md, m.mctx));
+    if (hit) {
+      m.chunk = c;
+      return true;
+    }
+  }
+  return false;
+}
+
 // PCRE2 10.42 with PCRE2_MATCH_INVALID_UTF starts match attempts only at the start offset and at
 // valid UTF-8 characters, so it never finds an empty match inside a run of invalid bytes past the
 // start offset (`\b` between "b" and "\xAF", `^` after a line feed before "\xAF"); Rust regex
 // (ripgrep) does. After a search from `offset` whose match starts at `found` (subject.size() + 1
-// for none), this tries each such position in (offset, found), left to right (`code` needs
+// for none), this tries each such position in (offset, found), left to right (`alt` needs
 // PCRE2_USE_OFFSET_LIMIT).
-enum class Probe { kNone, kMissed, kHit };  // kHit: the match is in `md`; kMissed: `md` clobbered
-Result<Probe> empty_match_in_invalid_utf8(const pcre2_code* code, std::string_view subject,
-                                          std::size_t offset, std::size_t found,
-                                          pcre2_match_data* md, pcre2_match_context* mctx) {
+enum class Probe { kNone, kMissed, kHit };  // kHit: the match is in m.md; kMissed: m.md clobbered
+Result<Probe> empty_match_in_invalid_utf8(const Alternation& alt, std::string_view subject,
+                                          std::size_t offset, std::size_t found, MatchState& m) {
   const std::size_t to = std::min(found, subject.size());
   Probe result = Probe::kNone;
   for (std::size_t i = offset; i < to;) {
@@ -1073,11 +1500,8 @@ Result<Probe> empty_match_in_invalid_utf8(const pcre2_code* code, std::string_vi
     if (i > offset) {
       // Not PCRE2_ANCHORED: the interpreter it needs never matches at an invalid byte, JIT does.
       // The offset limit (PCRE2_USE_OFFSET_LIMIT) keeps it at `i`.
-      pcre2_set_offset_limit(mctx, i);
-      auto hit = run_pcre2(code, subject, i, md, mctx);
-      pcre2_set_offset_limit(mctx, PCRE2_UNSET);
-      if (!hit.ok()) return std::move(hit).error();
-      if (*hit) return Probe::kHit;
+      CTX_TRY_ASSIGN(bool hit, search(alt, subject, i, m, i));
+      if (hit) return Probe::kHit;
       result = Probe::kMissed;
     }
     ++i;
@@ -1085,57 +1509,95 @@ Result<Probe> empty_match_in_invalid_utf8(const pcre2_code* code, std::string_vi
   return result;
 }
 
-// Whether line [line.start, line.end) of `hay` holds a match of `code`, searched on the line
+// Whether line [line.start, line.end) of `hay` holds a match of `alt`, searched on the line
 // alone (as ripgrep confirms a candidate line: its word boundaries then see no line terminator
 // before the line), with (`probe_empty`) the empty matches PCRE2 skips inside invalid UTF-8.
-// `ascii_code` (may be null) runs instead on a pure-ASCII line (PatternSet::Impl::ascii_re).
-Result<bool> confirm_line(const pcre2_code* code, const pcre2_code* ascii_code,
-                          std::string_view hay, LineSpan line, pcre2_match_data* md,
-                          pcre2_match_context* mctx, bool probe_empty) {
+// `ascii` (when compiled) runs instead on a pure-ASCII line (PatternSet::Impl::ascii_re).
+Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std::string_view hay,
+                          LineSpan line, MatchState& m, bool probe_empty) {
   const std::string_view text = hay.substr(line.start, line.end - line.start);
-  if (ascii_code != nullptr && is_ascii_text(text)) return run_pcre2(ascii_code, text, 0, md, mctx);
-  auto hit = run_pcre2(code, text, 0, md, mctx);
-  if (hit.ok() && !*hit && probe_empty) {
-    auto probe = empty_match_in_invalid_utf8(code, text, 0, text.size() + 1, md, mctx);
-    if (!probe.ok()) {
-      hit = std::move(probe).error();
-    } else {
-      hit = *probe == Probe::kHit;
-    }
+  if (ascii.compiled() && is_ascii_text(text)) return any_match(ascii, text, m);
+  CTX_TRY_ASSIGN(bool hit, any_match(alt, text, m));
+  if (!hit && probe_empty) {
+    CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(alt, text, 0, text.size() + 1, m));
+    hit = probe == Probe::kHit;
   }
   return hit;
 }
 
 struct ScanContext {
-  const pcre2_code* line_re;
-  const pcre2_code* ascii_re;
+  const Alternation* line_re;
+  const Alternation* ascii_re;
   bool exact;
   std::string_view hay;
   std::size_t base;
   std::size_t rejected_until;  // candidates ending before this were already confirmed absent
   std::optional<LineSpan> found;
   std::optional<Error> error;
-  pcre2_match_data* md;
-  pcre2_match_context* mctx;
+  MatchState* m;
   InterruptState* interrupt;
   bool probe_empty;
   bool interrupted = false;
+  // Chunked alternations: the candidate line, the alternation that confirms it and the chunks
+  // of that tried on it (marked in `marks`, a Scratch's).
+  std::vector<std::uint32_t>* marks = nullptr;
+  std::uint32_t* mark = nullptr;
+  std::optional<LineSpan> line = std::nullopt;
+  const Alternation* line_alt = nullptr;
+  // LiteralMode::kWholeLine, or pieces of literals: each occurrence is verified.
+  const LiteralTable* literals = nullptr;
+  const std::vector<std::uint32_t>* pattern_of = nullptr;  // Impl::hs_pattern_of
 };
 
-int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long to,
-                unsigned /*flags*/, void* raw) {
+// Hyperscan's report of pattern `id` ending at `to`: confirms the line it ends in, or with
+// chunked alternations, the chunk that holds the pattern on that line (unless tried already).
+int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to, unsigned /*flags*/,
+                void* raw) {
   auto* ctx = static_cast<ScanContext*>(raw);
   std::size_t end = ctx->base + static_cast<std::size_t>(to);
   std::size_t pos = end > ctx->base ? end - 1 : end;  // the match's last byte
   if (pos < ctx->rejected_until) return 0;
   if (pos >= ctx->hay.size()) pos = ctx->hay.size() - (ctx->hay.empty() ? 0 : 1);
-  LineSpan line = line_around(ctx->hay, pos, ctx->base);
   if (ctx->exact) {
+    ctx->found = line_around(ctx->hay, pos, ctx->base);
+    return 1;
+  }
+  if (ctx->literals != nullptr) {
+    std::size_t start = 0, stop = 0;
+    if (!ctx->literals->occurrence(ctx->hay, end, id, start, stop)) return 0;
+    const LineSpan line = line_around(ctx->hay, pos, ctx->base);
+    if (ctx->literals->mode == LiteralMode::kWholeLine &&
+        (start != line.start || stop != line.end)) {
+      return 0;
+    }
     ctx->found = line;
     return 1;
   }
-  auto ok = confirm_line(ctx->line_re, ctx->ascii_re, ctx->hay, line, ctx->md, ctx->mctx,
-                         ctx->probe_empty);
+  Result<bool> ok = false;
+  LineSpan line;
+  if (ctx->marks == nullptr) {
+    line = line_around(ctx->hay, pos, ctx->base);
+    ok = confirm_line(*ctx->line_re, *ctx->ascii_re, ctx->hay, line, *ctx->m, ctx->probe_empty);
+  } else {
+    if (!ctx->line || pos > ctx->line->end) {  // a new candidate line
+      ctx->line = line_around(ctx->hay, pos, ctx->base);
+      const std::string_view text =
+          ctx->hay.substr(ctx->line->start, ctx->line->end - ctx->line->start);
+      ctx->line_alt =
+          ctx->ascii_re->compiled() && is_ascii_text(text) ? ctx->ascii_re : ctx->line_re;
+      if (++*ctx->mark == 0) {
+        std::fill(ctx->marks->begin(), ctx->marks->end(), 0);
+        *ctx->mark = 1;
+      }
+    }
+    line = *ctx->line;
+    const std::uint32_t chunk =
+        ctx->line_alt->chunk_of(ctx->pattern_of->empty() ? id : (*ctx->pattern_of)[id]);
+    if ((*ctx->marks)[chunk] == *ctx->mark) return 0;
+    (*ctx->marks)[chunk] = *ctx->mark;
+    const std::string_view text = ctx->hay.substr(line.start, line.end - line.start);
+    ok = any_match(*ctx->line_alt, text, *ctx->m, std::span<const std::uint32_t>(&chunk, 1), true);
+  }
   if (!ok.ok()) {
     ctx->error = std::move(ok).error();
     return 1;
@@ -1144,7 +1606,7 @@ int on_hs_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long
     ctx->found = line;
     return 1;
   }
-  ctx->rejected_until = line.end + 1;
+  if (ctx->marks == nullptr) ctx->rejected_until = line.end + 1;
   // Many rejected candidates can take long when the confirming regex backtracks.
   InterruptState& interrupt = *ctx->interrupt;
   if (interrupt.stop != nullptr && (++interrupt.confirms & 15) == 0 && (*interrupt.stop)()) {
@@ -1184,18 +1646,25 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       s.utf8_checked = true;
     }
     if (impl_->hs != nullptr && (!impl_->hs_utf8 || s.hs_ok)) {
-      ScanContext ctx{impl_->line_re.get(),
-                      impl_->ascii_re.get(),
+      ScanContext ctx{&impl_->line_re,
+                      &impl_->ascii_re,
                       impl_->exact,
                       view,
                       start,
                       start,
                       std::nullopt,
                       std::nullopt,
-                      s.md,
-                      s.mctx,
+                      &s.m,
                       &s.interrupt,
                       impl_->empty_in_invalid_utf8};
+      if (!impl_->exact && (impl_->line_re.chunked() || impl_->ascii_re.chunked())) {
+        ctx.marks = &s.marks;
+        ctx.mark = &s.mark;
+      }
+      if (impl_->literals.mode == LiteralMode::kWholeLine || impl_->literals.cut) {
+        ctx.literals = &impl_->literals;
+      }
+      ctx.pattern_of = &impl_->hs_pattern_of;
       std::string_view rest = view.substr(start);
       hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
               on_hs_match, &ctx);
@@ -1215,8 +1684,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         limit = window_end(view, cur, interrupt.window_bytes);
         window_start = std::chrono::steady_clock::now();
       }
-      CTX_TRY_ASSIGN(bool hit,
-                     run_pcre2(impl_->scan_re.get(), view.substr(0, limit), cur, s.md, s.mctx));
+      CTX_TRY_ASSIGN(bool hit, search(impl_->scan_re, view.substr(0, limit), cur, s.m));
       if (interrupt.stop != nullptr) {
         const auto took = std::chrono::steady_clock::now() - window_start;
         if (took < kWindowTarget / 4 && interrupt.window_bytes < kMaxWindowBytes) {
@@ -1227,25 +1695,24 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       }
       if (impl_->empty_in_invalid_utf8) {  // an empty match PCRE2 skipped comes first
         const std::string_view window = view.substr(0, limit);
-        const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : window.size() + 1;
-        CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(impl_->scan_re.get(), window, cur,
-                                                                found, s.md, s.mctx));
+        const std::size_t found = hit ? pcre2_get_ovector_pointer(s.m.md)[0] : window.size() + 1;
+        CTX_TRY_ASSIGN(Probe probe,
+                       empty_match_in_invalid_utf8(impl_->scan_re, window, cur, found, s.m));
         if (probe == Probe::kHit) {
           hit = true;
         } else if (probe == Probe::kMissed && hit) {
-          CTX_TRY_ASSIGN(hit, run_pcre2(impl_->scan_re.get(), window, cur, s.md, s.mctx));
+          CTX_TRY_ASSIGN(hit, search(impl_->scan_re, window, cur, s.m));
         }
       }
       if (!hit && limit == view.size()) return std::optional<LineSpan>{};
-      std::size_t at = hit ? pcre2_get_ovector_pointer(s.md)[0] : limit;
+      std::size_t at = hit ? pcre2_get_ovector_pointer(s.m.md)[0] : limit;
       if (at >= limit && limit < view.size()) {  // nothing in this window
         cur = limit;
         continue;
       }
       LineSpan line = line_around(view, std::min(at, view.size()), cur);
-      CTX_TRY_ASSIGN(bool confirmed,
-                     confirm_line(impl_->line_re.get(), impl_->ascii_re.get(), view, line, s.md,
-                                  s.mctx, impl_->empty_in_invalid_utf8));
+      CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
+                                                  impl_->empty_in_invalid_utf8));
       if (confirmed) return std::optional<LineSpan>{line};
       cur = line.end + 1;
     }
@@ -1264,8 +1731,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     }
     const std::string_view line = hay.substr(found.start, found.end - found.start);
     if (impl_->bits->line_may_match(line)) {
-      CTX_TRY_ASSIGN(bool hit, confirm_line(impl_->line_re.get(), impl_->ascii_re.get(), hay,
-                                            LineSpan{found.start, found.end}, s.md, s.mctx,
+      CTX_TRY_ASSIGN(bool hit, confirm_line(impl_->line_re, impl_->ascii_re, hay,
+                                            LineSpan{found.start, found.end}, s.m,
                                             impl_->empty_in_invalid_utf8));
       if (hit) return std::optional<LineSpan>{LineSpan{found.start, found.end}};
     }
@@ -1275,54 +1742,198 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
   return general(hay, from);
 }
 
-static void expand(std::string& out, std::string_view replacement, const pcre2_code* code,
-                   pcre2_match_data* md, std::string_view subject);
+namespace {
 
-// Calls on_match(match_data) for each match of `code` in `subject` that starts in [start, end),
-// left to right, as Rust regex iterates: an empty match moves on by one byte, and none is
-// reported where a match just ended.
+bool is_name_byte(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// True when the group name of a replacement ($0, ${00}) is the whole match.
+bool is_group_zero(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c == '0'; });
+}
+
+// Appends `replacement` to `out` with $N, ${N}, $name and ${name} expanded by
+// append_group(name) and $$ as '$', as ripgrep's -r.
+template <typename AppendGroup>
+void expand(std::string& out, std::string_view replacement, AppendGroup&& append_group) {
+  for (std::size_t i = 0; i < replacement.size(); ++i) {
+    char c = replacement[i];
+    if (c != '$' || i + 1 >= replacement.size()) {
+      out.push_back(c);
+      continue;
+    }
+    char next = replacement[i + 1];
+    if (next == '$') {
+      out.push_back('$');
+      ++i;
+    } else if (next == '{') {
+      std::size_t close = replacement.find('}', i + 2);
+      if (close == std::string_view::npos) {
+        out.push_back(c);  // no closing brace: a literal '$', as ripgrep
+        continue;
+      }
+      append_group(replacement.substr(i + 2, close - i - 2));
+      i = close;
+    } else if (is_name_byte(next)) {
+      std::size_t end = i + 1;
+      while (end < replacement.size() && is_name_byte(replacement[end])) ++end;
+      append_group(replacement.substr(i + 1, end - i - 1));
+      i = end - 1;
+    } else {
+      out.push_back(c);
+    }
+  }
+}
+
+// Appends capture group `name` (digits: a number, counted over all patterns) of the match in
+// m.md, found by chunk m.chunk of `alt`, if it took part.
+void append_group(std::string& out, const Alternation& alt, const MatchState& m,
+                  std::string_view subject, std::string_view name);
+
+// Collects the chunks of `alt` that hold the patterns Hyperscan reports (each once, in `out`).
+struct ChunkCollector {
+  const Alternation* alt;
+  const std::vector<std::uint32_t>* pattern_of;  // Impl::hs_pattern_of
+  std::vector<std::uint32_t>* marks;
+  std::uint32_t mark;
+  std::vector<std::uint32_t>* out;
+};
+
+int on_chunk_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long /*to*/,
+                      unsigned /*flags*/, void* raw) {
+  auto* c = static_cast<ChunkCollector*>(raw);
+  const std::uint32_t chunk = c->alt->chunk_of(c->pattern_of->empty() ? id : (*c->pattern_of)[id]);
+  if ((*c->marks)[chunk] != c->mark) {
+    (*c->marks)[chunk] = c->mark;
+    c->out->push_back(chunk);
+  }
+  return c->out->size() == c->alt->chunks.size() ? 1 : 0;  // all of them: nothing more to learn
+}
+
+}  // namespace
+
+// Calls on_match(match_state) for each match of the Alternation `alternation` in `subject` that
+// starts in [start, end), left to right, as Rust regex iterates: an empty match moves on by one
+// byte, and none is reported where a match just ended. While s.restrict_chunks, only the chunks
+// in s.chunks are searched.
 template <typename OnMatch>
-Status PatternSet::each_match_in(const void* code, std::string_view subject, std::size_t start,
-                                 std::size_t end, Scratch& scratch, OnMatch&& on_match) const {
+Status PatternSet::each_match_in(const void* alternation, std::string_view subject,
+                                 std::size_t start, std::size_t end, Scratch& scratch,
+                                 OnMatch&& on_match) const {
   Scratch::Impl& s = *scratch.impl_;
-  const auto* re = static_cast<const pcre2_code*>(code);
+  const auto& alt = *static_cast<const Alternation*>(alternation);
+  const std::span<const std::uint32_t> only(s.chunks);
   std::size_t offset = start;
   std::size_t last_end = std::string_view::npos;  // end of the last non-empty match
   while (offset <= subject.size() && offset < end) {
-    CTX_TRY_ASSIGN(bool hit, run_pcre2(re, subject, offset, s.md, s.mctx));
+    CTX_TRY_ASSIGN(bool hit,
+                   search(alt, subject, offset, s.m, PCRE2_UNSET, only, s.restrict_chunks));
     if (impl_->empty_in_invalid_utf8) {
-      const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : subject.size() + 1;
-      CTX_TRY_ASSIGN(Probe probe,
-                     empty_match_in_invalid_utf8(re, subject, offset, found, s.md, s.mctx));
+      const std::size_t found = hit ? pcre2_get_ovector_pointer(s.m.md)[0] : subject.size() + 1;
+      CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(alt, subject, offset, found, s.m));
       if (probe == Probe::kHit) {
         hit = true;
       } else if (probe == Probe::kMissed && hit) {
-        CTX_TRY_ASSIGN(hit, run_pcre2(re, subject, offset, s.md, s.mctx));
+        CTX_TRY_ASSIGN(hit, search(alt, subject, offset, s.m));
       }
     }
     if (!hit) break;
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.m.md);
     if (ov[0] >= end) break;
     if (ov[0] == ov[1] && ov[0] == last_end) {
       offset = ov[0] + 1;
       continue;
     }
     if (ov[1] > ov[0]) last_end = ov[1];
-    on_match(s.md);
+    on_match(s.m);
     offset = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
   }
   return {};
 }
 
+namespace {
+
+struct LiteralCollector {
+  const LiteralTable* table;
+  std::string_view line;
+  std::vector<std::pair<std::size_t, std::uint32_t>>* hits;
+};
+
+int on_literal_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
+                        unsigned /*flags*/, void* raw) {
+  auto* c = static_cast<LiteralCollector*>(raw);
+  std::size_t start = 0, end = 0;
+  if (c->table->occurrence(c->line, static_cast<std::size_t>(to), id, start, end)) {
+    c->hits->emplace_back(start, c->table->piece_pattern[id]);
+  }
+  return 0;
+}
+
+}  // namespace
+
+// Calls on_match(span, match state, alternation) for each match in `line`, left to right; the
+// match state and its Alternation are null for a literal that Hyperscan found (LiteralMode).
 template <typename OnMatch>
 Status PatternSet::each_match(std::string_view line, bool after_line_break, Scratch& scratch,
                               OnMatch&& on_match) const {
-  scratch.impl_->after_line_break = after_line_break;
-  const pcre2_code* code = impl_->ascii_re != nullptr && is_ascii_text(line) ? impl_->ascii_re.get()
-                                                                             : impl_->line_re.get();
-  Status status =
-      each_match_in(code, line, 0, line.size() + 1, scratch, std::forward<OnMatch>(on_match));
-  scratch.impl_->after_line_break = false;
+  Scratch::Impl& s = *scratch.impl_;
+  if (impl_->literals.mode != LiteralMode::kNone) {
+    // Every occurrence of every literal, by start and then pattern order: the leftmost-first
+    // match is the first that starts at or after where the last one ended.
+    s.literal_hits.clear();
+    LiteralCollector collector{&impl_->literals, line, &s.literal_hits};
+    const hs_error_t rc = hs_scan(impl_->hs.get(), line.data(), static_cast<unsigned>(line.size()),
+                                  0, s.hs, on_literal_hs_match, &collector);
+    if (rc != HS_SUCCESS) {
+      return Error{ErrorCode::kIo, fmt::format("Hyperscan failed to scan a line (error {})", rc)};
+    }
+    std::sort(s.literal_hits.begin(), s.literal_hits.end());
+    std::size_t at = 0;
+    for (const auto& [start, id] : s.literal_hits) {
+      std::size_t end = start + impl_->literals.literals[id].size();
+      if (impl_->literals.cut) {  // the occurrence's own length (U+212A is 3 bytes, k is 1)
+        std::size_t pos = start;
+        for (char c : impl_->literals.literals[id]) {
+          literal_char_at(line, pos, c, impl_->literals.caseless);
+        }
+        end = pos;
+      }
+      if (impl_->literals.mode == LiteralMode::kWholeLine) {
+        if (start != 0 || end != line.size()) continue;
+        on_match(MatchSpan{start, end}, nullptr, nullptr);
+        break;
+      }
+      if (start < at) continue;
+      on_match(MatchSpan{start, end}, nullptr, nullptr);
+      at = end;
+    }
+    return {};
+  }
+  const Alternation& alt =
+      impl_->ascii_re.compiled() && is_ascii_text(line) ? impl_->ascii_re : impl_->line_re;
+  if (alt.chunked() && impl_->hs != nullptr && s.hs != nullptr &&
+      (!impl_->hs_utf8 || ctx::is_valid_utf8(line))) {
+    // Hyperscan reports every pattern that may match in the line (a superset of each): only
+    // their chunks are searched.
+    s.clear_marks();
+    s.chunks.clear();
+    ChunkCollector collector{&alt, &impl_->hs_pattern_of, &s.marks, s.mark, &s.chunks};
+    const hs_error_t rc = hs_scan(impl_->hs.get(), line.data(), static_cast<unsigned>(line.size()),
+                                  0, s.hs, on_chunk_hs_match, &collector);
+    if (rc == HS_SUCCESS || rc == HS_SCAN_TERMINATED) {
+      if (s.chunks.empty()) return {};
+      std::sort(s.chunks.begin(), s.chunks.end());
+      s.restrict_chunks = true;
+    }
+  }
+  s.after_line_break = after_line_break;
+  Status status = each_match_in(&alt, line, 0, line.size() + 1, scratch, [&](const MatchState& m) {
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(m.md);
+    on_match(MatchSpan{ov[0], ov[1]}, &m, &alt);
+  });
+  s.after_line_break = false;
+  s.restrict_chunks = false;
   return status;
 }
 
@@ -1338,7 +1949,7 @@ int on_any_hs_match(unsigned, unsigned long long, unsigned long long, unsigned, 
 Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay, std::size_t from,
                                                             Scratch& scratch) const {
   Scratch::Impl& s = *scratch.impl_;
-  if (from > hay.size() || impl_->ml_re == nullptr) return std::optional<MatchSpan>{};
+  if (from > hay.size() || !impl_->ml_re.compiled()) return std::optional<MatchSpan>{};
   std::string_view rest = hay.substr(from);
   if (impl_->ml_bits) {
     if (from == 0 || s.ml_data != hay.data() || s.ml_size != hay.size()) {
@@ -1358,12 +1969,9 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
       if (bits == 0) return std::optional<MatchSpan>{};
       j = word * 64 + static_cast<std::size_t>(63 - __builtin_clzll(bits));
       const std::size_t at = n - j - from;  // offset in `rest`
-      pcre2_set_offset_limit(s.mctx, at);
-      auto hit = run_pcre2(impl_->ml_re.get(), rest, at, s.md, s.mctx);
-      pcre2_set_offset_limit(s.mctx, PCRE2_UNSET);
-      if (!hit.ok()) return std::move(hit).error();
-      if (*hit) {
-        const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+      CTX_TRY_ASSIGN(bool hit, search(impl_->ml_re, rest, at, s.m, at));
+      if (hit) {
+        const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.m.md);
         return std::optional<MatchSpan>{MatchSpan{from + ov[0], from + std::max(ov[0], ov[1])}};
       }
       if (j == 0) return std::optional<MatchSpan>{};
@@ -1378,19 +1986,18 @@ Result<std::optional<MatchSpan>> PatternSet::find_multiline(std::string_view hay
     if (!found) return std::optional<MatchSpan>{};
   }
   // As ripgrep, the rest of the buffer is searched as a haystack of its own.
-  CTX_TRY_ASSIGN(bool hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
+  CTX_TRY_ASSIGN(bool hit, search(impl_->ml_re, rest, 0, s.m));
   if (impl_->empty_in_invalid_utf8) {
-    const std::size_t found = hit ? pcre2_get_ovector_pointer(s.md)[0] : rest.size() + 1;
-    CTX_TRY_ASSIGN(Probe probe,
-                   empty_match_in_invalid_utf8(impl_->ml_re.get(), rest, 0, found, s.md, s.mctx));
+    const std::size_t found = hit ? pcre2_get_ovector_pointer(s.m.md)[0] : rest.size() + 1;
+    CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(impl_->ml_re, rest, 0, found, s.m));
     if (probe == Probe::kHit) {
       hit = true;
     } else if (probe == Probe::kMissed && hit) {
-      CTX_TRY_ASSIGN(hit, run_pcre2(impl_->ml_re.get(), rest, 0, s.md, s.mctx));
+      CTX_TRY_ASSIGN(hit, search(impl_->ml_re, rest, 0, s.m));
     }
   }
   if (!hit) return std::optional<MatchSpan>{};
-  const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
+  const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.m.md);
   return std::optional<MatchSpan>{MatchSpan{from + ov[0], from + std::max(ov[0], ov[1])}};
 }
 
@@ -1399,52 +2006,58 @@ Status PatternSet::find_spans_in(std::string_view hay, std::size_t start, std::s
                                  const std::string* replacement,
                                  std::vector<std::string>* expansions) const {
   constexpr std::size_t kLookAhead = 128;  // ripgrep's MAX_LOOK_AHEAD
-  const pcre2_code* code = impl_->ml_re != nullptr ? impl_->ml_re.get() : impl_->scan_re.get();
+  const Alternation& alt = impl_->ml_re.compiled() ? impl_->ml_re : impl_->scan_re;
   std::string_view subject = hay.substr(0, std::min(hay.size(), end + kLookAhead));
-  return each_match_in(code, subject, start, end, scratch, [&](pcre2_match_data* md) {
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+  return each_match_in(&alt, subject, start, end, scratch, [&](const MatchState& m) {
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(m.md);
     out.push_back(MatchSpan{ov[0] - start, std::max(ov[0], ov[1]) - start});
     if (replacement != nullptr && expansions != nullptr) {
       expansions->emplace_back();
-      expand(expansions->back(), *replacement, code, md, subject);
+      std::string& expansion = expansions->back();
+      expand(expansion, *replacement,
+             [&](std::string_view name) { append_group(expansion, alt, m, subject, name); });
     }
   });
 }
 
 Status PatternSet::find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out,
                               bool after_line_break) const {
-  return each_match(line, after_line_break, scratch, [&](pcre2_match_data* md) {
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
-    out.push_back(MatchSpan{ov[0], ov[1]});
-  });
+  return each_match(
+      line, after_line_break, scratch,
+      [&](MatchSpan span, const MatchState*, const Alternation*) { out.push_back(span); });
 }
 
 namespace {
 
-bool is_name_byte(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-// Appends capture group `name` (digits: a number) of the current match in `md`, if it took part.
-void append_group(std::string& out, const pcre2_code* code, pcre2_match_data* md,
+// Appends capture group `name` (digits: a number, counted over all patterns) of the match in
+// m.md, found by chunk m.chunk of `alt`, if it took part.
+void append_group(std::string& out, const Alternation& alt, const MatchState& m,
                   std::string_view subject, std::string_view name) {
+  const Alternation::Chunk& chunk = alt.chunks[m.chunk];
   int number = -1;
   if (!name.empty() &&
       std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     number = name.size() > 6 ? -1 : std::stoi(std::string(name));
-  } else if (!name.empty()) {
+    if (number > 0) {  // the chunk's own number, if the group is the chunk's
+      const auto global = static_cast<std::uint32_t>(number);
+      const bool in_chunk =
+          global > chunk.group_offset && global - chunk.group_offset <= chunk.groups;
+      number = in_chunk ? static_cast<int>(global - chunk.group_offset) : -1;
+    }
+  } else if (!name.empty()) {  // a name another chunk holds did not take part
     std::string key(name);
-    number = pcre2_substring_number_from_name(code, reinterpret_cast<PCRE2_SPTR>(key.c_str()));
+    number = pcre2_substring_number_from_name(chunk.code.get(),
+                                              reinterpret_cast<PCRE2_SPTR>(key.c_str()));
   }
-  // A group the pattern lacks expands to nothing. The match data may hold more pairs than the
-  // pattern has groups (it is sized for the largest pattern), and those pairs are stale.
+  // A group the pattern lacks expands to nothing (the match data may hold more pairs than the
+  // chunk has groups: it is sized for the largest, and those pairs are stale).
   std::uint32_t groups = 0;
-  pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &groups);
+  pcre2_pattern_info(chunk.code.get(), PCRE2_INFO_CAPTURECOUNT, &groups);
   if (number < 0 || static_cast<std::uint32_t>(number) > groups ||
-      static_cast<std::uint32_t>(number) >= pcre2_get_ovector_count(md)) {
+      static_cast<std::uint32_t>(number) >= pcre2_get_ovector_count(m.md)) {
     return;
   }
-  const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+  const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(m.md);
   const auto group = static_cast<std::size_t>(number);
   PCRE2_SIZE start = ov[2 * group], end = ov[2 * group + 1];
   if (start == PCRE2_UNSET || end < start) return;
@@ -1453,47 +2066,27 @@ void append_group(std::string& out, const pcre2_code* code, pcre2_match_data* md
 
 }  // namespace
 
-static void expand(std::string& out, std::string_view replacement, const pcre2_code* code,
-                   pcre2_match_data* md, std::string_view subject) {
-  for (std::size_t i = 0; i < replacement.size(); ++i) {
-    char c = replacement[i];
-    if (c != '$' || i + 1 >= replacement.size()) {
-      out.push_back(c);
-      continue;
-    }
-    char next = replacement[i + 1];
-    if (next == '$') {
-      out.push_back('$');
-      ++i;
-    } else if (next == '{') {
-      std::size_t close = replacement.find('}', i + 2);
-      if (close == std::string_view::npos) {
-        out.push_back(c);  // no closing brace: a literal '$', as ripgrep
-        continue;
-      }
-      append_group(out, code, md, subject, replacement.substr(i + 2, close - i - 2));
-      i = close;
-    } else if (is_name_byte(next)) {
-      std::size_t end = i + 1;
-      while (end < replacement.size() && is_name_byte(replacement[end])) ++end;
-      append_group(out, code, md, subject, replacement.substr(i + 1, end - i - 1));
-      i = end - 1;
-    } else {
-      out.push_back(c);
-    }
-  }
-}
-
 Status PatternSet::expand_matches(std::string_view line, std::string_view replacement,
                                   Scratch& scratch, std::vector<MatchSpan>& spans,
                                   std::vector<std::string>& expansions,
                                   bool after_line_break) const {
-  return each_match(line, after_line_break, scratch, [&](pcre2_match_data* md) {
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
-    spans.push_back(MatchSpan{ov[0], ov[1]});
-    expansions.emplace_back();
-    expand(expansions.back(), replacement, impl_->line_re.get(), md, line);
-  });
+  return each_match(line, after_line_break, scratch,
+                    [&](MatchSpan span, const MatchState* m, const Alternation* alt) {
+                      spans.push_back(span);
+                      expansions.emplace_back();
+                      std::string& out = expansions.back();
+                      if (m != nullptr) {
+                        expand(out, replacement, [&](std::string_view name) {
+                          append_group(out, *alt, *m, line, name);
+                        });
+                      } else {  // a literal: group 0 only
+                        expand(out, replacement, [&](std::string_view name) {
+                          if (is_group_zero(name)) {
+                            out.append(line.substr(span.start, span.end - span.start));
+                          }
+                        });
+                      }
+                    });
 }
 
 }  // namespace ctx::engine

@@ -60,6 +60,9 @@ U+180E, \\d and \\w with Unicode 15's additions, nested classes and `&&` `--` `~
 `[a-z&&[^aeiou]]` as another class), \\p{..} names and aliases (`\\p{Letter}`, `\\p{gc=Lu}`),
 \\p{..} classes dropped by Hyperscan's older Unicode tables (`\\p{Lu}` and Cherokee capitals).
 
+Many patterns: MANY_FLAGS run on CTX_SEARCH_MANY_TREES trees with -f files of thousands of
+patterns (see many_patterns_cases).
+
 On a mismatch the case is shrunk (files, flags, patterns, lines, bytes) and printed: the files
 involved, the command, expected vs got.
 
@@ -71,6 +74,7 @@ Environment:
   CTX_SEARCH_CASES       cases per tree (default 24)
   CTX_SEARCH_JOBS        parallel workers (default 2)
   CTX_SEARCH_TIME_BUDGET seconds after which no new tree starts (default 100)
+  CTX_SEARCH_MANY_TREES  trees for the many-patterns cases (default 1)
   CTX_SEARCH_SHRINK      max failures to shrink (default 3)
   CTX_SEARCH_SHRINK_BUDGET  seconds for shrinking in all (default 30)
   CTX_SEARCH_VERBOSE     print every XFAIL
@@ -1006,18 +1010,60 @@ DEADLINE = [0.0]
 CTX_IS_RG = [False]
 
 
-def run_seed(seed):
+# Many patterns (-f with thousands of lines): more than PCRE2 compiles into one regex (64 KiB of
+# compiled code with Debian's LINK_SIZE 2), so ctxsearch splits its combined regex into chunks;
+# plain literals are decided by Hyperscan alone. Each set mixes filler identifiers that match
+# nothing with the trees' words (at random places, so pattern order matters: `foo` before or
+# after `foobar`), regexes with capture groups (for -r $N, numbered over all patterns) and
+# patterns only k/s variants match under -i. Every flag set below runs on every many-patterns
+# tree (CTX_SEARCH_MANY_TREES, default 1; 0 skips them).
+MANY_TREES = int(os.environ.get("CTX_SEARCH_MANY_TREES", "1"))
+MANY_COUNT = 2500
+MANY_FLAGS = [
+    ["-n"], ["-i", "-o"], ["-w", "--count-matches"], ["-x", "-i", "-n"], ["-v", "-c"],
+    ["--json"], ["--color=always", "-n", "-w"], ["-r", "<$0|$1|$2501>", "-o"], ["-F", "-n", "-i"],
+]
+
+
+def many_patterns(rng, regexes):
+    words = [w for w in COMMON_WORDS + FOLD_WORDS if re.fullmatch(r"[\w ]+", w)]
+    out = ["ident%05d_%s" % (i, rng.choice(["q", "zz", "Qk", "sx"])) for i in range(MANY_COUNT)]
+    for w in words:
+        out.insert(rng.randrange(len(out) + 1), w)
+    if regexes:
+        for r in ["(ba)(r|z)", "(?i)(ελλ)\\w+", "(fo+)\\b", "[0-9]+\\.[0-9]+", "(?P<q>qu)x"]:
+            out.insert(rng.randrange(len(out) + 1), r)
+    return out
+
+
+def many_patterns_cases(seed):
+    rng = random.Random(seed * 104729 + 3)
+    tree = gen_tree(seed)
+    literals = many_patterns(rng, False)
+    mixed = many_patterns(rng, True)
+    cases = []
+    for n, flags in enumerate(MANY_FLAGS):
+        patterns = literals if "-F" in flags or n % 3 == 1 else mixed
+        cases.append(Case(tree, flags, patterns, "f", []))
+    return tree, cases
+
+
+def run_seed(seed, many=False):
     if time.time() > DEADLINE[0]:
         return None
     st = Stats()
-    tree = gen_tree(seed)
+    if many:
+        tree, many_cases = many_patterns_cases(seed)
+    else:
+        tree = gen_tree(seed)
+        many_cases = None
     rng = random.Random(seed * 7919 + 1)
     ws = Workspace(tree)
     try:
-        for i in range(CASES):
-            case = gen_case(rng, tree)
+        for i in range(len(many_cases) if many else CASES):
+            case = many_cases[i] if many else gen_case(rng, tree)
             o14 = run_binary(RG14, case, ws) if RG14 else None
-            o13 = run_binary(RG13, case, ws) if RG13 else None
+            o13 = run_binary(RG13, case, ws) if RG13 and not (many and o14) else None
             rg13_bugs = known_rg13_bugs(case)
             if o14 is not None and o13 is not None and o13 != o14:
                 if rg13_bugs:
@@ -1071,8 +1117,14 @@ def main():
     seeds = [int(ONLY_SEED)] if ONLY_SEED else list(range(SEED_START, SEED_START + SEEDS))
     total = Stats()
     dropped = []
+    many_seeds = list(range(1000, 1000 + MANY_TREES))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, JOBS)) as pool:
         for seed, st in zip(seeds, pool.map(run_seed, seeds)):
+            if st is None:
+                dropped.append(seed)
+            else:
+                total.add(st)
+        for seed, st in zip(many_seeds, pool.map(lambda s: run_seed(s, many=True), many_seeds)):
             if st is None:
                 dropped.append(seed)
             else:
@@ -1112,7 +1164,7 @@ def main():
               % (TIME_BUDGET_S, len(dropped), len(seeds)))
     xfailed = total.xfail_cases
     print("%d trees, %d xfail, %d skipped, %.1fs (shrinking excluded)"
-          % (len(seeds) - len(dropped), xfailed, total.skipped, elapsed))
+          % (len(seeds) + len(many_seeds) - len(dropped), xfailed, total.skipped, elapsed))
     print("%d passed, %d failed" % (total.passed, len(total.failed)))
     return 0 if not total.failed else 1
 
