@@ -221,20 +221,27 @@ enum class LiteralMode { kNone, kSubstring, kWholeLine };
 constexpr std::string_view kKelvinSign = "\xE2\x84\xAA";  // U+212A, folds to k
 constexpr std::string_view kLongS = "\xC5\xBF";           // U+017F, folds to s
 
+// Whether byte `a` is ASCII character `c` (without case when `caseless`).
+bool same_ascii_char(char a, char c, bool caseless) {
+  return a == c || (caseless && std::tolower(static_cast<unsigned char>(a)) ==
+                                    std::tolower(static_cast<unsigned char>(c)));
+}
+
+// The non-ASCII character that `c` also matches under `caseless` (U+212A for k, U+017F for s),
+// or "".
+std::string_view unicode_fold_of(char c, bool caseless) {
+  const int lower = std::tolower(static_cast<unsigned char>(c));
+  return !caseless ? "" : lower == 'k' ? kKelvinSign : lower == 's' ? kLongS : "";
+}
+
 // Whether the character that literal byte `c` stands for (ASCII letters without case when
 // `caseless`, k and s also as U+212A and U+017F then) starts at text[at]: moves `at` past it.
 bool literal_char_at(std::string_view text, std::size_t& at, char c, bool caseless) {
-  if (at < text.size() &&
-      (text[at] == c || (caseless && std::tolower(static_cast<unsigned char>(text[at])) ==
-                                         std::tolower(static_cast<unsigned char>(c))))) {
+  if (at < text.size() && same_ascii_char(text[at], c, caseless)) {
     ++at;
     return true;
   }
-  const int lower = std::tolower(static_cast<unsigned char>(c));
-  const std::string_view fold = !caseless      ? ""
-                                : lower == 'k' ? kKelvinSign
-                                : lower == 's' ? kLongS
-                                               : "";
+  const std::string_view fold = unicode_fold_of(c, caseless);
   if (fold.empty() || text.substr(at, fold.size()) != fold) return false;
   at += fold.size();
   return true;
@@ -242,17 +249,11 @@ bool literal_char_at(std::string_view text, std::size_t& at, char c, bool casele
 
 // Like literal_char_at, for the character that ends at text[at - 1]: moves `at` before it.
 bool literal_char_before(std::string_view text, std::size_t& at, char c, bool caseless) {
-  if (at > 0 &&
-      (text[at - 1] == c || (caseless && std::tolower(static_cast<unsigned char>(text[at - 1])) ==
-                                             std::tolower(static_cast<unsigned char>(c))))) {
+  if (at > 0 && same_ascii_char(text[at - 1], c, caseless)) {
     --at;
     return true;
   }
-  const int lower = std::tolower(static_cast<unsigned char>(c));
-  const std::string_view fold = !caseless      ? ""
-                                : lower == 'k' ? kKelvinSign
-                                : lower == 's' ? kLongS
-                                               : "";
+  const std::string_view fold = unicode_fold_of(c, caseless);
   if (fold.empty() || at < fold.size() || text.substr(at - fold.size(), fold.size()) != fold) {
     return false;
   }

@@ -17,6 +17,8 @@
 // \w.
 #include "ctx/engine/pattern_set.hpp"
 
+#include "unicode_folds.hpp"
+
 #define CATCH_CONFIG_ENABLE_PAIR_STRINGMAKER  // print match spans as {start, end}
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -35,8 +37,8 @@ using ctx::engine::MatchSpan;
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 
-constexpr std::string_view kKelvin = "\xE2\x84\xAA";  // U+212A KELVIN SIGN, folds to k
-constexpr std::string_view kLongS = "\xC5\xBF";  // U+017F LATIN SMALL LETTER LONG S, folds to s
+using ctx::testing::kKelvin;
+using ctx::testing::kLongS;
 
 PatternSet compile_ok(const std::vector<std::string>& patterns, const PatternOptions& options) {
   auto set = PatternSet::compile(patterns, options);
