@@ -122,8 +122,9 @@ constexpr Step step_for(unsigned state, unsigned char c) {
 }
 
 // step_for as a table, packed as next | halves << 4.
-constexpr std::array<std::uint8_t, kStateCount* 256> kSteps = [] {
-  std::array<std::uint8_t, kStateCount * 256> table{};
+constexpr std::size_t kStepTableSize = std::size_t{kStateCount} * 256;
+constexpr std::array<std::uint8_t, kStepTableSize> kSteps = [] {
+  std::array<std::uint8_t, kStepTableSize> table{};
   for (unsigned state = 0; state < kStateCount; ++state) {
     for (unsigned c = 0; c < 256; ++c) {
       const Step step = step_for(state, static_cast<unsigned char>(c));

@@ -1255,7 +1255,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       word_start = fmt::format("(?:\\A|(?<={})|(?C{}))", non_word, detail::kCalloutNonWordBefore);
       word_end = "(?:\\z|(?=" + non_word + "))";
     }
-    auto line_wrap = [&](std::string alternation) {
+    auto line_wrap = [&](const std::string& alternation) {
       std::string regex = "(?:" + alternation + ")";
       if (options.word) regex = word_start + regex + word_end;
       if (options.line) regex = "^" + regex + "$";
@@ -1269,7 +1269,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       std::vector<std::string> ascii_regexes;
       ascii_regexes.reserve(regexes.size());
       for (const std::string& r : regexes) ascii_regexes.push_back(scripts_as_in_rust(r));
-      auto ascii_wrap = [&](std::string alternation) {
+      auto ascii_wrap = [&](const std::string& alternation) {
         std::string regex = "(?:" + alternation + ")";
         if (options.word) regex = "(?<!\\w)" + regex + "(?!\\w)";
         if (options.line) regex = "^" + regex + "$";

@@ -151,7 +151,7 @@ std::string normalize_name(std::string_view name) {
 
 // Rust's General_Category values and aliases (normalized) as PCRE2's names.
 std::optional<std::string_view> general_category(std::string_view norm) {
-  static const std::map<std::string_view, std::string_view> kTable = {
+  static const std::map<std::string_view, std::string_view> table = {
       {"c", "C"},
       {"other", "C"},
       {"cc", "Cc"},
@@ -231,8 +231,8 @@ std::optional<std::string_view> general_category(std::string_view norm) {
       {"zs", "Zs"},
       {"spaceseparator", "Zs"},
   };
-  auto it = kTable.find(norm);
-  if (it == kTable.end()) return std::nullopt;
+  auto it = table.find(norm);
+  if (it == table.end()) return std::nullopt;
   return it->second;
 }
 
@@ -487,7 +487,7 @@ class Rewriter {
       }  // kSuperset: dropped
       return;
     }
-    if (len == 2 && words_ == WordMode::kKeep && std::string_view("dDsSwW").find(e) != npos) {
+    if (len == 2 && words_ == WordMode::kKeep && std::string_view("dDsSwW").find(e) != kNpos) {
       out_.append(re_.substr(pos_, len));  // as written
       pos_ += len;
       return;
@@ -766,7 +766,7 @@ class Rewriter {
   std::string why_;          // the first error (see fail), empty for none
   bool complex_ = false;     // the current top-level class has class escapes, nesting or set ops
   bool saw_set_op_ = false;  // some class parsed so far used && -- ~~
-  static constexpr std::size_t npos = std::string_view::npos;
+  static constexpr std::size_t kNpos = std::string_view::npos;
 };
 
 }  // namespace
