@@ -2052,9 +2052,7 @@ void append_group(std::string& out, const Alternation& alt, const MatchState& m,
   }
   // A group the pattern lacks expands to nothing (the match data may hold more pairs than the
   // chunk has groups: it is sized for the largest, and those pairs are stale).
-  std::uint32_t groups = 0;
-  pcre2_pattern_info(chunk.code.get(), PCRE2_INFO_CAPTURECOUNT, &groups);
-  if (number < 0 || static_cast<std::uint32_t>(number) > groups ||
+  if (number < 0 || static_cast<std::uint32_t>(number) > chunk.groups ||
       static_cast<std::uint32_t>(number) >= pcre2_get_ovector_count(m.md)) {
     return;
   }
