@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "ctx/engine/pattern_set.hpp"
-#include "unicode_folds.hpp"
+#include "pattern_testing.hpp"
 
 namespace {
 
@@ -28,11 +28,7 @@ using ctx::engine::PatternSet;
 using ctx::testing::kKelvin;
 using ctx::testing::kLongS;
 
-PatternSet compile_ok(const std::vector<std::string>& patterns, const PatternOptions& options) {
-  auto set = PatternSet::compile(patterns, options);
-  if (!set.ok()) FAIL("compile failed: " << set.error().detail);
-  return std::move(set).value();
-}
+using ctx::testing::compile_ok;
 
 std::vector<std::pair<std::size_t, std::size_t>> spans(const PatternSet& set, std::string_view line,
                                                        PatternSet::Scratch& scratch) {

@@ -14,6 +14,7 @@
 
 #include "ctx/engine/pattern_set.hpp"
 #include "ctx/engine/searcher.hpp"
+#include "pattern_testing.hpp"
 
 namespace {
 
@@ -28,11 +29,7 @@ PatternOptions multiline(bool dotall = false) {
   return o;
 }
 
-PatternSet compile_ok(const std::vector<std::string>& patterns, const PatternOptions& options) {
-  auto set = PatternSet::compile(patterns, options);
-  if (!set.ok()) FAIL("compile failed: " << set.error().detail);
-  return std::move(set).value();
-}
+using ctx::testing::compile_ok;
 
 // Every match find_multiline reports over `hay`, iterating as ripgrep's multiline searcher does
 // (the next search starts at the end of a match, one byte later after an empty one).

@@ -17,7 +17,7 @@
 // \w.
 #include "ctx/engine/pattern_set.hpp"
 
-#include "unicode_folds.hpp"
+#include "pattern_testing.hpp"
 
 #define CATCH_CONFIG_ENABLE_PAIR_STRINGMAKER  // print match spans as {start, end}
 #include <catch2/catch.hpp>
@@ -40,11 +40,7 @@ using ctx::engine::PatternSet;
 using ctx::testing::kKelvin;
 using ctx::testing::kLongS;
 
-PatternSet compile_ok(const std::vector<std::string>& patterns, const PatternOptions& options) {
-  auto set = PatternSet::compile(patterns, options);
-  if (!set.ok()) FAIL("compile failed: " << set.error().detail);
-  return std::move(set).value();
-}
+using ctx::testing::compile_ok;
 
 std::string compile_error(const std::vector<std::string>& patterns,
                           const PatternOptions& options = {}) {

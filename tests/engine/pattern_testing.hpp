@@ -1,12 +1,27 @@
-// The two non-ASCII characters that Unicode simple case folding maps to ASCII letters, for the
-// engine tests of -i (Hyperscan folds ASCII only; PCRE2 with UCP and ripgrep fold these too).
+// Helpers shared by the engine tests: compiling a PatternSet that must compile, and the two
+// non-ASCII characters Unicode simple case folding maps to ASCII letters (Hyperscan folds ASCII
+// only; PCRE2 with UCP and ripgrep fold these too).
 #pragma once
 
+#include <catch2/catch.hpp>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ctx/engine/pattern_set.hpp"
 
 namespace ctx::testing {
 
 inline constexpr std::string_view kKelvin = "\xE2\x84\xAA";  // U+212A KELVIN SIGN, folds to k
 inline constexpr std::string_view kLongS = "\xC5\xBF";  // U+017F LATIN SMALL LETTER LONG S, to s
+
+// `patterns` compiled with `options`; fails the test (naming the error) when they do not compile.
+inline engine::PatternSet compile_ok(const std::vector<std::string>& patterns,
+                                     const engine::PatternOptions& options = {}) {
+  auto set = engine::PatternSet::compile(patterns, options);
+  if (!set.ok()) FAIL("compile failed: " << set.error().detail);
+  return std::move(set).value();
+}
 
 }  // namespace ctx::testing

@@ -18,6 +18,7 @@
 #include "ctx/base/utf8.hpp"
 #include "ctx/engine/pattern_set.hpp"
 #include "line_starts.hpp"
+#include "pattern_testing.hpp"
 
 namespace {
 
@@ -27,11 +28,7 @@ using ctx::engine::PatternSet;
 using ctx::testing::line_starts;
 using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
 
-PatternSet compile_ok(const std::vector<std::string>& patterns, const PatternOptions& options) {
-  auto set = PatternSet::compile(patterns, options);
-  if (!set.ok()) FAIL("compile failed: " << set.error().detail);
-  return std::move(set).value();
-}
+using ctx::testing::compile_ok;
 
 Pairs spans(const PatternSet& set, std::string_view line) {
   PatternSet::Scratch scratch = set.make_scratch();

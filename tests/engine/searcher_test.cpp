@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ctx/engine/pattern_set.hpp"
+#include "pattern_testing.hpp"
 
 namespace {
 
@@ -22,11 +23,7 @@ using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::engine::SearchOptions;
 
-PatternSet compile_ok(const std::vector<std::string>& patterns, PatternOptions options = {}) {
-  auto set = PatternSet::compile(patterns, options);
-  if (!set.ok()) FAIL("compile failed: " << set.error().detail);
-  return std::move(set).value();
-}
+using ctx::testing::compile_ok;
 
 // Records every call: "N:line" for reported lines, "N-line" for context, "binary@OFFSET".
 class Recorder final : public ctx::engine::LineSink {
