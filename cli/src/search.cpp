@@ -297,7 +297,7 @@ class FilePrinter final : public engine::LineSink {
 
   void set_convert(bool c) { convert_ = c; }
   void set_invert(bool v) { invert_ = v; }
-  // -m when this printer counts it (the summaries in multiline mode), not the searcher.
+  // -m when this printer counts it (the summaries: -c, -l, -q, ...), not the searcher.
   void set_limit(std::optional<std::uint64_t> limit) { limit_ = limit; }
   std::uint64_t lines() const { return lines_; }
   // --json: a begin message was written (a match, or --passthru's context lines).
@@ -958,11 +958,15 @@ class Search {
     }
     if (argv.empty()) return std::nullopt;
     debug_line(args_, 2, "{}: searching the output of {}", path, quoted_command(argv));
-    const int fd = dir_fd >= 0 ? ::openat(dir_fd, name.data(), O_RDONLY | O_CLOEXEC)
-                               : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Status(Error::from_errno(errno, path));
-    Status ran = run_and_capture(argv, pre ? fd : -1, out);
-    ::close(fd);
+    // --pre's program reads the file on its stdin; a decompressor gets the path alone.
+    int fd = -1;
+    if (pre) {
+      fd = dir_fd >= 0 ? ::openat(dir_fd, name.data(), O_RDONLY | O_CLOEXEC)
+                       : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return Status(Error::from_errno(errno, path));
+    }
+    Status ran = run_and_capture(argv, fd, out);
+    if (fd >= 0) ::close(fd);
     if (ran.ok()) return ran;
     if (!pre && out.empty() && ran.error().code == ErrorCode::kNotFound) {
       return std::nullopt;  // as ripgrep: a decompressor that cannot start; searched as it is
