@@ -188,11 +188,35 @@ BudgetWriter::BudgetWriter(const TokenCounter& counter, std::size_t max_tokens, 
       max_tokens_(max_tokens),
       reserve_(reserve < max_tokens ? reserve : max_tokens) {}
 
+void BudgetWriter::settle() const {
+  std::size_t from = pending_from_;
+  for (std::size_t end : pending_ends_) {
+    used_ += counter_.count(std::string_view(text_).substr(from, end - from));
+    from = end;
+  }
+  pending_ends_.clear();
+  pending_bound_ = 0;
+  pending_from_ = text_.size();
+}
+
 bool BudgetWriter::fits(std::string_view piece) const {
+  const std::size_t bound = counter_.max_count(piece.size());
+  if (bound != SIZE_MAX && used_ + pending_bound_ + bound + reserve_ <= max_tokens_) return true;
+  settle();
   return used_ + counter_.count(piece) + reserve_ <= max_tokens_;
 }
 
 bool BudgetWriter::append(std::string_view piece) {
+  // While the bounds fit, the real counts fit too: take the piece uncounted.
+  if (const std::size_t bound = counter_.max_count(piece.size());
+      bound != SIZE_MAX && used_ + pending_bound_ + bound + reserve_ <= max_tokens_) {
+    if (pending_ends_.empty()) pending_from_ = text_.size();
+    text_.append(piece);
+    pending_bound_ += bound;
+    pending_ends_.push_back(text_.size());
+    return true;
+  }
+  settle();
   const std::size_t cost = counter_.count(piece);
   if (used_ + cost + reserve_ > max_tokens_) {
     cut_ = true;
@@ -215,6 +239,10 @@ std::string_view utf8_prefix(std::string_view s, std::size_t bytes) {
 }  // namespace
 
 std::string BudgetWriter::finish(std::string_view footer) {
+  // Every path below sets used_ to the count of the text returned: the pending pieces need no
+  // count of their own.
+  pending_ends_.clear();
+  pending_bound_ = 0;
   // `body_len` bytes of the body, a line break when that body does not end in one, the footer.
   std::string candidate;
   auto compose = [&](std::size_t body_len, std::string_view tail) -> const std::string& {

@@ -1,16 +1,20 @@
 // file_info: what one path is (kind, size, modification time) and, for files up to
 // kHashMaxBytes, its line count, encoding and git blob id (as `git hash-object` prints it).
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <ctime>
 #include <mutex>
 
+#include "content_cache.hpp"
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/base/sha1.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "file_reading.hpp"
 #include "json_writer.hpp"
+#include "session.hpp"
 #include "tool_common.hpp"
 #include "tool_impls.hpp"
 
@@ -84,6 +88,10 @@ std::string file_info_output_schema() {
 }
 
 Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& context) {
+  // Before the file's stat is taken: what ContentCache::put judges raciness against.
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const std::int64_t started_ns = timestamp_ns(now);
   const std::string user_path = args.string("path").value_or("");
   CTX_TRY_ASSIGN(OpenedPath opened, open_visible(context, user_path));
   const std::string shown_path = opened.canonical.empty() ? "." : opened.canonical;
@@ -96,7 +104,18 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
   std::optional<std::uint64_t> checked_bytes;
   std::string hash;
   std::string skipped;
-  if (opened.kind == EntryKind::kFile) {
+  ContentCache* cache =
+      context.session != nullptr && opened.kind == EntryKind::kFile && size <= kHashMaxBytes
+          ? &context.session->impl().contents
+          : nullptr;
+  std::optional<ContentFacts> cached = cache != nullptr ? cache->find(opened.st) : std::nullopt;
+  if (cached) {
+    // The same file, unchanged since a read in this session: its facts without reading it.
+    hash = std::move(cached->hash);
+    encoding = std::move(cached->encoding);
+    lines = cached->lines;
+    checked_bytes = cached->checked_bytes;
+  } else if (opened.kind == EntryKind::kFile) {
     CTX_TRY_ASSIGN(TextEncoding sniffed, sniff_encoding(opened.fd.get(), user_path));
     encoding = std::string(to_string(sniffed));
     if (size > kHashMaxBytes) {
@@ -147,6 +166,10 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
           break;
       }
       checked_bytes = n;
+      struct stat after {};
+      if (cache != nullptr && ::fstat(opened.fd.get(), &after) == 0) {
+        cache->put(opened.st, after, started_ns, ContentFacts{hash, *encoding, lines, n});
+      }
     }
   }
 

@@ -1,6 +1,6 @@
 // What a long-lived server keeps between calls (SessionState::Impl): the result sets of recent
-// searches, so that paging with a cursor slices the same results instead of searching again, and
-// the compiled ignore files its walks read.
+// searches, so that paging with a cursor slices the same results instead of searching again, the
+// compiled ignore files its walks read, and what file_info learnt from reading files.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "content_cache.hpp"
 #include "ctx/agent/tools.hpp"
 #include "ctx/walker/ignore_cache.hpp"
 
@@ -56,6 +57,9 @@ struct SessionState::Impl {
   // Compiled ignore files and the git-config lookup, reused by every walk of the session.
   static constexpr std::size_t kIgnoreBytes = std::size_t{32} << 20;
   walker::IgnoreCache ignores{kIgnoreBytes};
+  // What file_info read from files (blob id, lines, encoding), while their stat is unchanged.
+  static constexpr std::size_t kContentEntries = 4096;
+  ContentCache contents{kContentEntries};
 };
 
 }  // namespace ctx::agent

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ctx::agent {
 
@@ -18,6 +20,10 @@ class TokenCounter {
   // counter whose counts are not additive (a real BPE tokenizer) still never overruns a budget.
   virtual std::size_t count(std::string_view text) const = 0;
   virtual std::string_view name() const = 0;
+  // An upper bound of count(text) over every text of `bytes` bytes, or SIZE_MAX when the counter
+  // knows none. With a bound, BudgetWriter counts a piece only once the bounds of the pieces it
+  // holds could reach the budget (its decisions stay exactly those of counting every piece).
+  virtual std::size_t max_count(std::size_t /*bytes*/) const { return SIZE_MAX; }
 };
 
 // A conservative estimate from the shape of the text, the way BPE pre-tokenizers split it: a run
@@ -34,6 +40,8 @@ class EstimatingCounter final : public TokenCounter {
  public:
   std::size_t count(std::string_view text) const override;
   std::string_view name() const override { return "estimate-shape-v1"; }
+  // At most 3 half tokens a byte (a 4-byte character's lead byte; every other byte 2 or less).
+  std::size_t max_count(std::size_t bytes) const override { return (3 * bytes + 1) / 2; }
 };
 
 // Builds a text that never costs more than `max_tokens` by the counter's count of the whole text.
@@ -64,14 +72,26 @@ class BudgetWriter {
   bool trimmed() const { return trimmed_; }
 
   // Tokens charged so far; after `finish`, the counter's count of the text it returned.
-  std::size_t used() const { return used_; }
+  std::size_t used() const {
+    settle();
+    return used_;
+  }
   std::size_t max_tokens() const { return max_tokens_; }
 
  private:
   const TokenCounter& counter_;
   std::size_t max_tokens_;
   std::size_t reserve_;
-  std::size_t used_ = 0;
+  // Charges the pieces appended on their bound (pending_ends_) at their real count.
+  void settle() const;
+
+  // Pieces appended without a count, because even their bounds fitted: the end offset of each in
+  // text_ (the first starts at pending_from_), and the sum of their bounds. `used_` covers the
+  // pieces before them. Mutable: settling changes how the charge is known, not what it is.
+  mutable std::size_t used_ = 0;
+  mutable std::size_t pending_from_ = 0;
+  mutable std::size_t pending_bound_ = 0;
+  mutable std::vector<std::size_t> pending_ends_;
   bool cut_ = false;
   bool trimmed_ = false;
   std::string text_;

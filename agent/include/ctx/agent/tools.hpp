@@ -80,6 +80,9 @@ struct ToolOutput {
   // Entries the policy hid from this call. For the operator's audit log only: never in `text` or
   // `structured`, so nothing the model sees reveals that a hidden file exists.
   std::size_t policy_hidden = 0;
+  // True when `structured` was written by the tools' JsonWriter (a JSON object on one line by
+  // construction): the MCP server then sends it without parsing it again (debug builds still do).
+  bool structured_trusted = false;
 };
 
 struct ToolSpec {
