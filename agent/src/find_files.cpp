@@ -3,6 +3,7 @@
 // filtered by the policy.
 #include <fmt/format.h>
 
+#include "ctx/base/utf8.hpp"
 #include "ctx/walker/glob.hpp"
 #include "cursor.hpp"
 #include "json_writer.hpp"
@@ -171,7 +172,15 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
                         grouped(walk.ignored), walk.ignored == 1 ? "" : "s");
   }
   const PageWords words{"files", std::move(empty), "path or pattern", std::move(notes), next_call};
-  auto line = [&](std::size_t i) { return lossy_utf8(walk.entries[offset + i].path) + "\n"; };
+  auto line = [&](std::size_t i, std::string& out) {
+    const std::string& path = walk.entries[offset + i].path;
+    if (is_valid_utf8(path)) {
+      out.append(path);
+    } else {
+      out.append(lossy_utf8(path));
+    }
+    out.push_back('\n');
+  };
   const std::size_t end = std::min<std::size_t>(total, offset + page);
   RenderedPage rendered = render_page(context, max_tokens, reserve, {}, offset, end - offset, total,
                                       walk.stopped, key, line, words);

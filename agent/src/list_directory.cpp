@@ -167,38 +167,45 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
                   total == 1 ? "y" : "ies", total_exact ? "" : " so far",
                   depth > 1 ? fmt::format(", depth {}", depth) : std::string());
 
-  // The page's lines (sizes read once, for the entries the page can show).
-  struct PageEntry {
-    const WalkedEntry* entry;
-    std::optional<std::uint64_t> size;
-    std::string line;
-  };
-  std::vector<PageEntry> page_entries;
+  // The page's sizes, read once, for the entries the page can show; each line is written when the
+  // budget asks for it.
+  std::vector<std::optional<std::uint64_t>> sizes;
   const std::size_t end = std::min<std::size_t>(total, offset + page);
+  sizes.reserve(end - offset);
   for (std::size_t i = offset; i < end; ++i) {
     const WalkedEntry& e = walk.entries[i];
+    std::optional<std::uint64_t> size;
+    if (e.type == walker::EntryType::kFile) {
+      if (auto st = stat_entry(context, dir, e.path); st && S_ISREG(st->st_mode)) {
+        size = static_cast<std::uint64_t>(st->st_size);
+      }
+    }
+    sizes.push_back(size);
+  }
+  auto line = [&](std::size_t i, std::string& text) {
+    const WalkedEntry& e = walk.entries[offset + i];
     // The path as valid UTF-8 (the suffixes below are ASCII, so converting first is the same).
-    PageEntry p{&e, std::nullopt, is_valid_utf8(e.path) ? e.path : lossy_utf8(e.path)};
+    if (is_valid_utf8(e.path)) {
+      text.append(e.path);
+    } else {
+      text.append(lossy_utf8(e.path));
+    }
     switch (e.type) {
       case walker::EntryType::kDirectory:
-        p.line += "/";
+        text.push_back('/');
         break;
       case walker::EntryType::kFile:
-        if (auto st = stat_entry(context, dir, e.path); st && S_ISREG(st->st_mode)) {
-          p.size = static_cast<std::uint64_t>(st->st_size);
-          p.line += fmt::format("  ({} bytes)", grouped(*p.size));
-        }
+        if (sizes[i]) text.append("  (").append(grouped(*sizes[i])).append(" bytes)");
         break;
       case walker::EntryType::kSymlink:
-        p.line += "  (symlink)";
+        text.append("  (symlink)");
         break;
       case walker::EntryType::kOther:
-        p.line += "  (special)";
+        text.append("  (special)");
         break;
     }
-    p.line.push_back('\n');
-    page_entries.push_back(std::move(p));
-  }
+    text.push_back('\n');
+  };
 
   std::string notes;
   if (walk.ignored > 0) {
@@ -210,9 +217,8 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
                          walk.unreadable == 1 ? "y" : "ies");
   }
   const PageWords words{"entries", "no entries", "path or depth", std::move(notes), next_call};
-  auto line = [&](std::size_t i) { return page_entries[i].line; };
-  RenderedPage rendered = render_page(context, max_tokens, reserve, header, offset,
-                                      page_entries.size(), total, walk.stopped, key, line, words);
+  RenderedPage rendered = render_page(context, max_tokens, reserve, header, offset, sizes.size(),
+                                      total, walk.stopped, key, line, words);
 
   ToolOutput out;
   out.text = std::move(rendered.text);
@@ -230,9 +236,9 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   write_page_fields(w, rendered);
   w.key("entries").begin_array();
   for (std::size_t i = 0; i < rendered.shown; ++i) {
-    const PageEntry& p = page_entries[i];
-    w.begin_object().field("path", p.entry->path).field("kind", kind_name(p.entry->type));
-    if (p.size) w.field("size", *p.size);
+    const WalkedEntry& e = walk.entries[offset + i];
+    w.begin_object().field("path", e.path).field("kind", kind_name(e.type));
+    if (sizes[i]) w.field("size", *sizes[i]);
     w.end_object();
   }
   w.end_array().end_object();

@@ -23,6 +23,10 @@ namespace {
 
 constexpr std::size_t kMaxDepth = 64;  // MCP messages nest a handful of levels
 constexpr std::size_t kReadChunk = 64 << 10;
+// The message parser's capacity: allocated at least this big, and reallocated when a message left
+// it bigger than kKeptParserBytes.
+constexpr std::size_t kParserBytes = 16 << 10;
+constexpr std::size_t kKeptParserBytes = 1 << 20;
 
 constexpr std::string_view kDefaultInstructions =
     "Read-only tools over one project directory (the root). Paths are relative to the root. "
@@ -422,9 +426,15 @@ struct McpServer::Impl {
     if (line.size() > options.max_message_bytes) {
       return {oversize_reply(line.size()), {}};
     }
-    simdjson::dom::parser parser;
-    if (parser.allocate(line.size(), kMaxDepth) != simdjson::SUCCESS) {
-      return {error_response("null", kParseError, "parse error: out of memory"), {}};
+    // One parser per thread, its buffers kept from message to message (the dispatch holds no
+    // element past its return: a call's arguments are copied out); one grown for a big message is
+    // let go again, so memory stays flat.
+    thread_local simdjson::dom::parser parser;
+    if (parser.capacity() < line.size() || parser.max_depth() != kMaxDepth ||
+        parser.capacity() > kKeptParserBytes) {
+      if (parser.allocate(std::max(line.size(), kParserBytes), kMaxDepth) != simdjson::SUCCESS) {
+        return {error_response("null", kParseError, "parse error: out of memory"), {}};
+      }
     }
     simdjson::dom::element root;
     if (auto error = parser.parse(line.data(), line.size(), true).get(root); error) {

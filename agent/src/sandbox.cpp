@@ -24,11 +24,14 @@ namespace detail {
 namespace {
 std::atomic<bool> g_force_fallback{false};
 std::atomic<bool> g_force_no_proc{false};
+std::atomic<WalkOpenHook> g_walk_open_hook{nullptr};
 }  // namespace
 
 void set_force_openat2_fallback(bool force) { g_force_fallback.store(force); }
 bool force_openat2_fallback() { return g_force_fallback.load(); }
 void set_force_no_proc(bool force) { g_force_no_proc.store(force); }
+void set_walk_open_hook(WalkOpenHook hook) { g_walk_open_hook.store(hook); }
+WalkOpenHook walk_open_hook() { return g_walk_open_hook.load(std::memory_order_relaxed); }
 
 }  // namespace detail
 
@@ -341,6 +344,22 @@ std::optional<std::size_t> components_under(const std::vector<std::string_view>&
   return base_parts.size();
 }
 
+// True for a root-relative path whose components are all names: no empty component (a leading,
+// trailing or doubled '/'), no "." and no "..", so the kernel resolves it component by component
+// exactly as it reads. "" (the root) is not one (it is opened as ".").
+bool plain_relative(std::string_view path) {
+  if (path.empty()) return false;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
 // Opens for reading what `path_fd` (O_PATH, fstat `st`) refers to, without looking a path up
 // again: a directory with openat(path_fd, "."), a regular file through its /proc/self/fd magic
 // link (which leads to that very inode; only this process's own fd is resolved through it, never
@@ -541,7 +560,22 @@ Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
   UniqueFd path_fd;                   // O_PATH: looked up, not opened
   std::optional<std::string> walked;  // canonical as the fallback walk found it
   bool use_fallback = !detail::openat2_available();
-  if (!use_fallback) {
+  bool as_given = false;  // resolved with no symlink and no mount crossed: canonical is `relative`
+  if (!use_fallback && plain_relative(relative)) {
+    // The usual path: a lookup that refuses every symlink and mount crossing. When it resolves,
+    // the path leads exactly where it reads, so the /proc read-back below is not needed; when it
+    // does not (ELOOP, EXDEV, a missing path), the lookup below decides.
+    long got = openat2_retry(
+        root_fd_.get(), path.c_str(), kPathFlags,
+        RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
+    if (got >= 0) {
+      path_fd = UniqueFd(static_cast<int>(got));
+      as_given = true;
+    } else if (errno == ENOSYS) {
+      use_fallback = true;
+    }
+  }
+  if (!use_fallback && !as_given) {
     long got = openat2_retry(root_fd_.get(), path.c_str(), kPathFlags,
                              RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
     if (got >= 0) {
@@ -568,7 +602,9 @@ Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
   if (::fstat(path_fd.get(), &out.st) != 0) return errno_error(errno, relative, root_path_);
   out.kind = kind_of(out.st.st_mode);
 
-  if (std::optional<std::string> absolute = fd_path(path_fd.get())) {
+  if (as_given) {
+    out.canonical = std::string(relative);
+  } else if (std::optional<std::string> absolute = fd_path(path_fd.get())) {
     std::string_view abs = *absolute;
     constexpr std::string_view kDeleted = " (deleted)";
     if (out.st.st_nlink == 0 && abs.ends_with(kDeleted)) abs.remove_suffix(kDeleted.size());

@@ -3,6 +3,8 @@
 // run on each code path.
 #pragma once
 
+#include <string_view>
+
 namespace ctx::agent::detail {
 
 // While true, Sandbox::open_beneath behaves as if openat2 returned ENOSYS and resolves paths with
@@ -17,5 +19,12 @@ bool openat2_available();
 // from the component walk and regular files are reopened by path with an inode check instead of
 // through /proc/self/fd. Process-wide; tests set it around a section.
 void set_force_no_proc(bool force);
+
+// Called by search_files with each walked file's root-relative path just before it opens the file
+// (nullptr, the default: nothing), so a test can swap the file in the window between the walk and
+// the open. Process-wide.
+using WalkOpenHook = void (*)(std::string_view path);
+void set_walk_open_hook(WalkOpenHook hook);
+WalkOpenHook walk_open_hook();
 
 }  // namespace ctx::agent::detail

@@ -120,7 +120,10 @@ struct WalkFile {
 // then leads to exactly `path`, which is its canonical path with no /proc read-back. A symlink
 // met on the way (a directory swapped since the walk listed it) fails the open. Without openat2,
 // Sandbox::open_beneath opens it and reads back where it led.
+// The caller must check the fstat's type before reading: a FIFO or device node swapped in since
+// the walk is opened (O_NONBLOCK: a FIFO without a writer does not block) but never read.
 Expected<WalkFile> open_walk_file(const Sandbox& sandbox, std::string_view path) {
+  if (const detail::WalkOpenHook hook = detail::walk_open_hook()) hook(path);
   WalkFile out{UniqueFd(), std::string(), {}};
   if (detail::openat2_available()) {
     std::string name(path);

@@ -164,19 +164,22 @@ std::optional<struct stat> stat_beneath(const CallContext& context, const std::s
 RenderedPage render_page(const CallContext& context, std::size_t max_tokens, std::size_t reserve,
                          std::string_view header, std::uint64_t offset, std::size_t count,
                          std::size_t total, std::string_view stopped, const CursorKey& key,
-                         const std::function<std::string(std::size_t i)>& line,
+                         const std::function<void(std::size_t i, std::string& out)>& line,
                          const PageWords& words) {
   const bool total_exact = stopped.empty();
   RenderedPage page;
   std::size_t cap = count;
   bool shrunk = false;
+  std::string text;  // one line at a time
   for (;;) {
     TextBudget budget(context, max_tokens, reserve);
     if (!header.empty()) budget.append(header);
     page.shown = 0;
     page.reason = shrunk ? kReasonBudget : std::string_view();
     for (std::size_t i = 0; i < cap; ++i) {
-      if (!budget.append(line(i))) {
+      text.clear();
+      line(i, text);
+      if (!budget.append(text)) {
         page.reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
         break;
       }

@@ -66,8 +66,9 @@ struct RenderedPage {
   std::string next_cursor;  // the cursor of the first item not shown ("" unless more)
 };
 
-// Renders `header` (may be empty), then the lines `line(i)` (each ending in '\n') of items
-// offset + i for i < count, of a list of `total` items that `key` defines, within `max_tokens`
+// Renders `header` (may be empty), then the lines `line(i, out)` writes into `out` (given empty,
+// reused from line to line; each line ends in '\n') of items offset + i for i < count, of a list of
+// `total` items that `key` defines, within `max_tokens`
 // (`reserve` of them held for the footer) and Limits::max_output_bytes, then the footer built from
 // `words` and `stopped` (why the walk ended early, "" when it did not). When the budget had to
 // trim the whole text (a counter whose counts are not additive), renders again with fewer items,
@@ -75,7 +76,7 @@ struct RenderedPage {
 RenderedPage render_page(const CallContext& context, std::size_t max_tokens, std::size_t reserve,
                          std::string_view header, std::uint64_t offset, std::size_t count,
                          std::size_t total, std::string_view stopped, const CursorKey& key,
-                         const std::function<std::string(std::size_t i)>& line,
+                         const std::function<void(std::size_t i, std::string& out)>& line,
                          const PageWords& words);
 
 // Writes the paging fields of a listing's structured result: truncated, truncated_reason (null

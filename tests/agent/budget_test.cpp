@@ -278,3 +278,67 @@ TEST_CASE("random pieces and budgets never overrun and keep the footer whole whe
     }
   }
 }
+
+TEST_CASE("the estimator's max_count bounds the count of every text of that many bytes",
+          "[agent][budget]") {
+  EstimatingCounter counter;
+  // The worst bytes: 4-byte lead bytes alone (3 half tokens each), punctuation, lone letters.
+  for (const std::string& worst :
+       {std::string(301, '\xF0'), std::string(300, '('), std::string("a.a.a.a.a."),
+        std::string("\xF4"), std::string("\n\n\n")}) {
+    INFO(worst.size());
+    CHECK(counter.count(worst) <= counter.max_count(worst.size()));
+  }
+  CHECK(counter.count(std::string(301, '\xF0')) == counter.max_count(301));  // the bound is tight
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int i = 0; i < 2000; ++i) {
+    std::string text = random_text(rng, 600);
+    if (i % 2 == 0) {  // arbitrary bytes, invalid UTF-8 included
+      for (char& c : text) c = static_cast<char>(byte(rng));
+    }
+    INFO(i);
+    REQUIRE(counter.count(text) <= counter.max_count(text.size()));
+  }
+}
+
+namespace {
+
+// The estimator without its bound: every piece is counted as it is appended.
+class UnboundedEstimator final : public TokenCounter {
+ public:
+  std::size_t count(std::string_view text) const override { return inner_.count(text); }
+  std::string_view name() const override { return "test-estimator-unbounded"; }
+
+ private:
+  EstimatingCounter inner_;
+};
+
+}  // namespace
+
+TEST_CASE("counting pieces on their bound accepts and refuses exactly what counting each would",
+          "[agent][budget]") {
+  EstimatingCounter bounded;
+  UnboundedEstimator counted;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<std::size_t> budget(1, 3000);
+  std::uniform_int_distribution<std::size_t> pieces(0, 80);
+  for (int round = 0; round < 500; ++round) {
+    const std::size_t max_tokens = budget(rng);
+    const std::size_t reserve = max_tokens / 10;
+    BudgetWriter a(bounded, max_tokens, reserve);
+    BudgetWriter b(counted, max_tokens, reserve);
+    for (std::size_t n = pieces(rng), i = 0; i < n; ++i) {
+      const std::string piece = random_text(rng, 120) + "\n";
+      INFO(round << " " << i);
+      REQUIRE(a.fits(piece) == b.fits(piece));
+      REQUIRE(a.append(piece) == b.append(piece));
+      if (i % 7 == 0) REQUIRE(a.used() == b.used());
+    }
+    REQUIRE(a.used() == b.used());
+    REQUIRE(a.cut() == b.cut());
+    const std::string footer = "(footer " + std::to_string(round) + ")";
+    REQUIRE(a.finish(footer) == b.finish(footer));
+    REQUIRE(a.used() == b.used());
+  }
+}

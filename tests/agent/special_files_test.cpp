@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../../agent/src/sandbox_detail.hpp"
 #include "open_watch.hpp"
 #include "tool_test_env.hpp"
 
@@ -79,7 +80,69 @@ ctx::agent::Expected<ctx::agent::ToolOutput> call_or_fail(const ToolEnv& env, st
   return done.get();
 }
 
+// The swap of the test below: when search_files is about to open "swapped.txt" (the walk saw a
+// regular file), the file is replaced by a FIFO holding "needle" from a writer, or by a character
+// device (/dev/zero's numbers), once.
+struct Swap {
+  std::string root;
+  bool device = false;
+  bool done = false;
+  int fifo_writer = -1;
+  bool ok = false;
+};
+Swap g_swap;
+
+void swap_before_open(std::string_view path) {
+  if (path != "swapped.txt" || g_swap.done) return;
+  g_swap.done = true;
+  const std::string file = g_swap.root + "/swapped.txt";
+  if (::unlink(file.c_str()) != 0) return;
+  if (g_swap.device) {
+    g_swap.ok = ::mknod(file.c_str(), S_IFCHR | 0600, makedev(1, 5)) == 0;
+    return;
+  }
+  if (::mkfifo(file.c_str(), 0600) != 0) return;
+  // O_RDWR opens a FIFO without waiting for a reader; the bytes wait in the pipe for one.
+  g_swap.fifo_writer = ::open(file.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  g_swap.ok = g_swap.fifo_writer >= 0 && ::write(g_swap.fifo_writer, "needle\n", 7) == 7;
+}
+
 }  // namespace
+
+TEST_CASE("search_files never reads a FIFO or device swapped in for a file after the walk",
+          "[agent][special]") {
+  for (const bool device : {false, true}) {
+    INFO((device ? "a character device" : "a FIFO with a writer"));
+    ToolEnv env;
+    env.file("plain.txt", "needle\n");
+    env.file("swapped.txt", "needle\n");
+    g_swap = Swap{env.root().string(), device};
+    ctx::agent::detail::set_walk_open_hook(swap_before_open);
+    auto out = call_or_fail(env, "search_files", R"({"pattern":"needle"})");
+    ctx::agent::detail::set_walk_open_hook(nullptr);
+    std::string left;  // what is still in the FIFO: all of it when nobody read it
+    if (g_swap.fifo_writer >= 0) {
+      char buf[16] = {};
+      const ssize_t n = ::read(g_swap.fifo_writer, buf, sizeof buf);
+      if (n > 0) left.assign(buf, static_cast<std::size_t>(n));
+      ::close(g_swap.fifo_writer);
+    }
+    REQUIRE(g_swap.done);
+    if (!g_swap.ok && device) {
+      WARN("mknod failed (" << std::strerror(errno) << "): the device case is skipped");
+      continue;
+    }
+    REQUIRE(g_swap.ok);
+    REQUIRE(out.ok());
+    if (!device) CHECK(left == "needle\n");
+    // Only the regular file's match, and the swapped path reported as unreadable: it was opened
+    // non-blocking, fstat'ed and refused by its type (a device read would give NULs: "binary").
+    CHECK(out->structured.find(R"("total":1,)") != std::string::npos);
+    CHECK(out->text.find("plain.txt") != std::string::npos);
+    CHECK(out->structured.find(R"("unreadable":{"count":1,"examples":["swapped.txt"]})") !=
+          std::string::npos);
+  }
+}
 
 TEST_CASE("read_file refuses FIFOs, sockets and devices by their type, without opening them",
           "[agent][special]") {

@@ -69,7 +69,7 @@ class ToolEnv {
                         config,
                         std::chrono::steady_clock::now() + deadline,
                         cancelled,
-                        nullptr};
+                        session};
     return call_tool(tool, args, context);
   }
 
@@ -91,6 +91,7 @@ class ToolEnv {
   AgentConfig config;
   EstimatingCounter counter;
   const TokenCounter* counter_override = nullptr;  // used instead of `counter` when set
+  SessionState* session = nullptr;                 // the calls' session (none by default)
 
  private:
   fs::path root_;
