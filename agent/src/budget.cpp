@@ -255,13 +255,16 @@ std::string BudgetWriter::finish(std::string_view footer) {
     return counter_.count(compose(body_len, tail)) <= max_tokens_;
   };
 
-  // The usual case: one count of the whole, which is then the count used() reports.
-  if (const std::size_t whole = counter_.count(compose(text_.size(), footer));
-      whole <= max_tokens_) {
-    text_ = std::move(candidate);
+  // The usual case: the footer appended in place and one count of the whole, which is then the
+  // count used() reports.
+  const std::size_t body = text_.size();
+  if (body > 0 && text_.back() != '\n' && !footer.empty()) text_.push_back('\n');
+  text_.append(footer);
+  if (const std::size_t whole = counter_.count(text_); whole <= max_tokens_) {
     used_ = whole;
     return std::move(text_);
   }
+  text_.resize(body);
 
   // Over budget: keep the longest run of whole body lines that fits with the whole footer. The
   // cut points are line starts; cuts[0] == 0 keeps no body at all.

@@ -50,16 +50,15 @@ const std::vector<ParamSpec>& params_table() {
   return params;
 }
 
-// A window line's text as shown: lossy UTF-8, NUL bytes as U+FFFD.
-std::string shown_text(std::string_view bytes, bool& lossy) {
+// Appends a window line's text as shown to `out`: lossy UTF-8, NUL bytes as U+FFFD.
+void append_shown_text(std::string& out, std::string_view bytes, bool& lossy) {
   // The usual line: valid UTF-8 without NUL bytes, shown as it is.
   if (bytes.find('\0') == std::string_view::npos && is_valid_utf8(bytes)) {
-    return std::string(bytes);
+    out.append(bytes);
+    return;
   }
   std::string text = lossy_utf8(bytes);
   lossy = lossy || text.size() != bytes.size() || text != bytes;
-  std::string out;
-  out.reserve(text.size());
   for (char c : text) {
     if (c == '\0') {
       out.append("\xEF\xBF\xBD");
@@ -68,7 +67,6 @@ std::string shown_text(std::string_view bytes, bool& lossy) {
       out.push_back(c);
     }
   }
-  return out;
 }
 
 // The longest prefix of `s` of at most `bytes` bytes that ends on a UTF-8 boundary.
@@ -81,7 +79,8 @@ std::string_view utf8_prefix(std::string_view s, std::size_t bytes) {
 
 struct ShownLine {
   std::uint64_t number;
-  std::string text;
+  std::size_t text_at;  // the text shown: shown_texts.substr(text_at, text_bytes)
+  std::size_t text_bytes;
   std::uint64_t clipped_bytes;
 };
 
@@ -175,6 +174,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   char current_last = 0;
   bool in_line = false;
   std::vector<ShownLine> shown;
+  std::string shown_texts;  // the shown lines' texts, one after the other
   bool lossy = false;
   std::size_t clipped_lines = 0;
   std::string_view stop_reason;  // empty: the window reached the end of the file
@@ -196,7 +196,9 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     } else {
       kept = kept.substr(0, bytes);
     }
-    std::string text = shown_text(kept, lossy);
+    const std::size_t text_at = shown_texts.size();
+    append_shown_text(shown_texts, kept, lossy);
+    const std::string_view text = std::string_view(shown_texts).substr(text_at);
     // "{:>6}\t{}" of the number and the text, without a format string parsed per line.
     const fmt::format_int number(line_no);
     rendered.assign(number.size() < 6 ? 6 - number.size() : 0, ' ');
@@ -210,10 +212,11 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     if ((budget_cap && shown.size() >= *budget_cap) || !budget.append(rendered)) {
       stop_reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
       nothing_fit = shown.empty();
+      shown_texts.resize(text_at);
       return false;
     }
     if (clipped > 0) ++clipped_lines;
-    shown.push_back(ShownLine{line_no, std::move(text), clipped});
+    shown.push_back(ShownLine{line_no, text_at, shown_texts.size() - text_at, clipped});
     if (limit && shown.size() >= *limit) stop_reason = kReasonLimit;
     return true;
   };
@@ -340,6 +343,8 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   out.truncated = truncated;
 
   JsonWriter w;
+  // The texts (escaping adds a little) and about 32 bytes of fields a line, written once.
+  w.reserve(shown_texts.size() + shown_texts.size() / 8 + shown.size() * 32 + 512);
   w.begin_object().field("path", shown_path).field("encoding", to_string(encoding));
   w.field("lossy", lossy);
   w.key("first_line");
@@ -358,7 +363,8 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   w.field("clipped_lines", static_cast<std::uint64_t>(clipped_lines));
   w.key("lines").begin_array();
   for (const ShownLine& line : shown) {
-    w.begin_object().field("line", line.number).field("text", line.text);
+    w.begin_object().field("line", line.number);
+    w.field("text", std::string_view(shown_texts).substr(line.text_at, line.text_bytes));
     if (line.clipped_bytes > 0) w.field("clipped_bytes", line.clipped_bytes);
     w.end_object();
   }
