@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "colors.hpp"
+#include "hyperlink.hpp"
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/engine/pattern_set.hpp"
@@ -59,6 +60,7 @@ struct PrintOptions {
   bool json;
   bool color;                // ANSI colors, as ripgrep's (--colors) in `colors`
   const ColorSpecs* colors;  // outlives the search
+  const Hyperlinker* hyperlinks;  // --hyperlink-format with colors on, or null; outlives the search
   bool null;
   Args::Output output;
   bool multiline;                            // the patterns run in multiline mode (-U)
@@ -262,7 +264,7 @@ class FilePrinter final : public engine::LineSink {
       // with several threads its buffer writer puts one before every file's output.
       if (w_.out.empty() && p_.rg_one_thread) stream_.drop_separator();
       if (p_.with_filename) {
-        append_path();
+        append_linked_path();
         w_.out.append(": ");
       }
       w_.out.append(convert_ ? "binary file matches"
@@ -282,7 +284,7 @@ class FilePrinter final : public engine::LineSink {
       case Args::Output::kCountMatches:
         if (!has_match() && !p_.include_zero) break;
         if (p_.with_filename) {
-          append_path();
+          append_linked_path();
           w_.out.append(sep);
         }
         // In multiline mode ripgrep's -c counts matches, not lines; --count-matches -v counts
@@ -748,9 +750,29 @@ class FilePrinter final : public engine::LineSink {
     color_bytes_ += color.size() + kReset.size();
   }
   void append_path() { append_colored(p_.colors->path, printed_path_); }
+  // The {path} of this file's links (computed once), or null when it gets none.
+  const std::string* link_path() {
+    if (p_.hyperlinks == nullptr) return nullptr;
+    // As rg, the path as printed (--path-separator included) is what gets canonicalized.
+    if (!link_path_) link_path_ = Hyperlinker::link_path(printed_path_);
+    return *link_path_ ? &**link_path_ : nullptr;
+  }
+  // Opens a link (rg's start_hyperlink); false when the file gets none.
+  bool open_link(std::optional<std::uint64_t> line, std::optional<std::uint64_t> column) {
+    const std::string* target = link_path();
+    if (target == nullptr) return false;
+    p_.hyperlinks->open(w_.out, *target, line, column);
+    return true;
+  }
+  // The path alone in its link (rg's write_path_hyperlink: headings, -l, -c, binary messages).
+  void append_linked_path() {
+    const bool linked = open_link(std::nullopt, std::nullopt);
+    append_path();
+    if (linked) Hyperlinker::close(w_.out);
+  }
   void append_match(std::string_view text) { append_colored(p_.colors->match, text); }
   void append_path_line() {
-    append_path();
+    append_linked_path();
     w_.out.push_back(p_.null ? '\0' : '\n');
   }
   void heading_once() {
@@ -760,29 +782,38 @@ class FilePrinter final : public engine::LineSink {
   }
   // "path:line:column:offset:" for matches, "path-line-offset-" for context lines (which have
   // no column).
+  // As rg's PreludeWriter, a link (--hyperlink-format) spans the fields, not the last separator;
+  // under --heading only a format with {line} links each line.
   void prefix(const Unit& u, std::uint64_t line_number, std::optional<std::size_t> column,
               std::uint64_t offset) {
     const std::string_view sep = u.context ? p_.field_context_separator : p_.field_match_separator;
+    const bool linked = p_.hyperlinks != nullptr && p_.with_filename &&
+                        (p_.hyperlinks->line_dependent() || !p_.heading) &&
+                        open_link(p_.line_numbers ? std::optional<std::uint64_t>(line_number)
+                                                  : std::nullopt,
+                                  column);
+    std::string_view owed;  // the separator that goes before the next field
     if (p_.with_filename && !p_.heading) {
       append_path();
-      if (p_.null) {
-        w_.out.push_back('\0');
-      } else {
-        w_.out.append(sep);
-      }
+      owed = p_.null ? std::string_view("\0", 1) : sep;
     }
     if (p_.line_numbers) {
+      w_.out.append(owed);
       append_colored(p_.colors->line, fmt::format("{}", line_number));
-      w_.out.append(sep);
+      owed = sep;
     }
     if (p_.column && column) {
+      w_.out.append(owed);
       append_colored(p_.colors->column, fmt::format("{}", *column));
-      w_.out.append(sep);
+      owed = sep;
     }
     if (p_.byte_offset) {
+      w_.out.append(owed);
       append_colored(p_.colors->column, fmt::format("{}", offset));
-      w_.out.append(sep);
+      owed = sep;
     }
+    if (linked) Hyperlinker::close(w_.out);
+    w_.out.append(owed);
   }
   void count_matches(std::string_view line) {
     if (invert_) return;  // an inverted line has no match (--count-matches -v counts lines)
@@ -806,6 +837,7 @@ class FilePrinter final : public engine::LineSink {
   std::string_view path_;          // as --json and messages show it
   std::string_view printed_path_;  // as the standard and summary printers show it
   std::string shown_path_;         // --path-separator's copy
+  std::optional<std::optional<std::string>> link_path_;  // link_path() once known
   OutputStream& stream_;
   std::string_view hay_;
   std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
@@ -1378,6 +1410,12 @@ int run_search(Args& args) {
     print.heading = false;
   }
   print.color = color_enabled(args.color);
+  // As rg 14, links only with colors on, and never in --json.
+  std::optional<Hyperlinker> hyperlinker;
+  if (print.color && !args.json && !args.hyperlink_format.empty()) {
+    hyperlinker.emplace(args.hyperlink_format, hyperlink_hostname(args.hostname_bin));
+  }
+  print.hyperlinks = hyperlinker ? &*hyperlinker : nullptr;
   if (args.vimgrep &&
       !args.json) {  // as ripgrep: path, line and column on every match, no headings
     print.with_filename = args.with_filename.value_or(true);
