@@ -278,6 +278,11 @@ constexpr Flag kFlags[] = {
      a.pattern.multiline = true; a.search.stop_on_nonmatch = false; return {}; }},
   {"no-multiline", 0, "", "Undo --multiline.",
    [](Args& a, std::string_view) -> Status { a.pattern.multiline = false; return {}; }},
+  {"crlf", 0, "", "Treat CRLF as a line terminator: `$` also matches before \\r\\n (and any CR), `^` "
+   "after it (never between CR and LF), `.` matches neither; printed lines end in \\r\\n.",
+   [](Args& a, std::string_view) -> Status { a.pattern.crlf = true; return {}; }},
+  {"no-crlf", 0, "", "Undo --crlf.",
+   [](Args& a, std::string_view) -> Status { a.pattern.crlf = false; return {}; }},
   {"multiline-dotall", 0, "", "With --multiline, let '.' match line feeds too.",
    [](Args& a, std::string_view) -> Status { a.pattern.multiline_dotall = true; return {}; }},
   {"no-multiline-dotall", 0, "", "Undo --multiline-dotall.",

@@ -19,11 +19,11 @@
 
 #include "args.hpp"
 #include "colors.hpp"
-#include "hyperlink.hpp"
 #include "ctx/agent/commands.hpp"
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
+#include "hyperlink.hpp"
 #include "output.hpp"
 #include "search.hpp"
 

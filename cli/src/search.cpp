@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "colors.hpp"
-#include "hyperlink.hpp"
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/engine/pattern_set.hpp"
@@ -29,6 +28,7 @@
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
+#include "hyperlink.hpp"
 #include "output.hpp"
 #include "preprocess.hpp"
 
@@ -58,8 +58,8 @@ struct PrintOptions {
   bool vimgrep;
   const std::string* replace;  // -r, or null
   bool json;
-  bool color;                // ANSI colors, as ripgrep's (--colors) in `colors`
-  const ColorSpecs* colors;  // outlives the search
+  bool color;                     // ANSI colors, as ripgrep's (--colors) in `colors`
+  const ColorSpecs* colors;       // outlives the search
   const Hyperlinker* hyperlinks;  // --hyperlink-format with colors on, or null; outlives the search
   bool null;
   Args::Output output;
@@ -72,8 +72,12 @@ struct PrintOptions {
   // ripgrep would search with one thread (--sort, one file, -j1), so its printer, not its
   // buffer writer, writes the separators between files.
   bool rg_one_thread;
-  bool include_zero;                       // --include-zero
-  std::string_view context_separator;      // with its '\n'; empty: none
+  bool include_zero;                   // --include-zero
+  std::string_view context_separator;  // with its line terminator; empty: none
+  // Between two files' output: with context lines, and under --heading (see group_separator).
+  std::string_view files_context_separator, files_heading_separator;
+  bool crlf;                   // --crlf: lines end in "\r\n" (a CR before the LF is no content)
+  std::string_view line_term;  // what ends a printed line rg writes itself: "\n", or "\r\n"
   std::string_view field_match_separator;  // ":" unless --field-match-separator
   std::string_view field_context_separator;
   std::optional<char> path_separator;  // --path-separator
@@ -290,7 +294,8 @@ class FilePrinter final : public engine::LineSink {
         // In multiline mode ripgrep's -c counts matches, not lines; --count-matches -v counts
         // lines like -c.
         w_.out += fmt::format(
-            "{}\n", (p_.output == Args::Output::kCount || invert_) && !multi() ? lines_ : matches_);
+            "{}", (p_.output == Args::Output::kCount || invert_) && !multi() ? lines_ : matches_);
+        w_.out.append(p_.line_term);
         break;
       case Args::Output::kLines:
         break;
@@ -349,6 +354,16 @@ class FilePrinter final : public engine::LineSink {
     return line;
   }
 
+  // What rg's printer finds matches in: the line without its terminator, which under --crlf
+  // takes the CR before the LF too.
+  std::string_view subject(std::string_view line) const {
+    if (p_.crlf && !line.empty() && line.back() == '\r' &&
+        with_terminator(line).size() != line.size()) {
+      line.remove_suffix(1);
+    }
+    return line;
+  }
+
   // ripgrep searches a line together with its terminator and reports no match at the very end of
   // that: on the last line of a file without a newline, an empty match after the text is dropped.
   void drop_match_at_end(std::string_view line) {
@@ -372,11 +387,11 @@ class FilePrinter final : public engine::LineSink {
       s = patterns_.find_spans_in(hay_, start, start + bytes.size(), w_.scratch, w_.spans,
                                   p_.replace, &w_.expansions);
     } else if (p_.replace != nullptr) {
-      s = patterns_.expand_matches(line, *p_.replace, w_.scratch, w_.spans, w_.expansions,
+      s = patterns_.expand_matches(subject(line), *p_.replace, w_.scratch, w_.spans, w_.expansions,
                                    line.data() != hay_.data());
       drop_match_at_end(line);
     } else {
-      s = patterns_.find_spans(line, w_.scratch, w_.spans, line.data() != hay_.data());
+      s = patterns_.find_spans(subject(line), w_.scratch, w_.spans, line.data() != hay_.data());
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -396,7 +411,10 @@ class FilePrinter final : public engine::LineSink {
     // Line by line, the line terminator after the last match is not part of the replaced text,
     // as in ripgrep's replacer (so -M measures the replaced text alone); the writers add it back.
     std::string_view rest = bytes.substr(std::min(at, bytes.size()));
-    if (!multi() && !rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
+    if (!multi() && !rest.empty() && rest.back() == '\n') {
+      rest.remove_suffix(1);
+      if (p_.crlf && !rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
+    }
     w_.replaced.append(rest);
   }
 
@@ -477,7 +495,7 @@ class FilePrinter final : public engine::LineSink {
         write_exceeded_line(u, u.bytes, line, ms, midx);
       } else {
         write_colored_matches(u.bytes, line, ms, midx);
-        w_.out.push_back('\n');
+        w_.out.append(p_.line_term);
       }
       maybe_stream();
     }
@@ -510,7 +528,7 @@ class FilePrinter final : public engine::LineSink {
             write_exceeded_line(u, u.bytes, this_line, ms, midx);
           } else {
             append_match(u.bytes.substr(this_line.start, this_line.size()));
-            w_.out.push_back('\n');
+            w_.out.append(p_.line_term);
           }
           maybe_stream();
         }
@@ -554,7 +572,7 @@ class FilePrinter final : public engine::LineSink {
             line.start = upto;
           }
         }
-        w_.out.push_back('\n');
+        w_.out.append(p_.line_term);
         maybe_stream();
         break;  // vimgrep wants one line per match
       }
@@ -586,12 +604,16 @@ class FilePrinter final : public engine::LineSink {
     if (!p_.trim) return;
     while (r.start < r.end) {
       const char c = bytes[r.start];
-      if (c != '\t' && c != '\x0B' && c != '\x0C' && c != '\r' && c != ' ') break;
+      // As rg, a byte of the line terminator (--crlf's CR) is never trimmed.
+      if (c != '\t' && c != '\x0B' && c != '\x0C' && (c != '\r' || p_.crlf) && c != ' ') break;
       ++r.start;
     }
   }
-  static void trim_line_terminator(std::string_view bytes, Range& r) {
-    if (r.end > r.start && bytes[r.end - 1] == '\n') --r.end;
+  void trim_line_terminator(std::string_view bytes, Range& r) const {
+    if (r.end > r.start && bytes[r.end - 1] == '\n') {
+      --r.end;
+      if (p_.crlf && r.end > r.start && bytes[r.end - 1] == '\r') --r.end;
+    }
   }
 
   void write_line(const Unit& u, std::string_view line) {
@@ -604,7 +626,7 @@ class FilePrinter final : public engine::LineSink {
       return;
     }
     w_.out.append(line);
-    if (line.empty() || line.back() != '\n') w_.out.push_back('\n');
+    if (line.empty() || line.back() != '\n') w_.out.append(p_.line_term);
   }
 
   void write_colored_line(const Unit& u, const std::vector<engine::MatchSpan>& matches,
@@ -615,7 +637,7 @@ class FilePrinter final : public engine::LineSink {
     std::size_t zero = 0;
     if (exceeds(bytes.size())) return write_exceeded_line(u, bytes, line, matches, zero);
     write_colored_matches(bytes, line, matches, zero);
-    w_.out.push_back('\n');
+    w_.out.append(p_.line_term);
   }
 
   // The `line` part of `bytes` with its matches colored (never a line terminator).
@@ -668,7 +690,7 @@ class FilePrinter final : public engine::LineSink {
         });
         w_.out += fmt::format(" [... {} more {}]", remaining, remaining == 1 ? "match" : "matches");
       }
-      w_.out.push_back('\n');
+      w_.out.append(p_.line_term);
       return;
     }
     if (u.original->empty() || p_.only_matching) {
@@ -676,7 +698,7 @@ class FilePrinter final : public engine::LineSink {
     } else {
       w_.out += fmt::format("[Omitted long line with {} matches]", u.original->size());
     }
-    w_.out.push_back('\n');
+    w_.out.append(p_.line_term);
   }
 
   void start_color() {
@@ -715,7 +737,7 @@ class FilePrinter final : public engine::LineSink {
         const auto start = static_cast<std::size_t>(line.data() - hay_.data());
         st = patterns_.find_spans_in(hay_, start, start + with_end.size(), w_.scratch, w_.spans);
       } else {
-        st = patterns_.find_spans(line, w_.scratch, w_.spans, line.data() != hay_.data());
+        st = patterns_.find_spans(subject(line), w_.scratch, w_.spans, line.data() != hay_.data());
         drop_match_at_end(line);
       }
       if (!st.ok()) error_ = st.error();
@@ -773,7 +795,11 @@ class FilePrinter final : public engine::LineSink {
   void append_match(std::string_view text) { append_colored(p_.colors->match, text); }
   void append_path_line() {
     append_linked_path();
-    w_.out.push_back(p_.null ? '\0' : '\n');
+    if (p_.null) {
+      w_.out.push_back('\0');
+    } else {
+      w_.out.append(p_.line_term);
+    }
   }
   void heading_once() {
     if (!p_.heading || !p_.with_filename || heading_done_) return;
@@ -787,11 +813,11 @@ class FilePrinter final : public engine::LineSink {
   void prefix(const Unit& u, std::uint64_t line_number, std::optional<std::size_t> column,
               std::uint64_t offset) {
     const std::string_view sep = u.context ? p_.field_context_separator : p_.field_match_separator;
-    const bool linked = p_.hyperlinks != nullptr && p_.with_filename &&
-                        (p_.hyperlinks->line_dependent() || !p_.heading) &&
-                        open_link(p_.line_numbers ? std::optional<std::uint64_t>(line_number)
-                                                  : std::nullopt,
-                                  column);
+    const bool linked =
+        p_.hyperlinks != nullptr && p_.with_filename &&
+        (p_.hyperlinks->line_dependent() || !p_.heading) &&
+        open_link(p_.line_numbers ? std::optional<std::uint64_t>(line_number) : std::nullopt,
+                  column);
     std::string_view owed;  // the separator that goes before the next field
     if (p_.with_filename && !p_.heading) {
       append_path();
@@ -824,7 +850,7 @@ class FilePrinter final : public engine::LineSink {
       s = patterns_.find_spans_in(hay_, start, start + with_terminator(line).size(), w_.scratch,
                                   w_.spans);
     } else {
-      s = patterns_.find_spans(line, w_.scratch, w_.spans, line.data() != hay_.data());
+      s = patterns_.find_spans(subject(line), w_.scratch, w_.spans, line.data() != hay_.data());
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -1218,8 +1244,8 @@ class Search {
   // ("--") with context lines (not --passthru's).
   std::string_view group_separator() const {
     if (print_.output != Args::Output::kLines || print_.json) return {};
-    if (print_.heading) return "\n";
-    if (args_.search.before > 0 || args_.search.after > 0) return print_.context_separator;
+    if (print_.heading) return print_.files_heading_separator;
+    if (args_.search.before > 0 || args_.search.after > 0) return print_.files_context_separator;
     return {};
   }
 
@@ -1434,9 +1460,19 @@ int run_search(Args& args) {
                         args.walk.threads == 1 ||
                         (args.walk.threads == 0 && std::thread::hardware_concurrency() == 1);
   print.include_zero = args.include_zero;
-  const std::string context_separator =
-      args.context_separator ? *args.context_separator + "\n" : std::string();
+  // As rg 14 under --crlf: the lines it ends itself end in "\r\n"; so do the separators between
+  // files when one thread prints them all (its printer), not those of its parallel buffer writer.
+  print.crlf = args.pattern.crlf;
+  print.line_term = print.crlf ? "\r\n" : "\n";
+  const std::string_view files_term = print.rg_one_thread ? print.line_term : "\n";
+  const std::string context_separator = args.context_separator
+                                            ? *args.context_separator + std::string(print.line_term)
+                                            : std::string();
+  const std::string files_context_separator =
+      args.context_separator ? *args.context_separator + std::string(files_term) : std::string();
   print.context_separator = context_separator;
+  print.files_context_separator = files_context_separator;
+  print.files_heading_separator = files_term;
   print.field_match_separator = args.field_match_separator;
   print.field_context_separator = args.field_context_separator;
   print.path_separator = args.path_separator;
