@@ -998,6 +998,9 @@ struct PatternSet::Impl {
   // --crlf in line mode, ripgrep's own dialect (not -P, -F or -U): a CR is never matched and `^`
   // `$` match at it, so line_re and ascii_re run on each CR-free piece of a line (for_each_piece).
   bool cr_pieces = false;
+  // --crlf -P in line mode: rg's PCRE2 searcher matches a line with its terminator unless that is
+  // "\r\n" (then without it): a line ending in LF alone keeps its LF in the subject.
+  bool cr_pcre2 = false;
   Alternation ml_re;                             // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
@@ -1150,6 +1153,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   }
   impl->empty_in_invalid_utf8 = any_empty && !options.pcre2;
   impl->cr_pieces = options.crlf && !options.pcre2 && !options.fixed_strings && !options.multiline;
+  impl->cr_pcre2 = options.crlf && options.pcre2 && !options.multiline;
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");
@@ -1613,11 +1617,16 @@ bool for_each_piece(std::string_view line, bool terminated, Each&& each) {
 }
 
 Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std::string_view hay,
-                          LineSpan line, MatchState& m, bool probe_empty, bool cr_pieces = false) {
-  const std::string_view text = hay.substr(line.start, line.end - line.start);
+                          LineSpan line, MatchState& m, bool probe_empty, bool cr_pieces = false,
+                          bool cr_pcre2 = false) {
+  std::string_view text = hay.substr(line.start, line.end - line.start);
+  const bool terminated = line.end < hay.size();
+  if (cr_pcre2 && terminated) {
+    text = !text.empty() && text.back() == '\r' ? text.substr(0, text.size() - 1)
+                                                : hay.substr(line.start, text.size() + 1);
+  }
   if (cr_pieces && text.find('\r') != std::string_view::npos) {
     std::optional<Error> error;
-    const bool terminated = line.end < hay.size();
     const bool hit = for_each_piece(text, terminated, [&](std::size_t, std::string_view piece) {
       auto r = confirm_line(alt, ascii, piece, LineSpan{0, piece.size()}, m, probe_empty);
       if (!r.ok()) error = std::move(r).error();
@@ -1782,6 +1791,20 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       if (ctx.interrupted) return interrupted_error();
       return ctx.found;
     }
+    if (impl_->cr_pcre2) {
+      // Line by line: a scan of the buffer can miss a line whose subject keeps its LF (see
+      // Impl::cr_pcre2), as `\s+$` misses `a` in "a\nb\n".
+      for (std::size_t cur = start; cur < view.size();) {
+        if (s.interrupt.stop != nullptr && (*s.interrupt.stop)()) return interrupted_error();
+        const LineSpan line = line_around(view, cur, cur);
+        CTX_TRY_ASSIGN(bool confirmed,
+                       confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
+                                    impl_->empty_in_invalid_utf8, false, true));
+        if (confirmed) return std::optional<LineSpan>{line};
+        cur = line.end + 1;
+      }
+      return std::optional<LineSpan>{};
+    }
     std::size_t cur = start;
     while (cur <= view.size()) {
       // Without an interrupt, one PCRE2 call scans the rest of the buffer; with one, a window at a
@@ -1822,7 +1845,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       }
       LineSpan line = line_around(view, std::min(at, view.size()), cur);
       CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
-                                                  impl_->empty_in_invalid_utf8, impl_->cr_pieces));
+                                                  impl_->empty_in_invalid_utf8, impl_->cr_pieces,
+                                                  impl_->cr_pcre2));
       if (confirmed) return std::optional<LineSpan>{line};
       cur = line.end + 1;
     }
