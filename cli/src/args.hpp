@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "ctx/base/result.hpp"
-#include "hyperlink.hpp"
 #include "ctx/engine/pattern_set.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
+#include "hyperlink.hpp"
 
 namespace ctx::cli {
 

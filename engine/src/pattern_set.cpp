@@ -977,6 +977,14 @@ int rust_word_callout(pcre2_callout_block* block, void* after_line_break) {
   return is_word == (number == detail::kCalloutWordBefore) ? 0 : 1;
 }
 
+// How a line is matched under --crlf (line mode; -U searches the buffer as it is).
+enum class CrlfLines : std::uint8_t {
+  kOff,     // no --crlf: the line as it is
+  kPieces,  // rg's dialect (and -F): each CR-free piece of it without its CRLF's CR: a CR is never
+            // matched, `^` and `$` match at it (for_each_piece)
+  kPcre2,   // -P, as rg's PCRE2 searcher: without its CRLF, or with its LF when it ends in LF alone
+};
+
 }  // namespace
 
 struct PatternSet::Impl {
@@ -995,12 +1003,7 @@ struct PatternSet::Impl {
   bool empty_in_invalid_utf8 = false;
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
   bool multiline = false;  // -U and some pattern can match a line feed
-  // --crlf in line mode, ripgrep's own dialect (not -P, -F or -U): a CR is never matched and `^`
-  // `$` match at it, so line_re and ascii_re run on each CR-free piece of a line (for_each_piece).
-  bool cr_pieces = false;
-  // --crlf -P in line mode: rg's PCRE2 searcher matches a line with its terminator unless that is
-  // "\r\n" (then without it): a line ending in LF alone keeps its LF in the subject.
-  bool cr_pcre2 = false;
+  CrlfLines crlf_lines = CrlfLines::kOff;        // what confirm_line and each_match run line_re on
   Alternation ml_re;                             // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
@@ -1104,7 +1107,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                    "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
                    "When multiline mode is enabled, new line characters can be matched."};
     }
-    if (options.crlf && !options.multiline && !options.fixed_strings && has_literal_cr(p)) {
+    if (options.crlf && !options.multiline &&
+        (options.fixed_strings ? p.find('\r') != std::string::npos : has_literal_cr(p))) {
       return Error{ErrorCode::kInvalidArgument,
                    "the literal \"\\r\" is not allowed in a regex\n\n"
                    "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
@@ -1152,8 +1156,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     regexes.push_back(std::move(regex));
   }
   impl->empty_in_invalid_utf8 = any_empty && !options.pcre2;
-  impl->cr_pieces = options.crlf && !options.pcre2 && !options.fixed_strings && !options.multiline;
-  impl->cr_pcre2 = options.crlf && options.pcre2 && !options.multiline;
+  if (options.crlf && !options.multiline) {
+    impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
+  }
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");
@@ -1602,32 +1607,34 @@ Result<Probe> empty_match_in_invalid_utf8(const Alternation& alt, std::string_vi
 // before the line), with (`probe_empty`) the empty matches PCRE2 skips inside invalid UTF-8.
 // `ascii` (when compiled) runs instead on a pure-ASCII line (PatternSet::Impl::ascii_re).
 // Calls each(offset, piece) for the pieces of `line` between its CRs, in order, until it returns
-// true (then returns true). When a LF follows (`terminated`), a CR that ends the line has no
-// piece after it: that position is between CR and LF, where --crlf's `^` and `$` never match.
+// true (then returns true). The caller drops the CR of a line's CRLF first.
 template <typename Each>
-bool for_each_piece(std::string_view line, bool terminated, Each&& each) {
+bool for_each_piece(std::string_view line, Each&& each) {
   std::size_t at = 0;
   for (;;) {
     const std::size_t cr = line.find('\r', at);
     const std::size_t end = cr == std::string_view::npos ? line.size() : cr;
     if (each(at, line.substr(at, end - at))) return true;
-    if (cr == std::string_view::npos || (terminated && cr + 1 == line.size())) return false;
+    if (cr == std::string_view::npos) return false;
     at = cr + 1;
   }
 }
 
 Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std::string_view hay,
-                          LineSpan line, MatchState& m, bool probe_empty, bool cr_pieces = false,
-                          bool cr_pcre2 = false) {
+                          LineSpan line, MatchState& m, bool probe_empty,
+                          CrlfLines crlf = CrlfLines::kOff) {
   std::string_view text = hay.substr(line.start, line.end - line.start);
   const bool terminated = line.end < hay.size();
-  if (cr_pcre2 && terminated) {
-    text = !text.empty() && text.back() == '\r' ? text.substr(0, text.size() - 1)
-                                                : hay.substr(line.start, text.size() + 1);
+  if (crlf != CrlfLines::kOff && terminated) {
+    if (!text.empty() && text.back() == '\r') {
+      text.remove_suffix(1);
+    } else if (crlf == CrlfLines::kPcre2) {
+      text = hay.substr(line.start, text.size() + 1);
+    }
   }
-  if (cr_pieces && text.find('\r') != std::string_view::npos) {
+  if (crlf == CrlfLines::kPieces && text.find('\r') != std::string_view::npos) {
     std::optional<Error> error;
-    const bool hit = for_each_piece(text, terminated, [&](std::size_t, std::string_view piece) {
+    const bool hit = for_each_piece(text, [&](std::size_t, std::string_view piece) {
       auto r = confirm_line(alt, ascii, piece, LineSpan{0, piece.size()}, m, probe_empty);
       if (!r.ok()) error = std::move(r).error();
       return error || *r;
@@ -1791,15 +1798,15 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       if (ctx.interrupted) return interrupted_error();
       return ctx.found;
     }
-    if (impl_->cr_pcre2) {
+    if (impl_->crlf_lines == CrlfLines::kPcre2) {
       // Line by line: a scan of the buffer can miss a line whose subject keeps its LF (see
-      // Impl::cr_pcre2), as `\s+$` misses `a` in "a\nb\n".
+      // CrlfLines::kPcre2), as `\s+$` misses `a` in "a\nb\n".
       for (std::size_t cur = start; cur < view.size();) {
         if (s.interrupt.stop != nullptr && (*s.interrupt.stop)()) return interrupted_error();
         const LineSpan line = line_around(view, cur, cur);
         CTX_TRY_ASSIGN(bool confirmed,
                        confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
-                                    impl_->empty_in_invalid_utf8, false, true));
+                                    impl_->empty_in_invalid_utf8, CrlfLines::kPcre2));
         if (confirmed) return std::optional<LineSpan>{line};
         cur = line.end + 1;
       }
@@ -1845,8 +1852,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       }
       LineSpan line = line_around(view, std::min(at, view.size()), cur);
       CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
-                                                  impl_->empty_in_invalid_utf8, impl_->cr_pieces,
-                                                  impl_->cr_pcre2));
+                                                  impl_->empty_in_invalid_utf8, impl_->crlf_lines));
       if (confirmed) return std::optional<LineSpan>{line};
       cur = line.end + 1;
     }
@@ -2063,11 +2069,11 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
   }
   s.after_line_break = after_line_break;
   Status status;
-  if (impl_->cr_pieces && line.find('\r') != std::string_view::npos) {
+  if (impl_->crlf_lines == CrlfLines::kPieces && line.find('\r') != std::string_view::npos) {
     // Matches in each CR-free piece, at their offsets in the line (a CR before a piece reads as
     // a line break to rust_word_callout).
     // The CLI gives terminated lines without their CR (the printer's subject, as rg's).
-    for_each_piece(line, false, [&](std::size_t offset, std::string_view piece) {
+    for_each_piece(line, [&](std::size_t offset, std::string_view piece) {
       if (offset > 0) s.after_line_break = true;
       status = each_match_in(&alt, piece, 0, piece.size() + 1, scratch, [&](const MatchState& m) {
         const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(m.md);

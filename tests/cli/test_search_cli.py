@@ -21,8 +21,13 @@ line numbers and offsets continue across the pieces of a stream), `-` as a path 
 --sort-files, --line-buffered/--block-buffered, --path-separator, --stop-on-nonmatch (with rg's
 -v quirk), --engine/--auto-hybrid-regex, --pcre2-version, --regex-size-limit/--dfa-size-limit,
 --debug/--trace, -A/-B winning over -C, -z/--search-zip (gzip, bzip2, xz, lzma; a file that is
-not what its extension says), --pre/--pre-glob/--no-pre, and --generate (bash/zsh/fish completions and the man page
-list every flag of --help; bash -n, zsh -n, fish --no-execute and groff check them when present).
+not what its extension says), --pre/--pre-glob/--no-pre, --generate (bash/zsh/fish completions and the man page
+list every flag of --help; bash -n, zsh -n, fish --no-execute and groff check them when present),
+--crlf/--no-crlf (`$` before CRLF and a lone CR, `^` after one, a CR never matched, the literal
+`\r` error, CRLF after every line rg ends itself), --hyperlink-format with every alias and a
+custom format ({path} {host} {line} {column} {wslprefix}; OSC 8 bytes with --color=always, none
+without colors; rg's format errors), --hostname-bin, --no-invert-match, --no-byte-offset and
+--ignore-files.
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
