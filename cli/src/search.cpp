@@ -783,14 +783,21 @@ class FilePrinter final : public engine::LineSink {
   bool open_link(std::optional<std::uint64_t> line, std::optional<std::uint64_t> column) {
     const std::string* target = link_path();
     if (target == nullptr) return false;
+    const std::size_t before = w_.out.size();
     p_.hyperlinks->open(w_.out, *target, line, column);
+    color_bytes_ += w_.out.size() - before;  // escapes, as colors: not in --stats' bytes printed
     return true;
+  }
+  void close_link() {
+    const std::size_t before = w_.out.size();
+    Hyperlinker::close(w_.out);
+    color_bytes_ += w_.out.size() - before;
   }
   // The path alone in its link (rg's write_path_hyperlink: headings, -l, -c, binary messages).
   void append_linked_path() {
     const bool linked = open_link(std::nullopt, std::nullopt);
     append_path();
-    if (linked) Hyperlinker::close(w_.out);
+    if (linked) close_link();
   }
   void append_match(std::string_view text) { append_colored(p_.colors->match, text); }
   void append_path_line() {
@@ -838,7 +845,7 @@ class FilePrinter final : public engine::LineSink {
       append_colored(p_.colors->column, fmt::format("{}", offset));
       owed = sep;
     }
-    if (linked) Hyperlinker::close(w_.out);
+    if (linked) close_link();
     w_.out.append(owed);
   }
   void count_matches(std::string_view line) {

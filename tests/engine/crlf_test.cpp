@@ -56,6 +56,7 @@ std::vector<std::pair<std::size_t, std::size_t>> spans(const PatternSet& set,
   std::vector<MatchSpan> out;
   REQUIRE(set.find_spans(line, scratch, out).ok());
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  pairs.reserve(out.size());
   for (const MatchSpan& m : out) pairs.emplace_back(m.start, m.end);
   return pairs;
 }
