@@ -108,6 +108,7 @@ void append_elapsed(std::string& out, std::chrono::nanoseconds ns, bool sorted_k
 // Everything one thread needs to search one file after another.
 struct Worker {
   engine::PatternSet::Scratch scratch;
+  std::optional<engine::PatternSet::Scratch> plain_scratch;  // of Search::plain_, made when used
   engine::FileBuffer buffer;
   std::string out;
   std::vector<engine::MatchSpan> spans;
@@ -141,9 +142,17 @@ struct Range {
 // standard printer (sink_fast / sink_slow and their multiline forms, --max-columns, --trim).
 class FilePrinter final : public engine::LineSink {
  public:
-  FilePrinter(const PrintOptions& p, const engine::PatternSet& patterns, Worker& w,
-              std::string_view path, OutputStream& stream)
-      : p_(p), patterns_(patterns), w_(w), path_(path), printed_path_(path), stream_(stream) {
+  // `patterns` and `scratch` (one of its) are what the file is searched with.
+  FilePrinter(const PrintOptions& p, const engine::PatternSet& patterns,
+              engine::PatternSet::Scratch& scratch, Worker& w, std::string_view path,
+              OutputStream& stream)
+      : p_(p),
+        patterns_(patterns),
+        scratch_(scratch),
+        w_(w),
+        path_(path),
+        printed_path_(path),
+        stream_(stream) {
     if (p_.path_separator) {  // --path-separator: the printed path only (not --json's)
       shown_path_.assign(path);
       std::replace(shown_path_.begin(), shown_path_.end(), '/', *p_.path_separator);
@@ -380,18 +389,18 @@ class FilePrinter final : public engine::LineSink {
   void record_matches(std::string_view line, std::string_view bytes, bool context = false) {
     Status s;
     if (multi() && context) {
-      s = patterns_.find_spans_in(bytes, 0, bytes.size(), w_.scratch, w_.spans, p_.replace,
+      s = patterns_.find_spans_in(bytes, 0, bytes.size(), scratch_, w_.spans, p_.replace,
                                   &w_.expansions);
     } else if (multi()) {
       const auto start = static_cast<std::size_t>(bytes.data() - hay_.data());
-      s = patterns_.find_spans_in(hay_, start, start + bytes.size(), w_.scratch, w_.spans,
+      s = patterns_.find_spans_in(hay_, start, start + bytes.size(), scratch_, w_.spans,
                                   p_.replace, &w_.expansions);
     } else if (p_.replace != nullptr) {
-      s = patterns_.expand_matches(subject(line), *p_.replace, w_.scratch, w_.spans, w_.expansions,
+      s = patterns_.expand_matches(subject(line), *p_.replace, scratch_, w_.spans, w_.expansions,
                                    line.data() != hay_.data());
       drop_match_at_end(line);
     } else {
-      s = patterns_.find_spans(subject(line), w_.scratch, w_.spans, line.data() != hay_.data());
+      s = patterns_.find_spans(subject(line), scratch_, w_.spans, line.data() != hay_.data());
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -732,12 +741,12 @@ class FilePrinter final : public engine::LineSink {
     if (spans) {
       Status st;
       if (multi() && type == "context") {  // searched alone, as in ripgrep
-        st = patterns_.find_spans_in(with_end, 0, with_end.size(), w_.scratch, w_.spans);
+        st = patterns_.find_spans_in(with_end, 0, with_end.size(), scratch_, w_.spans);
       } else if (multi()) {
         const auto start = static_cast<std::size_t>(line.data() - hay_.data());
-        st = patterns_.find_spans_in(hay_, start, start + with_end.size(), w_.scratch, w_.spans);
+        st = patterns_.find_spans_in(hay_, start, start + with_end.size(), scratch_, w_.spans);
       } else {
-        st = patterns_.find_spans(subject(line), w_.scratch, w_.spans, line.data() != hay_.data());
+        st = patterns_.find_spans(subject(line), scratch_, w_.spans, line.data() != hay_.data());
         drop_match_at_end(line);
       }
       if (!st.ok()) error_ = st.error();
@@ -854,10 +863,10 @@ class FilePrinter final : public engine::LineSink {
     Status s;
     if (multi()) {
       const auto start = static_cast<std::size_t>(line.data() - hay_.data());
-      s = patterns_.find_spans_in(hay_, start, start + with_terminator(line).size(), w_.scratch,
+      s = patterns_.find_spans_in(hay_, start, start + with_terminator(line).size(), scratch_,
                                   w_.spans);
     } else {
-      s = patterns_.find_spans(subject(line), w_.scratch, w_.spans, line.data() != hay_.data());
+      s = patterns_.find_spans(subject(line), scratch_, w_.spans, line.data() != hay_.data());
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -866,6 +875,7 @@ class FilePrinter final : public engine::LineSink {
 
   const PrintOptions& p_;
   const engine::PatternSet& patterns_;
+  engine::PatternSet::Scratch& scratch_;
   Worker& w_;
   std::string_view path_;          // as --json and messages show it
   std::string_view printed_path_;  // as the standard and summary printers show it
@@ -893,7 +903,7 @@ class Search {
  public:
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
       : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
-          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}};
+          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}};
         }) {
     out_.set_messages(!args.no_messages);
   }
@@ -953,7 +963,14 @@ class Search {
     options.stdin_reader = is_stdin;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
-    FilePrinter printer(print_, patterns_, w, shown, stream);
+    // --crlf on a file without a CR byte matches as without --crlf (except -P, whose lines keep
+    // their LF): the set without it keeps the Hyperscan and BitMatcher prefilters.
+    const bool plain =
+        plain_ && !streamed && std::string_view(*bytes).find('\r') == std::string_view::npos;
+    if (plain && !w.plain_scratch) w.plain_scratch.emplace(plain_->make_scratch());
+    const engine::PatternSet& set = plain ? *plain_ : patterns_;
+    engine::PatternSet::Scratch& scratch = plain ? *w.plain_scratch : w.scratch;
+    FilePrinter printer(print_, set, scratch, w, shown, stream);
     printer.set_convert(options.binary == engine::BinaryMode::kConvert);
     printer.set_invert(options.invert);
     // ripgrep's summary printers (-c, -l, -q, ...) hold -m and decide when to quit: they count
@@ -967,7 +984,7 @@ class Search {
     std::uint64_t total_bytes = bytes->size();
     Status searched =
         streamed ? search_stream(printer, options, w, stream, total_bytes) : [&]() -> Status {
-      CTX_TRY(engine::search_buffer(patterns_, w.scratch, options, *bytes, printer));
+      CTX_TRY(engine::search_buffer(set, scratch, options, *bytes, printer));
       return {};
     }();
     if (!searched.ok()) out_.error(fmt::format("{}: {}", shown, searched.error().detail));
@@ -1057,6 +1074,8 @@ class Search {
 
   // The --pre-glob globs (checked by the caller).
   void set_pre_globs(walker::Overrides globs) { pre_globs_ = std::move(globs); }
+  // --crlf: the patterns compiled without it, used for files without a CR byte.
+  void set_plain_patterns(engine::PatternSet plain) { plain_.emplace(std::move(plain)); }
 
   // Whether ripgrep would memory-map the files named on the command line (then it has each whole
   // in memory, which decides where it notices binary data): when they are all it searches.
@@ -1300,6 +1319,8 @@ class Search {
 
   const Args& args_;
   engine::PatternSet patterns_;
+  // --crlf (not -P): the same patterns compiled without it, for files without a CR byte.
+  std::optional<engine::PatternSet> plain_;
   PrintOptions print_;
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
@@ -1492,6 +1513,13 @@ int run_search(Args& args) {
              patterns.size(), args.pattern.pcre2 ? "PCRE2" : "default (Hyperscan + PCRE2)",
              print.multiline, paths.size(), search_stdin ? " (stdin)" : "", args.walk.threads);
   Search search(args, std::move(*compiled), print);
+  if (args.pattern.crlf && !args.pattern.pcre2) {
+    engine::PatternOptions plain = pattern_options;
+    plain.crlf = false;
+    if (auto set = engine::PatternSet::compile(patterns, plain); set.ok()) {
+      search.set_plain_patterns(std::move(*set));
+    }
+  }
   // As ripgrep 14 (hiargs.rs, mmap_choice): named files are searched as maps under --mmap, never
   // under --no-mmap, and by default when there are at most 10 paths, all of them files.
   const bool few_files = !paths.empty() && paths.size() <= 10 &&

@@ -1636,8 +1636,9 @@ Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std:
     std::optional<Error> error;
     const bool hit = for_each_piece(text, [&](std::size_t, std::string_view piece) {
       auto r = confirm_line(alt, ascii, piece, LineSpan{0, piece.size()}, m, probe_empty);
-      if (!r.ok()) error = std::move(r).error();
-      return error || *r;
+      if (r.ok()) return *r;
+      error = std::move(r).error();
+      return true;
     });
     if (error) return std::move(*error);
     return hit;
