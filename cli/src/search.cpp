@@ -393,8 +393,8 @@ class FilePrinter final : public engine::LineSink {
                                   &w_.expansions);
     } else if (multi()) {
       const auto start = static_cast<std::size_t>(bytes.data() - hay_.data());
-      s = patterns_.find_spans_in(hay_, start, start + bytes.size(), scratch_, w_.spans,
-                                  p_.replace, &w_.expansions);
+      s = patterns_.find_spans_in(hay_, start, start + bytes.size(), scratch_, w_.spans, p_.replace,
+                                  &w_.expansions);
     } else if (p_.replace != nullptr) {
       s = patterns_.expand_matches(subject(line), *p_.replace, scratch_, w_.spans, w_.expansions,
                                    line.data() != hay_.data());
