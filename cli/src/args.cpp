@@ -213,6 +213,8 @@ constexpr Flag kFlags[] = {
      a.search.stop_on_nonmatch = true; a.pattern.multiline = false; return {}; }},
   {"invert-match", 'v', "", "Print the lines that do not match.",
    [](Args& a, std::string_view) -> Status { a.search.invert = true; return {}; }},
+  {"no-invert-match", 0, "", "Undo -v/--invert-match.",
+   [](Args& a, std::string_view) -> Status { a.search.invert = false; return {}; }},
   {"max-count", 'm', "NUM", "Stop searching a file after NUM matching lines.",
    [](Args& a, std::string_view v) -> Status {
      CTX_TRY_ASSIGN(auto n, parse_count("max-count", v)); a.search.max_count = n; return {}; }},
@@ -260,6 +262,8 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.column = false; return {}; }},
   {"byte-offset", 'b', "", "Show the 0-based byte offset of each line (or match, with -o).",
    [](Args& a, std::string_view) -> Status { a.byte_offset = true; return {}; }},
+  {"no-byte-offset", 0, "", "Undo -b/--byte-offset.",
+   [](Args& a, std::string_view) -> Status { a.byte_offset = false; return {}; }},
   {"text", 'a', "", "Search binary files as if they were text.",
    [](Args& a, std::string_view) -> Status { a.text = true; return {}; }},
   {"no-text", 0, "", "Undo --text.",
@@ -274,6 +278,11 @@ constexpr Flag kFlags[] = {
      a.pattern.multiline = true; a.search.stop_on_nonmatch = false; return {}; }},
   {"no-multiline", 0, "", "Undo --multiline.",
    [](Args& a, std::string_view) -> Status { a.pattern.multiline = false; return {}; }},
+  {"crlf", 0, "", "Treat CRLF as a line terminator: `$` also matches before \\r\\n (and any CR), `^` "
+   "after it (never between CR and LF), `.` matches neither; printed lines end in \\r\\n.",
+   [](Args& a, std::string_view) -> Status { a.pattern.crlf = true; return {}; }},
+  {"no-crlf", 0, "", "Undo --crlf.",
+   [](Args& a, std::string_view) -> Status { a.pattern.crlf = false; return {}; }},
   {"multiline-dotall", 0, "", "With --multiline, let '.' match line feeds too.",
    [](Args& a, std::string_view) -> Status { a.pattern.multiline_dotall = true; return {}; }},
   {"no-multiline-dotall", 0, "", "Undo --multiline-dotall.",
@@ -382,8 +391,20 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.walk.parents = false; return {}; }},
   {"ignore-parent", 0, "", "Undo --no-ignore-parent.",
    [](Args& a, std::string_view) -> Status { a.walk.parents = true; return {}; }},
+  {"hyperlink-format", 0, "FORMAT", "Put an OSC 8 hyperlink on printed paths (only with colors "
+   "on): an alias (default, none, file, grep+, kitty, macvim, textmate, vscode, vscode-insiders, "
+   "vscodium) or a format with {path} and optionally {host}, {line}, {column}, {wslprefix}, e.g. "
+   "file://{host}{path}. Empty: none.",
+   [](Args& a, std::string_view v) -> Status {
+     CTX_TRY_ASSIGN(a.hyperlink_format, parse_hyperlink_format(v)); return {}; },
+   "default none file grep+ kitty macvim textmate vscode vscode-insiders vscodium"},
+  {"hostname-bin", 0, "COMMAND", "The program whose output (trimmed) is the {host} of "
+   "--hyperlink-format (default, or when it fails: gethostname).",
+   [](Args& a, std::string_view v) -> Status { a.hostname_bin = std::string(v); return {}; }},
   {"no-ignore-files", 0, "", "Do not respect the files given with --ignore-file.",
    [](Args& a, std::string_view) -> Status { a.no_ignore_files = true; return {}; }},
+  {"ignore-files", 0, "", "Undo --no-ignore-files.",
+   [](Args& a, std::string_view) -> Status { a.no_ignore_files = false; return {}; }},
   {"ignore-file", 0, "PATH", "Also respect the ignore rules in PATH (gitignore syntax; lowest "
    "precedence).",
    [](Args& a, std::string_view v) -> Status { a.walk.ignore_files.emplace_back(v); return {}; }},

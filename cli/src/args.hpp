@@ -13,6 +13,7 @@
 #include "ctx/engine/searcher.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
+#include "hyperlink.hpp"
 
 namespace ctx::cli {
 
@@ -105,6 +106,8 @@ struct Args {
   std::string pre;                                // --pre COMMAND (empty: none)
   std::vector<std::string> pre_globs;  // --pre-glob: which files --pre runs on (none: all)
   bool search_zip = false;             // -z/--search-zip
+  HyperlinkFormat hyperlink_format;    // --hyperlink-format (empty: no links)
+  std::string hostname_bin;            // --hostname-bin (empty: gethostname)
 };
 
 // rg's escapes in separator values (bstr's unescape_bytes): \\, \0, \t, \n, \r and \xHH; any

@@ -23,6 +23,7 @@
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
+#include "hyperlink.hpp"
 #include "output.hpp"
 #include "search.hpp"
 
@@ -39,26 +40,39 @@ class PathPrinter final : public walker::WalkSink {
   // prints as (--path-separator). `flush_bytes`: buffered output past this is written (1: each
   // path at once, --line-buffered). `messages`: whether errors are printed (--no-messages);
   // `ignore_messages`: whether ignore-file errors are (--no-ignore-messages).
+  // `links`: --hyperlink-format's links around each path (null: none); it outlives the printer.
   PathPrinter(char terminator, bool quiet, std::string color, std::optional<char> separator,
-              std::size_t flush_bytes, bool messages, bool ignore_messages)
+              std::size_t flush_bytes, bool messages, bool ignore_messages,
+              const Hyperlinker* links)
       : terminator_(terminator),
         quiet_(quiet),
         color_(std::move(color)),
         separator_(separator),
         flush_bytes_(flush_bytes),
         messages_(messages),
-        ignore_messages_(ignore_messages) {}
+        ignore_messages_(ignore_messages),
+        links_(links) {}
 
   walker::Flow on_file(const walker::WalkEntry& entry) override {
     found_.store(true, std::memory_order_relaxed);
     if (quiet_) return walker::Flow::kStop;
     std::string& buf = buffers_.local();
+    const std::size_t start = buf.size();
     buf.append(color_);
     const std::size_t at = buf.size();
     buf.append(entry.path);
     if (separator_)
       std::replace(buf.begin() + static_cast<std::ptrdiff_t>(at), buf.end(), '/', *separator_);
+    // As rg, the path as printed (--path-separator included) is what gets canonicalized.
+    std::optional<std::string> target;
+    if (links_ != nullptr) target = Hyperlinker::link_path(std::string_view(buf).substr(at));
+    if (target) {
+      std::string open;
+      links_->open(open, *target, std::nullopt, std::nullopt);
+      buf.insert(start, open);
+    }
     if (!color_.empty()) buf.append(kColorReset);
+    if (target) Hyperlinker::close(buf);
     buf.push_back(terminator_);
     if (buf.size() >= flush_bytes_ && !flush(buf)) return walker::Flow::kStop;
     return walker::Flow::kContinue;
@@ -100,6 +114,7 @@ class PathPrinter final : public walker::WalkSink {
   std::size_t flush_bytes_;
   bool messages_;
   bool ignore_messages_;
+  const Hyperlinker* links_;
   std::mutex mutex_;
   bool broken_pipe_ = false;
   std::atomic<bool> found_{false}, errored_{false};
@@ -127,10 +142,15 @@ int run_files(Args& args) {
   args.walk.paths = args.positionals;
   args.walk.overrides = &filters->overrides;
   args.walk.types = &filters->types;
+  const bool color = color_enabled(args.color);
+  std::optional<Hyperlinker> links;  // as rg 14: only with colors on
+  if (color && !args.hyperlink_format.empty()) {
+    links.emplace(args.hyperlink_format, hyperlink_hostname(args.hostname_bin));
+  }
   PathPrinter printer(args.null ? '\0' : '\n', args.quiet,
-                      color_enabled(args.color) ? color_specs(args.colors).path : std::string(),
-                      args.path_separator, args.buffer == Args::Buffer::kLine ? 1 : kFlushBytes,
-                      !args.no_messages, !args.no_ignore_messages);
+                      color ? color_specs(args.colors).path : std::string(), args.path_separator,
+                      args.buffer == Args::Buffer::kLine ? 1 : kFlushBytes, !args.no_messages,
+                      !args.no_ignore_messages, links ? &*links : nullptr);
   if (Status s = walker::walk(args.walk, printer); !s.ok()) {
     print_error(s.error().detail);
     return 2;

@@ -28,6 +28,7 @@
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
+#include "hyperlink.hpp"
 #include "output.hpp"
 #include "preprocess.hpp"
 
@@ -57,8 +58,9 @@ struct PrintOptions {
   bool vimgrep;
   const std::string* replace;  // -r, or null
   bool json;
-  bool color;                // ANSI colors, as ripgrep's (--colors) in `colors`
-  const ColorSpecs* colors;  // outlives the search
+  bool color;                     // ANSI colors, as ripgrep's (--colors) in `colors`
+  const ColorSpecs* colors;       // outlives the search
+  const Hyperlinker* hyperlinks;  // --hyperlink-format with colors on, or null; outlives the search
   bool null;
   Args::Output output;
   bool multiline;                            // the patterns run in multiline mode (-U)
@@ -70,8 +72,12 @@ struct PrintOptions {
   // ripgrep would search with one thread (--sort, one file, -j1), so its printer, not its
   // buffer writer, writes the separators between files.
   bool rg_one_thread;
-  bool include_zero;                       // --include-zero
-  std::string_view context_separator;      // with its '\n'; empty: none
+  bool include_zero;                   // --include-zero
+  std::string_view context_separator;  // with its line terminator; empty: none
+  // Between two files' output: with context lines, and under --heading (see group_separator).
+  std::string_view files_context_separator, files_heading_separator;
+  bool crlf;                   // --crlf: lines end in "\r\n" (a CR before the LF is no content)
+  std::string_view line_term;  // what ends a printed line rg writes itself: "\n", or "\r\n"
   std::string_view field_match_separator;  // ":" unless --field-match-separator
   std::string_view field_context_separator;
   std::optional<char> path_separator;  // --path-separator
@@ -102,6 +108,7 @@ void append_elapsed(std::string& out, std::chrono::nanoseconds ns, bool sorted_k
 // Everything one thread needs to search one file after another.
 struct Worker {
   engine::PatternSet::Scratch scratch;
+  std::optional<engine::PatternSet::Scratch> plain_scratch;  // of Search::plain_, made when used
   engine::FileBuffer buffer;
   std::string out;
   std::vector<engine::MatchSpan> spans;
@@ -135,9 +142,17 @@ struct Range {
 // standard printer (sink_fast / sink_slow and their multiline forms, --max-columns, --trim).
 class FilePrinter final : public engine::LineSink {
  public:
-  FilePrinter(const PrintOptions& p, const engine::PatternSet& patterns, Worker& w,
-              std::string_view path, OutputStream& stream)
-      : p_(p), patterns_(patterns), w_(w), path_(path), printed_path_(path), stream_(stream) {
+  // `patterns` and `scratch` (one of its) are what the file is searched with.
+  FilePrinter(const PrintOptions& p, const engine::PatternSet& patterns,
+              engine::PatternSet::Scratch& scratch, Worker& w, std::string_view path,
+              OutputStream& stream)
+      : p_(p),
+        patterns_(patterns),
+        scratch_(scratch),
+        w_(w),
+        path_(path),
+        printed_path_(path),
+        stream_(stream) {
     if (p_.path_separator) {  // --path-separator: the printed path only (not --json's)
       shown_path_.assign(path);
       std::replace(shown_path_.begin(), shown_path_.end(), '/', *p_.path_separator);
@@ -262,7 +277,7 @@ class FilePrinter final : public engine::LineSink {
       // with several threads its buffer writer puts one before every file's output.
       if (w_.out.empty() && p_.rg_one_thread) stream_.drop_separator();
       if (p_.with_filename) {
-        append_path();
+        append_linked_path();
         w_.out.append(": ");
       }
       w_.out.append(convert_ ? "binary file matches"
@@ -282,13 +297,14 @@ class FilePrinter final : public engine::LineSink {
       case Args::Output::kCountMatches:
         if (!has_match() && !p_.include_zero) break;
         if (p_.with_filename) {
-          append_path();
+          append_linked_path();
           w_.out.append(sep);
         }
         // In multiline mode ripgrep's -c counts matches, not lines; --count-matches -v counts
         // lines like -c.
         w_.out += fmt::format(
-            "{}\n", (p_.output == Args::Output::kCount || invert_) && !multi() ? lines_ : matches_);
+            "{}", (p_.output == Args::Output::kCount || invert_) && !multi() ? lines_ : matches_);
+        w_.out.append(p_.line_term);
         break;
       case Args::Output::kLines:
         break;
@@ -347,6 +363,16 @@ class FilePrinter final : public engine::LineSink {
     return line;
   }
 
+  // What rg's printer finds matches in: the line without its terminator, which under --crlf
+  // takes the CR before the LF too.
+  std::string_view subject(std::string_view line) const {
+    if (p_.crlf && !line.empty() && line.back() == '\r' &&
+        with_terminator(line).size() != line.size()) {
+      line.remove_suffix(1);
+    }
+    return line;
+  }
+
   // ripgrep searches a line together with its terminator and reports no match at the very end of
   // that: on the last line of a file without a newline, an empty match after the text is dropped.
   void drop_match_at_end(std::string_view line) {
@@ -363,18 +389,18 @@ class FilePrinter final : public engine::LineSink {
   void record_matches(std::string_view line, std::string_view bytes, bool context = false) {
     Status s;
     if (multi() && context) {
-      s = patterns_.find_spans_in(bytes, 0, bytes.size(), w_.scratch, w_.spans, p_.replace,
+      s = patterns_.find_spans_in(bytes, 0, bytes.size(), scratch_, w_.spans, p_.replace,
                                   &w_.expansions);
     } else if (multi()) {
       const auto start = static_cast<std::size_t>(bytes.data() - hay_.data());
-      s = patterns_.find_spans_in(hay_, start, start + bytes.size(), w_.scratch, w_.spans,
-                                  p_.replace, &w_.expansions);
+      s = patterns_.find_spans_in(hay_, start, start + bytes.size(), scratch_, w_.spans, p_.replace,
+                                  &w_.expansions);
     } else if (p_.replace != nullptr) {
-      s = patterns_.expand_matches(line, *p_.replace, w_.scratch, w_.spans, w_.expansions,
+      s = patterns_.expand_matches(subject(line), *p_.replace, scratch_, w_.spans, w_.expansions,
                                    line.data() != hay_.data());
       drop_match_at_end(line);
     } else {
-      s = patterns_.find_spans(line, w_.scratch, w_.spans, line.data() != hay_.data());
+      s = patterns_.find_spans(subject(line), scratch_, w_.spans, line.data() != hay_.data());
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -394,7 +420,10 @@ class FilePrinter final : public engine::LineSink {
     // Line by line, the line terminator after the last match is not part of the replaced text,
     // as in ripgrep's replacer (so -M measures the replaced text alone); the writers add it back.
     std::string_view rest = bytes.substr(std::min(at, bytes.size()));
-    if (!multi() && !rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
+    if (!multi() && !rest.empty() && rest.back() == '\n') {
+      rest.remove_suffix(1);
+      if (p_.crlf && !rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
+    }
     w_.replaced.append(rest);
   }
 
@@ -475,7 +504,7 @@ class FilePrinter final : public engine::LineSink {
         write_exceeded_line(u, u.bytes, line, ms, midx);
       } else {
         write_colored_matches(u.bytes, line, ms, midx);
-        w_.out.push_back('\n');
+        w_.out.append(p_.line_term);
       }
       maybe_stream();
     }
@@ -508,7 +537,7 @@ class FilePrinter final : public engine::LineSink {
             write_exceeded_line(u, u.bytes, this_line, ms, midx);
           } else {
             append_match(u.bytes.substr(this_line.start, this_line.size()));
-            w_.out.push_back('\n');
+            w_.out.append(p_.line_term);
           }
           maybe_stream();
         }
@@ -552,7 +581,7 @@ class FilePrinter final : public engine::LineSink {
             line.start = upto;
           }
         }
-        w_.out.push_back('\n');
+        w_.out.append(p_.line_term);
         maybe_stream();
         break;  // vimgrep wants one line per match
       }
@@ -584,12 +613,16 @@ class FilePrinter final : public engine::LineSink {
     if (!p_.trim) return;
     while (r.start < r.end) {
       const char c = bytes[r.start];
-      if (c != '\t' && c != '\x0B' && c != '\x0C' && c != '\r' && c != ' ') break;
+      // As rg, a byte of the line terminator (--crlf's CR) is never trimmed.
+      if (c != '\t' && c != '\x0B' && c != '\x0C' && (c != '\r' || p_.crlf) && c != ' ') break;
       ++r.start;
     }
   }
-  static void trim_line_terminator(std::string_view bytes, Range& r) {
-    if (r.end > r.start && bytes[r.end - 1] == '\n') --r.end;
+  void trim_line_terminator(std::string_view bytes, Range& r) const {
+    if (r.end > r.start && bytes[r.end - 1] == '\n') {
+      --r.end;
+      if (p_.crlf && r.end > r.start && bytes[r.end - 1] == '\r') --r.end;
+    }
   }
 
   void write_line(const Unit& u, std::string_view line) {
@@ -602,7 +635,7 @@ class FilePrinter final : public engine::LineSink {
       return;
     }
     w_.out.append(line);
-    if (line.empty() || line.back() != '\n') w_.out.push_back('\n');
+    if (line.empty() || line.back() != '\n') w_.out.append(p_.line_term);
   }
 
   void write_colored_line(const Unit& u, const std::vector<engine::MatchSpan>& matches,
@@ -613,7 +646,7 @@ class FilePrinter final : public engine::LineSink {
     std::size_t zero = 0;
     if (exceeds(bytes.size())) return write_exceeded_line(u, bytes, line, matches, zero);
     write_colored_matches(bytes, line, matches, zero);
-    w_.out.push_back('\n');
+    w_.out.append(p_.line_term);
   }
 
   // The `line` part of `bytes` with its matches colored (never a line terminator).
@@ -666,7 +699,7 @@ class FilePrinter final : public engine::LineSink {
         });
         w_.out += fmt::format(" [... {} more {}]", remaining, remaining == 1 ? "match" : "matches");
       }
-      w_.out.push_back('\n');
+      w_.out.append(p_.line_term);
       return;
     }
     if (u.original->empty() || p_.only_matching) {
@@ -674,7 +707,7 @@ class FilePrinter final : public engine::LineSink {
     } else {
       w_.out += fmt::format("[Omitted long line with {} matches]", u.original->size());
     }
-    w_.out.push_back('\n');
+    w_.out.append(p_.line_term);
   }
 
   void start_color() {
@@ -708,12 +741,12 @@ class FilePrinter final : public engine::LineSink {
     if (spans) {
       Status st;
       if (multi() && type == "context") {  // searched alone, as in ripgrep
-        st = patterns_.find_spans_in(with_end, 0, with_end.size(), w_.scratch, w_.spans);
+        st = patterns_.find_spans_in(with_end, 0, with_end.size(), scratch_, w_.spans);
       } else if (multi()) {
         const auto start = static_cast<std::size_t>(line.data() - hay_.data());
-        st = patterns_.find_spans_in(hay_, start, start + with_end.size(), w_.scratch, w_.spans);
+        st = patterns_.find_spans_in(hay_, start, start + with_end.size(), scratch_, w_.spans);
       } else {
-        st = patterns_.find_spans(line, w_.scratch, w_.spans, line.data() != hay_.data());
+        st = patterns_.find_spans(subject(line), scratch_, w_.spans, line.data() != hay_.data());
         drop_match_at_end(line);
       }
       if (!st.ok()) error_ = st.error();
@@ -748,10 +781,41 @@ class FilePrinter final : public engine::LineSink {
     color_bytes_ += color.size() + kReset.size();
   }
   void append_path() { append_colored(p_.colors->path, printed_path_); }
+  // The {path} of this file's links (computed once), or null when it gets none.
+  const std::string* link_path() {
+    if (p_.hyperlinks == nullptr) return nullptr;
+    // As rg, the path as printed (--path-separator included) is what gets canonicalized.
+    if (!link_path_) link_path_ = Hyperlinker::link_path(printed_path_);
+    return *link_path_ ? &**link_path_ : nullptr;
+  }
+  // Opens a link (rg's start_hyperlink); false when the file gets none.
+  bool open_link(std::optional<std::uint64_t> line, std::optional<std::uint64_t> column) {
+    const std::string* target = link_path();
+    if (target == nullptr) return false;
+    const std::size_t before = w_.out.size();
+    p_.hyperlinks->open(w_.out, *target, line, column);
+    color_bytes_ += w_.out.size() - before;  // escapes, as colors: not in --stats' bytes printed
+    return true;
+  }
+  void close_link() {
+    const std::size_t before = w_.out.size();
+    Hyperlinker::close(w_.out);
+    color_bytes_ += w_.out.size() - before;
+  }
+  // The path alone in its link (rg's write_path_hyperlink: headings, -l, -c, binary messages).
+  void append_linked_path() {
+    const bool linked = open_link(std::nullopt, std::nullopt);
+    append_path();
+    if (linked) close_link();
+  }
   void append_match(std::string_view text) { append_colored(p_.colors->match, text); }
   void append_path_line() {
-    append_path();
-    w_.out.push_back(p_.null ? '\0' : '\n');
+    append_linked_path();
+    if (p_.null) {
+      w_.out.push_back('\0');
+    } else {
+      w_.out.append(p_.line_term);
+    }
   }
   void heading_once() {
     if (!p_.heading || !p_.with_filename || heading_done_) return;
@@ -760,29 +824,38 @@ class FilePrinter final : public engine::LineSink {
   }
   // "path:line:column:offset:" for matches, "path-line-offset-" for context lines (which have
   // no column).
+  // As rg's PreludeWriter, a link (--hyperlink-format) spans the fields, not the last separator;
+  // under --heading only a format with {line} links each line.
   void prefix(const Unit& u, std::uint64_t line_number, std::optional<std::size_t> column,
               std::uint64_t offset) {
     const std::string_view sep = u.context ? p_.field_context_separator : p_.field_match_separator;
+    const bool linked =
+        p_.hyperlinks != nullptr && p_.with_filename &&
+        (p_.hyperlinks->line_dependent() || !p_.heading) &&
+        open_link(p_.line_numbers ? std::optional<std::uint64_t>(line_number) : std::nullopt,
+                  column);
+    std::string_view owed;  // the separator that goes before the next field
     if (p_.with_filename && !p_.heading) {
       append_path();
-      if (p_.null) {
-        w_.out.push_back('\0');
-      } else {
-        w_.out.append(sep);
-      }
+      owed = p_.null ? std::string_view("\0", 1) : sep;
     }
     if (p_.line_numbers) {
+      w_.out.append(owed);
       append_colored(p_.colors->line, fmt::format("{}", line_number));
-      w_.out.append(sep);
+      owed = sep;
     }
     if (p_.column && column) {
+      w_.out.append(owed);
       append_colored(p_.colors->column, fmt::format("{}", *column));
-      w_.out.append(sep);
+      owed = sep;
     }
     if (p_.byte_offset) {
+      w_.out.append(owed);
       append_colored(p_.colors->column, fmt::format("{}", offset));
-      w_.out.append(sep);
+      owed = sep;
     }
+    if (linked) close_link();
+    w_.out.append(owed);
   }
   void count_matches(std::string_view line) {
     if (invert_) return;  // an inverted line has no match (--count-matches -v counts lines)
@@ -790,10 +863,10 @@ class FilePrinter final : public engine::LineSink {
     Status s;
     if (multi()) {
       const auto start = static_cast<std::size_t>(line.data() - hay_.data());
-      s = patterns_.find_spans_in(hay_, start, start + with_terminator(line).size(), w_.scratch,
+      s = patterns_.find_spans_in(hay_, start, start + with_terminator(line).size(), scratch_,
                                   w_.spans);
     } else {
-      s = patterns_.find_spans(line, w_.scratch, w_.spans, line.data() != hay_.data());
+      s = patterns_.find_spans(subject(line), scratch_, w_.spans, line.data() != hay_.data());
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -802,10 +875,12 @@ class FilePrinter final : public engine::LineSink {
 
   const PrintOptions& p_;
   const engine::PatternSet& patterns_;
+  engine::PatternSet::Scratch& scratch_;
   Worker& w_;
   std::string_view path_;          // as --json and messages show it
   std::string_view printed_path_;  // as the standard and summary printers show it
   std::string shown_path_;         // --path-separator's copy
+  std::optional<std::optional<std::string>> link_path_;  // link_path() once known
   OutputStream& stream_;
   std::string_view hay_;
   std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
@@ -828,7 +903,7 @@ class Search {
  public:
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
       : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
-          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}};
+          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}};
         }) {
     out_.set_messages(!args.no_messages);
   }
@@ -888,7 +963,14 @@ class Search {
     options.stdin_reader = is_stdin;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
-    FilePrinter printer(print_, patterns_, w, shown, stream);
+    // --crlf on a file without a CR byte matches as without --crlf (except -P, whose lines keep
+    // their LF): the set without it keeps the Hyperscan and BitMatcher prefilters.
+    const bool plain =
+        plain_ && !streamed && std::string_view(*bytes).find('\r') == std::string_view::npos;
+    if (plain && !w.plain_scratch) w.plain_scratch.emplace(plain_->make_scratch());
+    const engine::PatternSet& set = plain ? *plain_ : patterns_;
+    engine::PatternSet::Scratch& scratch = plain ? *w.plain_scratch : w.scratch;
+    FilePrinter printer(print_, set, scratch, w, shown, stream);
     printer.set_convert(options.binary == engine::BinaryMode::kConvert);
     printer.set_invert(options.invert);
     // ripgrep's summary printers (-c, -l, -q, ...) hold -m and decide when to quit: they count
@@ -902,7 +984,7 @@ class Search {
     std::uint64_t total_bytes = bytes->size();
     Status searched =
         streamed ? search_stream(printer, options, w, stream, total_bytes) : [&]() -> Status {
-      CTX_TRY(engine::search_buffer(patterns_, w.scratch, options, *bytes, printer));
+      CTX_TRY(engine::search_buffer(set, scratch, options, *bytes, printer));
       return {};
     }();
     if (!searched.ok()) out_.error(fmt::format("{}: {}", shown, searched.error().detail));
@@ -992,6 +1074,8 @@ class Search {
 
   // The --pre-glob globs (checked by the caller).
   void set_pre_globs(walker::Overrides globs) { pre_globs_ = std::move(globs); }
+  // --crlf: the patterns compiled without it, used for files without a CR byte.
+  void set_plain_patterns(engine::PatternSet plain) { plain_.emplace(std::move(plain)); }
 
   // Whether ripgrep would memory-map the files named on the command line (then it has each whole
   // in memory, which decides where it notices binary data): when they are all it searches.
@@ -1186,8 +1270,8 @@ class Search {
   // ("--") with context lines (not --passthru's).
   std::string_view group_separator() const {
     if (print_.output != Args::Output::kLines || print_.json) return {};
-    if (print_.heading) return "\n";
-    if (args_.search.before > 0 || args_.search.after > 0) return print_.context_separator;
+    if (print_.heading) return print_.files_heading_separator;
+    if (args_.search.before > 0 || args_.search.after > 0) return print_.files_context_separator;
     return {};
   }
 
@@ -1235,6 +1319,8 @@ class Search {
 
   const Args& args_;
   engine::PatternSet patterns_;
+  // --crlf (not -P): the same patterns compiled without it, for files without a CR byte.
+  std::optional<engine::PatternSet> plain_;
   PrintOptions print_;
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
@@ -1378,6 +1464,12 @@ int run_search(Args& args) {
     print.heading = false;
   }
   print.color = color_enabled(args.color);
+  // As rg 14, links only with colors on, and never in --json.
+  std::optional<Hyperlinker> hyperlinker;
+  if (print.color && !args.json && !args.hyperlink_format.empty()) {
+    hyperlinker.emplace(args.hyperlink_format, hyperlink_hostname(args.hostname_bin));
+  }
+  print.hyperlinks = hyperlinker ? &*hyperlinker : nullptr;
   if (args.vimgrep &&
       !args.json) {  // as ripgrep: path, line and column on every match, no headings
     print.with_filename = args.with_filename.value_or(true);
@@ -1396,9 +1488,19 @@ int run_search(Args& args) {
                         args.walk.threads == 1 ||
                         (args.walk.threads == 0 && std::thread::hardware_concurrency() == 1);
   print.include_zero = args.include_zero;
-  const std::string context_separator =
-      args.context_separator ? *args.context_separator + "\n" : std::string();
+  // As rg 14 under --crlf: the lines it ends itself end in "\r\n"; so do the separators between
+  // files when one thread prints them all (its printer), not those of its parallel buffer writer.
+  print.crlf = args.pattern.crlf;
+  print.line_term = print.crlf ? "\r\n" : "\n";
+  const std::string_view files_term = print.rg_one_thread ? print.line_term : "\n";
+  const std::string context_separator = args.context_separator
+                                            ? *args.context_separator + std::string(print.line_term)
+                                            : std::string();
+  const std::string files_context_separator =
+      args.context_separator ? *args.context_separator + std::string(files_term) : std::string();
   print.context_separator = context_separator;
+  print.files_context_separator = files_context_separator;
+  print.files_heading_separator = files_term;
   print.field_match_separator = args.field_match_separator;
   print.field_context_separator = args.field_context_separator;
   print.path_separator = args.path_separator;
@@ -1411,6 +1513,13 @@ int run_search(Args& args) {
              patterns.size(), args.pattern.pcre2 ? "PCRE2" : "default (Hyperscan + PCRE2)",
              print.multiline, paths.size(), search_stdin ? " (stdin)" : "", args.walk.threads);
   Search search(args, std::move(*compiled), print);
+  if (args.pattern.crlf && !args.pattern.pcre2) {
+    engine::PatternOptions plain = pattern_options;
+    plain.crlf = false;
+    if (auto set = engine::PatternSet::compile(patterns, plain); set.ok()) {
+      search.set_plain_patterns(std::move(*set));
+    }
+  }
   // As ripgrep 14 (hiargs.rs, mmap_choice): named files are searched as maps under --mmap, never
   // under --no-mmap, and by default when there are at most 10 paths, all of them files.
   const bool few_files = !paths.empty() && paths.size() <= 10 &&

@@ -838,6 +838,74 @@ bool has_literal_newline(std::string_view p) {
   return false;
 }
 
+// Whether the escape at p[i] (a backslash) is a carriage return (\r, \x0D, \x{D}, \u000D,
+// \U0000000D); moves `i` past it.
+bool escape_is_cr(std::string_view p, std::size_t& i) {
+  i += 1;
+  if (i >= p.size()) return false;
+  const char c = p[i++];
+  if (c == 'r') return true;
+  if (c == 'x' || ((c == 'u' || c == 'U') && i < p.size() && p[i] == '{')) {
+    return parse_hex_escape(p, i) == 0x0D;
+  }
+  if (c != 'u' && c != 'U') return false;
+  const std::string_view digits = p.substr(i, c == 'u' ? 4 : 8);
+  i += digits.size();
+  long v = 0;
+  for (const char d : digits) {
+    const int x = std::isdigit(static_cast<unsigned char>(d)) ? d - '0'
+                  : (d >= 'a' && d <= 'f')                    ? d - 'a' + 10
+                  : (d >= 'A' && d <= 'F')                    ? d - 'A' + 10
+                                                              : -1;
+    if (x < 0) return false;
+    v = v * 16 + x;
+  }
+  return v == 0x0D;
+}
+
+// True when `pattern` holds a literal carriage return (`\r`, `\x0D`, `[\r]`, a CR byte):
+// ripgrep's error under --crlf without -U.
+bool has_literal_cr(std::string_view p) {
+  for (std::size_t i = 0; i < p.size();) {
+    if (p[i] == '\\') {
+      if (escape_is_cr(p, i)) return true;
+    } else if (p[i] == '[') {
+      // A class whose one item is a CR; any other class is skipped (nested classes, escapes and
+      // a leading ']' included).
+      std::size_t j = i + 1;
+      if (j < p.size() && p[j] == '^') ++j;
+      const std::size_t first = j;
+      int depth = 1;
+      for (bool lead = true; j < p.size() && depth > 0; lead = false) {
+        if (p[j] == '\\') {
+          j += 2;
+        } else if (p[j] == '[') {
+          ++depth;
+          ++j;
+        } else if (p[j] == ']' && !lead) {
+          --depth;
+          ++j;
+        } else {
+          ++j;
+        }
+      }
+      if (depth == 0 && p[i + 1] != '^') {
+        const std::string_view items = p.substr(first, j - 1 - first);
+        std::size_t k = 0;
+        if (items == "\r" ||
+            (!items.empty() && items[0] == '\\' && escape_is_cr(items, k) && k == items.size())) {
+          return true;
+        }
+      }
+      i = j;
+    } else {
+      if (p[i] == '\r') return true;
+      ++i;
+    }
+  }
+  return false;
+}
+
 // True when some match of `pattern` may hold a line feed: ripgrep's test for multiline mode, which
 // looks at the bytes a regex can never match and counts the anchors (^ $ \A \z) as matching a
 // line feed. Errs on the side of "may".
@@ -909,6 +977,14 @@ int rust_word_callout(pcre2_callout_block* block, void* after_line_break) {
   return is_word == (number == detail::kCalloutWordBefore) ? 0 : 1;
 }
 
+// How a line is matched under --crlf (line mode; -U searches the buffer as it is).
+enum class CrlfLines : std::uint8_t {
+  kOff,     // no --crlf: the line as it is
+  kPieces,  // rg's dialect (and -F): each CR-free piece of it without its CRLF's CR: a CR is never
+            // matched, `^` and `$` match at it (for_each_piece)
+  kPcre2,   // -P, as rg's PCRE2 searcher: without its CRLF, or with its LF when it ends in LF alone
+};
+
 }  // namespace
 
 struct PatternSet::Impl {
@@ -927,7 +1003,8 @@ struct PatternSet::Impl {
   bool empty_in_invalid_utf8 = false;
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
   bool multiline = false;  // -U and some pattern can match a line feed
-  Alternation ml_re;       // multiline mode: the whole-buffer regex
+  CrlfLines crlf_lines = CrlfLines::kOff;        // what confirm_line and each_match run line_re on
+  Alternation ml_re;                             // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
   // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
@@ -1030,6 +1107,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                    "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
                    "When multiline mode is enabled, new line characters can be matched."};
     }
+    if (options.crlf && !options.multiline &&
+        (options.fixed_strings ? p.find('\r') != std::string::npos : has_literal_cr(p))) {
+      return Error{ErrorCode::kInvalidArgument,
+                   "the literal \"\\r\" is not allowed in a regex\n\n"
+                   "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
+                   "When multiline mode is enabled, new line characters can be matched."};
+    }
     // -P and -x (which adds anchors) always search in multiline mode under -U, as in ripgrep.
     if (options.multiline &&
         (options.pcre2 || options.line ||
@@ -1072,13 +1156,17 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     regexes.push_back(std::move(regex));
   }
   impl->empty_in_invalid_utf8 = any_empty && !options.pcre2;
+  if (options.crlf && !options.multiline) {
+    impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
+  }
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");
   }
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
-  bool use_hs = !options.pcre2 && !options.pcre2_only && !any_empty && !patterns.empty();
+  bool use_hs =
+      !options.pcre2 && !options.pcre2_only && !options.crlf && !any_empty && !patterns.empty();
   // Multiline mode never looks for lines (find_line): only its own prefilter is compiled below.
   if (use_hs && !impl->multiline) {
     std::vector<const char*> exprs;
@@ -1240,8 +1328,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   impl->exact = (impl->literals.mode == LiteralMode::kSubstring && !impl->literals.cut) ||
                 (impl->hs != nullptr && all_literal && !options.word &&
                  impl->literals.mode != LiteralMode::kWholeLine);
-  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.fixed_strings &&
-      !options.word && !any_empty && !patterns.empty() && !impl->exact &&
+  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.crlf &&
+      !options.fixed_strings && !options.word && !any_empty && !patterns.empty() && !impl->exact &&
       impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
   }
@@ -1255,16 +1343,20 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       word_start = fmt::format("(?:\\A|(?<={})|(?C{}))", non_word, detail::kCalloutNonWordBefore);
       word_end = "(?:\\z|(?=" + non_word + "))";
     }
+    // --crlf: PCRE2's ANYCRLF newline convention, set by the regex itself.
+    const std::string newline = options.crlf ? "(*ANYCRLF)" : "";
     auto line_wrap = [&](const std::string& alternation) {
       std::string regex = "(?:" + alternation + ")";
       if (options.word) regex = word_start + regex + word_end;
       if (options.line) regex = "^" + regex + "$";
-      return regex;
+      return newline + regex;
     };
     // Searches for empty matches inside invalid UTF-8 stop at one position: the offset limit.
     const std::uint32_t limit_flag = impl->empty_in_invalid_utf8 ? PCRE2_USE_OFFSET_LIMIT : 0U;
-    CTX_TRY_ASSIGN(impl->line_re,
-                   compile_alternation(pcre_regexes, patterns, line_wrap, pcre_flags | limit_flag));
+    // A line holds no LF, but under --crlf it may hold a CR, where `^` and `$` match too.
+    const std::uint32_t line_flags = options.crlf ? PCRE2_MULTILINE : 0U;
+    CTX_TRY_ASSIGN(impl->line_re, compile_alternation(pcre_regexes, patterns, line_wrap,
+                                                      pcre_flags | limit_flag | line_flags));
     if (!options.pcre2 && !options.fixed_strings && !patterns.empty()) {
       std::vector<std::string> ascii_regexes;
       ascii_regexes.reserve(regexes.size());
@@ -1273,23 +1365,23 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         std::string regex = "(?:" + alternation + ")";
         if (options.word) regex = "(?<!\\w)" + regex + "(?!\\w)";
         if (options.line) regex = "^" + regex + "$";
-        return regex;
+        return newline + regex;
       };
-      auto ascii =
-          compile_alternation(ascii_regexes, patterns, ascii_wrap, pcre_flags & ~PCRE2_UCP);
+      auto ascii = compile_alternation(ascii_regexes, patterns, ascii_wrap,
+                                       (pcre_flags & ~PCRE2_UCP) | line_flags);
       if (ascii.ok()) impl->ascii_re = std::move(*ascii);  // else line_re serves ASCII lines too
     }
     // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack.
     auto scan_wrap = [&](std::string alternation) {
       std::string regex = options.line ? "^(?:" + alternation + ")$" : std::move(alternation);
       if (options.word) regex = word_start + "(?:" + regex + ")" + word_end;
-      return regex;
+      return newline + regex;
     };
     CTX_TRY_ASSIGN(impl->scan_re, compile_alternation(pcre_regexes, patterns, scan_wrap,
                                                       pcre_flags | PCRE2_MULTILINE | limit_flag));
     if (impl->multiline) {
-      if (!options.pcre2 && !options.pcre2_only && !options.fixed_strings && !options.word &&
-          !options.line && !any_empty && !patterns.empty()) {
+      if (!options.pcre2 && !options.pcre2_only && !options.crlf && !options.fixed_strings &&
+          !options.word && !options.line && !any_empty && !patterns.empty()) {
         impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
                                                               options.multiline_dotall);
       }
@@ -1514,9 +1606,43 @@ Result<Probe> empty_match_in_invalid_utf8(const Alternation& alt, std::string_vi
 // alone (as ripgrep confirms a candidate line: its word boundaries then see no line terminator
 // before the line), with (`probe_empty`) the empty matches PCRE2 skips inside invalid UTF-8.
 // `ascii` (when compiled) runs instead on a pure-ASCII line (PatternSet::Impl::ascii_re).
+// Calls each(offset, piece) for the pieces of `line` between its CRs, in order, until it returns
+// true (then returns true). The caller drops the CR of a line's CRLF first.
+template <typename Each>
+bool for_each_piece(std::string_view line, Each&& each) {
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t cr = line.find('\r', at);
+    const std::size_t end = cr == std::string_view::npos ? line.size() : cr;
+    if (each(at, line.substr(at, end - at))) return true;
+    if (cr == std::string_view::npos) return false;
+    at = cr + 1;
+  }
+}
+
 Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std::string_view hay,
-                          LineSpan line, MatchState& m, bool probe_empty) {
-  const std::string_view text = hay.substr(line.start, line.end - line.start);
+                          LineSpan line, MatchState& m, bool probe_empty,
+                          CrlfLines crlf = CrlfLines::kOff) {
+  std::string_view text = hay.substr(line.start, line.end - line.start);
+  const bool terminated = line.end < hay.size();
+  if (crlf != CrlfLines::kOff && terminated) {
+    if (!text.empty() && text.back() == '\r') {
+      text.remove_suffix(1);
+    } else if (crlf == CrlfLines::kPcre2) {
+      text = hay.substr(line.start, text.size() + 1);
+    }
+  }
+  if (crlf == CrlfLines::kPieces && text.find('\r') != std::string_view::npos) {
+    std::optional<Error> error;
+    const bool hit = for_each_piece(text, [&](std::size_t, std::string_view piece) {
+      auto r = confirm_line(alt, ascii, piece, LineSpan{0, piece.size()}, m, probe_empty);
+      if (r.ok()) return *r;
+      error = std::move(r).error();
+      return true;
+    });
+    if (error) return std::move(*error);
+    return hit;
+  }
   if (ascii.compiled() && is_ascii_text(text)) return any_match(ascii, text, m);
   CTX_TRY_ASSIGN(bool hit, any_match(alt, text, m));
   if (!hit && probe_empty) {
@@ -1673,6 +1799,20 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       if (ctx.interrupted) return interrupted_error();
       return ctx.found;
     }
+    if (impl_->crlf_lines == CrlfLines::kPcre2) {
+      // Line by line: a scan of the buffer can miss a line whose subject keeps its LF (see
+      // CrlfLines::kPcre2), as `\s+$` misses `a` in "a\nb\n".
+      for (std::size_t cur = start; cur < view.size();) {
+        if (s.interrupt.stop != nullptr && (*s.interrupt.stop)()) return interrupted_error();
+        const LineSpan line = line_around(view, cur, cur);
+        CTX_TRY_ASSIGN(bool confirmed,
+                       confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
+                                    impl_->empty_in_invalid_utf8, CrlfLines::kPcre2));
+        if (confirmed) return std::optional<LineSpan>{line};
+        cur = line.end + 1;
+      }
+      return std::optional<LineSpan>{};
+    }
     std::size_t cur = start;
     while (cur <= view.size()) {
       // Without an interrupt, one PCRE2 call scans the rest of the buffer; with one, a window at a
@@ -1713,7 +1853,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       }
       LineSpan line = line_around(view, std::min(at, view.size()), cur);
       CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
-                                                  impl_->empty_in_invalid_utf8));
+                                                  impl_->empty_in_invalid_utf8, impl_->crlf_lines));
       if (confirmed) return std::optional<LineSpan>{line};
       cur = line.end + 1;
     }
@@ -1929,10 +2069,25 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
     }
   }
   s.after_line_break = after_line_break;
-  Status status = each_match_in(&alt, line, 0, line.size() + 1, scratch, [&](const MatchState& m) {
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(m.md);
-    on_match(MatchSpan{ov[0], ov[1]}, &m, &alt);
-  });
+  Status status;
+  if (impl_->crlf_lines == CrlfLines::kPieces && line.find('\r') != std::string_view::npos) {
+    // Matches in each CR-free piece, at their offsets in the line (a CR before a piece reads as
+    // a line break to rust_word_callout).
+    // The CLI gives terminated lines without their CR (the printer's subject, as rg's).
+    for_each_piece(line, [&](std::size_t offset, std::string_view piece) {
+      if (offset > 0) s.after_line_break = true;
+      status = each_match_in(&alt, piece, 0, piece.size() + 1, scratch, [&](const MatchState& m) {
+        const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(m.md);
+        on_match(MatchSpan{offset + ov[0], offset + ov[1]}, &m, &alt);
+      });
+      return !status.ok();
+    });
+  } else {
+    status = each_match_in(&alt, line, 0, line.size() + 1, scratch, [&](const MatchState& m) {
+      const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(m.md);
+      on_match(MatchSpan{ov[0], ov[1]}, &m, &alt);
+    });
+  }
   s.after_line_break = false;
   s.restrict_chunks = false;
   return status;
@@ -2076,7 +2231,10 @@ Status PatternSet::expand_matches(std::string_view line, std::string_view replac
                       std::string& out = expansions.back();
                       if (m != nullptr) {
                         expand(out, replacement, [&](std::string_view name) {
-                          append_group(out, *alt, *m, line, name);
+                          // The subject the match was found in: the line, or (--crlf) the piece
+                          // of it that starts span.start - ovector[0] bytes in.
+                          const std::size_t base = span.start - pcre2_get_ovector_pointer(m->md)[0];
+                          append_group(out, *alt, *m, line.substr(base), name);
                         });
                       } else {  // a literal: group 0 only
                         expand(out, replacement, [&](std::string_view name) {

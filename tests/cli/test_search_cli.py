@@ -21,8 +21,13 @@ line numbers and offsets continue across the pieces of a stream), `-` as a path 
 --sort-files, --line-buffered/--block-buffered, --path-separator, --stop-on-nonmatch (with rg's
 -v quirk), --engine/--auto-hybrid-regex, --pcre2-version, --regex-size-limit/--dfa-size-limit,
 --debug/--trace, -A/-B winning over -C, -z/--search-zip (gzip, bzip2, xz, lzma; a file that is
-not what its extension says), --pre/--pre-glob/--no-pre, and --generate (bash/zsh/fish completions and the man page
-list every flag of --help; bash -n, zsh -n, fish --no-execute and groff check them when present).
+not what its extension says), --pre/--pre-glob/--no-pre, --generate (bash/zsh/fish completions and the man page
+list every flag of --help; bash -n, zsh -n, fish --no-execute and groff check them when present),
+--crlf/--no-crlf (`$` before CRLF and a lone CR, `^` after one, a CR never matched, the literal
+`\r` error, CRLF after every line rg ends itself), --hyperlink-format with every alias and a
+custom format ({path} {host} {line} {column} {wslprefix}; OSC 8 bytes with --color=always, none
+without colors; rg's format errors), --hostname-bin, --no-invert-match, --no-byte-offset and
+--ignore-files.
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
@@ -135,6 +140,11 @@ FILES = {
     "u/nonl.txt": b"last foo",
     "mlm/b.txt": b"foo\nbar\nfoo\nx\nfoo\nfoo\ny\nz\nfoo\n",
     "pcase/case.txt": b".FOO\nxfoo\n\\foo\n",
+    "cr/a.txt": b"foo\r\nbar x\r\nfoo\rbaz\r\n\r\nlast foo",
+    "cr/b.csv": b"a,b\r\n",
+    "hl/a b.txt": b"x foo\nbar\n",
+    "hl/c.txt": b"foo\n",
+    "ig/skip.ignore": b"a.txt\n",
 }
 
 TREE = None
@@ -1129,6 +1139,161 @@ def stdin_is_searched_as_it_arrives():
                                                                  STREAM_BYTES >> 20))
     check(written[0] <= STREAM_BYTES // 4, "ctxsearch read %.1f MiB of stdin before its first "
           "output line reached the reader (rg: a few hundred KiB)" % (written[0] / 2**20))
+
+# ----------------------------------------------------------------------------------------------
+# rg 14 flags: --crlf, --hyperlink-format / --hostname-bin, negations (expected: rg 14.1.1's)
+# ----------------------------------------------------------------------------------------------
+
+golden("--crlf: $ matches before CRLF and before a lone CR, printed lines end in CRLF",
+       ["--crlf", "-n", "foo$", "cr/a.txt"], b"1:foo\r\n3:foo\rbaz\r\n5:last foo\r\n", 0)
+golden("without --crlf $ does not match before a CR", ["-n", "foo$", "cr/a.txt"],
+       b"5:last foo\n", 0)
+golden("--no-crlf undoes --crlf", ["--crlf", "--no-crlf", "-n", "foo$", "cr/a.txt"],
+       b"5:last foo\n", 0)
+golden("--crlf: ^ matches after a lone CR", ["--crlf", "-o", "^baz", "cr/a.txt"], b"baz\r\n", 0)
+golden("--crlf: ^$ matches a blank CRLF line, -c ends in CRLF", ["--crlf", "-c", "^$", "cr/a.txt"],
+       b"1\r\n", 0)
+golden("--crlf: a negated class never matches the CR", ["--crlf", "-o", "[^,]+", "cr/b.csv"],
+       b"a\r\nb\r\n", 0)
+golden("--crlf: . never matches the CR", ["--crlf", "-o", ".+", "cr/b.csv"], b"a,b\r\n", 0)
+golden("--crlf: \\s never matches the CR", ["--crlf", "-o", "\\s$", "cr/a.txt"], b"", 1)
+golden("--crlf: headings and context lines", ["--crlf", "-H", "-A1", "--heading", "bar",
+                                              "cr/a.txt"],
+       b"cr/a.txt\r\nbar x\r\nfoo\rbaz\r\n", 0)
+golden("--crlf: -r -o replacements end in CRLF", ["--crlf", "-r", "X", "-o", "foo", "cr/a.txt"],
+       b"X\r\nX\r\nX\r\n", 0)
+golden("--crlf: a literal \\r is an error without -U", ["--crlf", "a\\rb", "cr/a.txt"], b"", 2,
+       [("line", "ctxsearch: the literal \"\\r\" is not allowed in a regex")])
+golden("--crlf -U: a match spans CRLF", ["--crlf", "-U", "-c", "foo\\r\\nbar", "cr/a.txt"],
+       b"1\r\n", 0)
+golden("--crlf -x: a whole line between a CR and the CRLF", ["--crlf", "-x", "-c", "baz",
+                                                              "cr/a.txt"], b"1\r\n", 0)
+golden("--crlf -l ends paths in CRLF", ["--crlf", "-l", "foo", "cr"], b"cr/a.txt\r\n", 0)
+golden("--crlf with colors: CRLF after the colored line",
+       ["--crlf", "--color", "always", "foo", "cr/a.txt"],
+       b"\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\r\n\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\rbaz\r\n"
+       b"last \x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\r\n", 0)
+golden("--no-invert-match undoes -v", ["-v", "--no-invert-match", "-n", "foo", "cr/a.txt"],
+       b"1:foo\r\n3:foo\rbaz\r\n5:last foo\n", 0)
+golden("--no-byte-offset undoes -b", ["-b", "--no-byte-offset", "-n", "bar", "cr/a.txt"],
+       b"2:bar x\r\n", 0)
+golden("--ignore-file applies", S + ["--ignore-file", "ig/skip.ignore", "foo", "d"],
+       b"d/call.c:call foo(x);\nd/crlf.txt:foo\r\nd/sub/c.txt:x foo\n", 0)
+golden("--no-ignore-files drops --ignore-file",
+       S + ["--ignore-file", "ig/skip.ignore", "--no-ignore-files", "-c", "foo", "d"],
+       b"d/a.txt:2\nd/call.c:1\nd/crlf.txt:1\nd/sub/c.txt:1\n", 0)
+golden("--ignore-files undoes --no-ignore-files",
+       S + ["--ignore-file", "ig/skip.ignore", "--no-ignore-files", "--ignore-files", "-c", "foo",
+            "d"], b"d/call.c:1\nd/crlf.txt:1\nd/sub/c.txt:1\n", 0)
+
+# --hyperlink-format: rg 14's outputs with {R} for the tree root's absolute (percent-encoded) path,
+# the host from --hostname-bin (a script printing "  build.host  ") and WSL_DISTRO_NAME=Deb.
+HYPERLINK_CASES = [
+    (["--hyperlink-format", "default", "-n", "foo", "hl"],
+     b'\x1b]8;;file://build.host{R}/hl/a%20b.txt\x1b\\\x1b[0m\x1b[35mhl/a b.txt\x1b[0m:\x1b[0m'
+     b'\x1b[32m1\x1b[0m\x1b]8;;\x1b\\:x \x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n\x1b]8;;file://'
+     b'build.host{R}/hl/c.txt\x1b\\\x1b[0m\x1b[35mhl/c.txt\x1b[0m:\x1b[0m\x1b[32m1\x1b[0m'
+     b'\x1b]8;;\x1b\\:\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n'),
+    (["--hyperlink-format", "vscode", "-A1", "foo", "hl"],
+     b'\x1b]8;;vscode://file{R}/hl/a%20b.txt:1:3\x1b\\\x1b[0m\x1b[35mhl/a b.txt\x1b[0m\x1b]8;;'
+     b'\x1b\\:x \x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n\x1b]8;;vscode://file{R}/hl/a%20b.txt:1:1'
+     b'\x1b\\\x1b[0m\x1b[35mhl/a b.txt\x1b[0m\x1b]8;;\x1b\\-bar\n--\n\x1b]8;;vscode://file{R}'
+     b'/hl/c.txt:1:1\x1b\\\x1b[0m\x1b[35mhl/c.txt\x1b[0m\x1b]8;;\x1b\\:\x1b[0m\x1b[1m\x1b[31mfoo'
+     b'\x1b[0m\n'),
+    (["--hyperlink-format", "kitty", "--heading", "-n", "foo", "hl"],
+     b'\x1b]8;;file://build.host{R}/hl/a%20b.txt#1\x1b\\\x1b[0m\x1b[35mhl/a b.txt\x1b[0m\x1b]8;;'
+     b'\x1b\\\n\x1b]8;;file://build.host{R}/hl/a%20b.txt#1\x1b\\\x1b[0m\x1b[32m1\x1b[0m\x1b]8;;'
+     b'\x1b\\:x \x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n\n\x1b]8;;file://build.host{R}/hl/c.txt#1\x1b\\'
+     b'\x1b[0m\x1b[35mhl/c.txt\x1b[0m\x1b]8;;\x1b\\\n\x1b]8;;file://build.host{R}/hl/c.txt#1'
+     b'\x1b\\\x1b[0m\x1b[32m1\x1b[0m\x1b]8;;\x1b\\:\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n'),
+    (["--hyperlink-format", "file", "--heading", "foo", "hl"],
+     b'\x1b]8;;file://build.host{R}/hl/a%20b.txt\x1b\\\x1b[0m\x1b[35mhl/a b.txt\x1b[0m\x1b]8;;'
+     b'\x1b\\\nx \x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n\n\x1b]8;;file://build.host{R}/hl/c.txt\x1b\\'
+     b'\x1b[0m\x1b[35mhl/c.txt\x1b[0m\x1b]8;;\x1b\\\n\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n'),
+    (["--hyperlink-format", "grep+", "-c", "foo", "hl"],
+     b'\x1b]8;;grep+://{R}/hl/a%20b.txt:1\x1b\\\x1b[0m\x1b[35mhl/a b.txt\x1b[0m\x1b]8;;\x1b\\:1\n'
+     b'\x1b]8;;grep+://{R}/hl/c.txt:1\x1b\\\x1b[0m\x1b[35mhl/c.txt\x1b[0m\x1b]8;;\x1b\\:1\n'),
+    (["--hyperlink-format", "macvim", "-l", "foo", "hl"],
+     b'\x1b]8;;mvim://open?url=file://{R}/hl/a%20b.txt&line=1&column=1\x1b\\\x1b[0m\x1b[35mhl/a b'
+     b'.txt\x1b[0m\x1b]8;;\x1b\\\n\x1b]8;;mvim://open?url=file://{R}/hl/c.txt&line=1&column=1'
+     b'\x1b\\\x1b[0m\x1b[35mhl/c.txt\x1b[0m\x1b]8;;\x1b\\\n'),
+    (["--hyperlink-format", "textmate", "--vimgrep", "foo", "hl/c.txt", "hl/a b.txt"],
+     b'\x1b]8;;txmt://open?url=file://{R}/hl/c.txt&line=1&column=1\x1b\\\x1b[0m\x1b[35mhl/c.txt'
+     b'\x1b[0m:\x1b[0m\x1b[32m1\x1b[0m:\x1b[0m1\x1b[0m\x1b]8;;\x1b\\:\x1b[0m\x1b[1m\x1b[31mfoo'
+     b'\x1b[0m\n\x1b]8;;txmt://open?url=file://{R}/hl/a%20b.txt&line=1&column=3\x1b\\\x1b[0m'
+     b'\x1b[35mhl/a b.txt\x1b[0m:\x1b[0m\x1b[32m1\x1b[0m:\x1b[0m3\x1b[0m\x1b]8;;\x1b\\:x \x1b[0m'
+     b'\x1b[1m\x1b[31mfoo\x1b[0m\n'),
+    (["--hyperlink-format", "vscode-insiders", "-o", "-b", "foo", "hl/c.txt"],
+     b'\x1b[0m0\x1b[0m:\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n'),
+    (["--hyperlink-format", "vscodium", "--files", "hl"],
+     b'\x1b]8;;vscodium://file{R}/hl/a%20b.txt:1:1\x1b\\\x1b[0m\x1b[35mhl/a b.txt\x1b[0m\x1b]8;;'
+     b'\x1b\\\n\x1b]8;;vscodium://file{R}/hl/c.txt:1:1\x1b\\\x1b[0m\x1b[35mhl/c.txt\x1b[0m\x1b]8;;'
+     b'\x1b\\\n'),
+    (["--hyperlink-format", "x://{host}/{wslprefix}{path}#{line}:{column}", "-H", "foo",
+      "hl/c.txt"],
+     b'\x1b]8;;x://build.host/wsl$/Deb{R}/hl/c.txt#1:1\x1b\\\x1b[0m\x1b[35mhl/c.txt\x1b[0m\x1b]8;;'
+     b'\x1b\\:\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n'),
+    (["--hyperlink-format", "none", "-H", "foo", "hl/c.txt"],
+     b'\x1b[0m\x1b[35mhl/c.txt\x1b[0m:\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\n'),
+]
+
+
+def uri_path(path):
+    """rg's percent-encoding of a {path}."""
+    keep = set(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz/:-._~")
+    return b"".join(bytes([c]) if c in keep or c >= 128 else b"%%%02X" % c
+                    for c in os.fsencode(path))
+
+
+@case
+def hyperlink_formats_print_rg14s_osc8_links_with_colors_on():
+    t = tree()
+    script = os.path.join(t.home, "hostname.sh")
+    with open(script, "w") as f:
+        f.write('#!/bin/sh\necho "  build.host  "\n')
+    os.chmod(script, 0o755)
+    root = uri_path(os.path.realpath(t.root))
+    env = dict(t.env, WSL_DISTRO_NAME="Deb")
+    for args, want in HYPERLINK_CASES:
+        argv = [CTX, "--sort", "path", "--color", "always", "--hostname-bin", script] + args
+        p = subprocess.run(argv, cwd=t.root, env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+        want = want.replace(b"{R}", root)
+        check(p.stdout == want and p.returncode == 0,
+              "%s: expected %r, got rc=%d %r %r" % (args, want, p.returncode, p.stdout,
+                                                    p.stderr[:300]))
+        # Without colors (a pipe, --color never) there is no link at all.
+        p = subprocess.run(argv[:3] + ["never"] + argv[5:], cwd=t.root, env=env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT)
+        check(b"\x1b" not in p.stdout, "%s --color never: %r" % (args, p.stdout))
+
+
+golden("--hostname-bin that fails falls back to the system's name: no error",
+       ["--hostname-bin", "/nonexistent/bin", "-c", "foo", "hl/c.txt"], b"1\n", 0)
+for fmt_, why in [
+        ("foo", "at least a {path} variable is required in a hyperlink format, or otherwise use "
+                "a valid alias: default, file, grep+, kitty, macvim, none, textmate, vscode, "
+                "vscode-insiders, vscodium"),
+        ("x://{path", "unclosed variable: found '{' without a corresponding '}' following it"),
+        ("x://{bad}", "invalid hyperlink format variable: 'bad', choose from: path, line, column, "
+                      "host, wslprefix"),
+        ("x://{line}", "the {path} variable is required in a hyperlink format"),
+        ("{path}", "the hyperlink format must start with a valid URL scheme, i.e., "
+                   "[0-9A-Za-z+-.]+:"),
+        ("x}{path}", "unopened variable: found '}' without a corresponding '{' preceding it"),
+        ("x://{path}:{column}", "the hyperlink format contains a {column} variable, but no "
+                                "{line} variable is present"),
+        ("x://{}{path}", "invalid hyperlink format variable: '', choose from: path, line, "
+                         "column, host, wslprefix")]:
+    golden("--hyperlink-format %r is rejected as rg 14 words it" % fmt_,
+           ["--hyperlink-format", fmt_, "foo", "hl"], b"", 2,
+           [("line", "ctxsearch: error parsing flag --hyperlink-format: invalid hyperlink "
+                     "format: " + why)])
+golden("--hyperlink-format accepts an empty format, {{ and }} escapes and a digit-led scheme",
+       ["--hyperlink-format", "", "--hyperlink-format", "1x://{{{path}}}", "--color", "always",
+        "-c", "foo", "hl/c.txt"], b"1\n", 0)
+
 
 
 def main():

@@ -15,7 +15,7 @@ few directories, CRLF files, long lines (tens of KiB), files without a trailing 
 files, binary files (a NUL byte early, or late: beyond the first 64 KiB), UTF-8 text (Greek,
 Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with a UTF-8 BOM.
 
-Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b
+Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b --crlf
 --count-matches --files-without-match -H -I --null --heading -a --binary -q, --passthru,
 --stop-on-nonmatch, --include-zero, --context-separator / --no-context-separator,
 --field-match-separator, --field-context-separator, --path-separator, -r/--replace (groups
@@ -362,7 +362,7 @@ BOOL_FLAGS = [("-n", 0.35), ("-i", 0.2), ("-w", 0.15), ("-x", 0.07), ("-F", 0.12
               ("-S", 0.1), ("-s", 0.04), ("-P", 0.1), ("--column", 0.12), ("-b", 0.1), ("-H", 0.1),
               ("-I", 0.08), ("--null", 0.08), ("--heading", 0.04), ("-a", 0.07), ("-q", 0.04),
               ("--binary", 0.05), ("--passthru", 0.04), ("--stop-on-nonmatch", 0.04),
-              ("--include-zero", 0.04)]
+              ("--include-zero", 0.04), ("--crlf", 0.1)]
 
 # Separator flags (values with rg's escapes: \t, \x2D, a lone backslash).
 SEPARATOR_FLAGS = ["--context-separator=@@", "--context-separator=", "--no-context-separator",

@@ -30,6 +30,10 @@ struct PatternOptions {
   // is an error, as in ripgrep.
   bool multiline = false;
   bool multiline_dotall = false;  // --multiline-dotall: `.` also matches a line feed under -U
+  // --crlf: `$` also matches before a carriage return and `^` after one (never between CR and LF),
+  // and `.` matches neither, as ripgrep's CRLF mode. Everything then runs on PCRE2 (newline
+  // convention ANYCRLF), without the Hyperscan and BitMatcher prefilters, whose `$` knows only LF.
+  bool crlf = false;
   // PCRE2 alone, without the Hyperscan and BitMatcher prefilters: the same matches, slower (the
   // reference that tests of the prefilters compare against).
   bool pcre2_only = false;
