@@ -76,10 +76,22 @@ class LineCounter {
 
 }  // namespace
 
-std::string utf16_to_utf8(std::string_view in, bool little_endian) {
+std::string utf16_to_utf8(std::string_view in, bool little_endian,
+                          std::vector<std::size_t>* read_ends) {
   constexpr std::uint32_t kReplacement = 0xFFFD;
+  constexpr std::size_t kDecoderRead = 8 << 10;  // encoding_rs_io's buffer
   std::string out;
   out.reserve(in.size());
+  std::size_t read_end = 1;  // the first read brings the one byte the BOM peek left over
+  // Before output that needs `in` up to `complete`: the reads that ended before it.
+  auto reads_before = [&](std::size_t complete) {
+    if (read_ends == nullptr) return;
+    for (; read_end < complete; read_end += kDecoderRead) {
+      if (!out.empty() && (read_ends->empty() || read_ends->back() < out.size())) {
+        read_ends->push_back(out.size());  // a read that decodes to nothing reads on
+      }
+    }
+  };
   auto unit = [&](std::size_t i) -> std::uint32_t {
     auto a = static_cast<unsigned char>(in[i]);
     auto b = static_cast<unsigned char>(in[i + 1]);
@@ -88,7 +100,9 @@ std::string utf16_to_utf8(std::string_view in, bool little_endian) {
   std::size_t i = 0;
   for (; i + 1 < in.size(); i += 2) {
     std::uint32_t u = unit(i);
-    if (u >= 0xD800 && u <= 0xDBFF && i + 3 < in.size()) {
+    const bool high = u >= 0xD800 && u <= 0xDBFF;
+    reads_before(!high ? i + 2 : i + 3 < in.size() ? i + 4 : in.size() + 1);
+    if (high && i + 3 < in.size()) {
       std::uint32_t low = unit(i + 2);
       if (low >= 0xDC00 && low <= 0xDFFF) {
         ctx::append_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
@@ -98,7 +112,13 @@ std::string utf16_to_utf8(std::string_view in, bool little_endian) {
     }
     ctx::append_utf8(out, u >= 0xD800 && u <= 0xDFFF ? kReplacement : u);
   }
-  if (i < in.size()) ctx::append_utf8(out, kReplacement);
+  if (i < in.size()) {
+    reads_before(in.size() + 1);
+    ctx::append_utf8(out, kReplacement);
+  }
+  if (read_ends != nullptr && (read_ends->empty() || read_ends->back() < out.size())) {
+    read_ends->push_back(out.size());
+  }
   return out;
 }
 
@@ -271,14 +291,21 @@ constexpr std::size_t kStdinBuffer = 8 << 10;
 // (64 KiB; tripled whenever it is full and no line has ended yet) after what the last round left
 // unconsumed, then searches the complete lines it holds and consumes them, all but the last
 // max(-A, -B) + 1 lines not yet reported when there is context. The first read brings 3 bytes only
-// (ripgrep's decoder peeks that far for a BOM), so a line feed there ends a first round. A read
-// that brings in the first NUL byte is where ripgrep notices binary data.
+// (ripgrep's decoder peeks that far for a BOM), so a line feed there ends a first round; behind a
+// UTF-8 BOM (stripped from `hay`) the first read is a whole one, and behind a UTF-16 BOM the reads
+// are the decoder's (`decoded_reads`). A read that brings in the first NUL byte is where ripgrep
+// notices binary data.
 class RollBuffer {
  public:
-  // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B); `stdin`: the
-  // reads come through Rust's 8 KiB stdin buffer (the second ends at 8 KiB).
-  RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, bool stdin)
-      : hay_(hay), nul_(nul), context_(context), stdin_(stdin) {
+  // How the bytes of `hay` came in.
+  struct Reads {
+    bool stdin = false;     // through Rust's 8 KiB stdin buffer (the second read ends at 8 KiB)
+    bool utf8_bom = false;  // a UTF-8 BOM was read and dropped before `hay`
+    const std::vector<std::size_t>* decoded = nullptr;  // UTF-16: utf16_to_utf8's read ends
+  };
+  // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B).
+  RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, Reads reads)
+      : hay_(hay), nul_(nul), context_(context), reads_(reads) {
     fill();
   }
   std::size_t start() const { return start_; }  // the first byte not consumed
@@ -299,9 +326,7 @@ class RollBuffer {
     nul_read_ = false;
     for (;;) {
       if (read_ - start_ >= capacity_) capacity_ *= 3;  // full without a line end: grow
-      std::size_t upto = read_ == 0 ? kBomPeek : start_ + capacity_;
-      if (stdin_ && read_ > 0 && read_ < kStdinBuffer) upto = kStdinBuffer;
-      upto = std::min(hay_.size(), upto);
+      const std::size_t upto = std::min(hay_.size(), next_read_end());
       if (upto <= read_) {  // end of file: the rest is one last line
         end_ = read_;
         eof_ = true;
@@ -316,6 +341,23 @@ class RollBuffer {
         return;
       }
     }
+  }
+
+  // Where the read that starts at `read_` ends (the buffer has room up to start_ + capacity_).
+  std::size_t next_read_end() {
+    const std::size_t room = start_ + capacity_;
+    if (reads_.decoded != nullptr) {
+      while (next_decoded_ < reads_.decoded->size() && (*reads_.decoded)[next_decoded_] <= read_) {
+        ++next_decoded_;
+      }
+      if (next_decoded_ == reads_.decoded->size()) return room;
+      return std::min(room, (*reads_.decoded)[next_decoded_]);
+    }
+    // What Rust's stdin buffer holds after the first 3 bytes (after the BOM: of its 8 KiB).
+    const std::size_t buffered = kStdinBuffer - (reads_.utf8_bom ? kUtf8Bom.size() : 0);
+    if (read_ == 0 && !reads_.utf8_bom) return kBomPeek;
+    if (reads_.stdin && read_ < buffered) return buffered;
+    return room;
   }
 
   // grep-searcher's lines::preceding over the buffer's lines: the start of the line `context_`
@@ -339,7 +381,8 @@ class RollBuffer {
   std::string_view hay_;
   std::size_t nul_;
   std::size_t context_;
-  bool stdin_;
+  Reads reads_;
+  std::size_t next_decoded_ = 0;  // the first of reads_.decoded not yet passed
   std::size_t capacity_ = kChunkBytes;
   std::size_t start_ = 0, read_ = 0, end_ = 0;
   bool eof_ = false;
@@ -354,17 +397,21 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   const std::uint64_t base_offset = options.base_offset;
   const BinaryMode mode = options.binary;
   std::string transcoded;
+  std::vector<std::size_t> decoded_reads;  // UTF-16: where ripgrep's decoder's reads end
+  RollBuffer::Reads reads{.stdin = options.stdin_reader};
   bool decoded = false;  // ripgrep decodes the file (a BOM): through its roll buffer, never whole
   if (base_offset > 0) {
     // A later piece of a stream: no BOM to look for.
   } else if (mode != BinaryMode::kText && hay.size() >= 2 &&
              (hay.substr(0, 2) == "\xFF\xFE" || hay.substr(0, 2) == "\xFE\xFF")) {
     // UTF-16 with a BOM, as ripgrep: searched (and printed) as UTF-8.
-    transcoded = utf16_to_utf8(hay.substr(2), hay[0] == '\xFF');
+    transcoded = utf16_to_utf8(hay.substr(2), hay[0] == '\xFF', &decoded_reads);
     hay = transcoded;
+    reads.decoded = &decoded_reads;
     decoded = true;
   } else if (hay.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
     hay.remove_prefix(kUtf8Bom.size());  // offsets count from after the BOM, as ripgrep
+    reads.utf8_bom = true;
     decoded = true;
   }
   const bool multiline = patterns.multiline();
@@ -419,7 +466,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   std::optional<RollBuffer> roll;
   if (!whole && !suppress) {
     roll.emplace(hay, detect ? nul : kNoNul,
-                 report_lines ? std::max(options.before, options.after) : 0, options.stdin_reader);
+                 report_lines ? std::max(options.before, options.after) : 0, reads);
     if (roll->nul_read()) notice(nul);
   }
 

@@ -421,6 +421,26 @@ def stats_bytes_searched_where_the_search_stopped():
         check(rc == 0 and want in out, "%r: rc=%d, stdout %r lacks %r" % (args, rc, out, want))
 
 
+@case
+def stats_bytes_searched_behind_a_bom_follows_the_decoders_reads():
+    """Behind a BOM ripgrep's reads differ: a UTF-8 BOM is peeked and dropped, so the first read
+    is a whole one (not 3 bytes) and -m or --stop-on-nonmatch stopping in it leaves 0 searched;
+    a UTF-16 file comes through its decoder 8 KiB of UTF-16 per read (one round each here).
+    Expected values are rg 14.1.1's."""
+    text = "".join("a%d\n" % i for i in range(4000))
+    t = Tree({"u8/a.txt": b"\xef\xbb\xbfa\na\na\nb\n",
+              "u16/w.txt": b"\xff\xfe" + text.encode("utf-16-le")})
+    try:
+        for args, want in ((["-m2", "a", "u8"], 0), (["--stop-on-nonmatch", "a", "u8"], 0),
+                           (["-m1", "a", "u16"], 0), (["-m2000", "a", "u16"], 8190),
+                           (["-m3000", "-A2", "a", "u16"], 16380)):
+            rc, out, _ = t.run(["--color", "never", "--stats"] + args)
+            line = b"\n%d bytes searched\n" % want
+            check(rc == 0 and line in out, "%r: rc=%d, stdout %r lacks %r" % (args, rc, out, line))
+    finally:
+        t.close()
+
+
 
 golden("-P -S: an uppercase character right after a backslash does not count (\\S)",
        ["-P", "-S", "\\Sfoo", "pcase/case.txt"], b".FOO\nxfoo\n\\foo\n", 0)

@@ -143,7 +143,12 @@ class FileBuffer {
 
 // UTF-16 (without its BOM) to UTF-8; unpaired surrogates and a dangling odd byte become U+FFFD.
 // (The searcher transcodes UTF-16 files with a BOM through this; the agent's read_file too.)
-std::string utf16_to_utf8(std::string_view in, bool little_endian);
+// `read_ends`, when given, receives where in the output each read of ripgrep's decoder ends
+// (encoding_rs_io behind a UTF-16 BOM: the byte left from its 3-byte BOM peek, then 8 KiB of
+// `in` per read; a read returns what the units it completed decode to, and a high surrogate
+// is complete once the unit after it is in); increasing, the last is the output's size.
+std::string utf16_to_utf8(std::string_view in, bool little_endian,
+                          std::vector<std::size_t>* read_ends = nullptr);
 
 // The number of '\n' bytes in `s` (SIMD; the line counter of every searcher and tool).
 std::uint64_t count_newlines(std::string_view s);
