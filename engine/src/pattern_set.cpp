@@ -1336,8 +1336,15 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // Literals that Hyperscan's literal API matches (impl->literals) need no PCRE2 at all.
   if (impl->literals.mode == LiteralMode::kNone) {
     // -w: ripgrep 14's half word boundaries (Rust's \b{start-half}, \b{end-half}): no word
-    // character before and after, and no invalid UTF-8 there either. -P: PCRE2's \w, as rg -P.
+    // character before and after, and no invalid UTF-8 there either. -P: PCRE2's \w, as rg -P,
+    // whose PCRE2 (10.43) counts marks (Mn) and connector punctuation (Pc) as word characters
+    // under UCP where Debian's 10.42 does not.
     std::string word_start = "(?<!\\w)", word_end = "(?!\\w)";
+    if (options.pcre2 && (pcre_flags & PCRE2_UCP) != 0) {
+      constexpr std::string_view kPcre2WordClass = "[\\p{L}\\p{N}_\\p{Mn}\\p{Pc}]";
+      word_start = fmt::format("(?<!{})", kPcre2WordClass);
+      word_end = fmt::format("(?!{})", kPcre2WordClass);
+    }
     if (!options.pcre2) {
       const std::string non_word = fmt::format("[^{}]", detail::kRustWordItems);
       word_start = fmt::format("(?:\\A|(?<={})|(?C{}))", non_word, detail::kCalloutNonWordBefore);

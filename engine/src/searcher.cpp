@@ -675,9 +675,12 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
           emit(last->start, block_end(last->start, last->end), last->start == last->end);
       // ripgrep quirk: when -m's after-context runs out at the last block, its trailing
       // after-context pass still prints the next unvisited line (the block's first, or the one
-      // after the last context line) as context, its own count allowing.
+      // after the last context line) as context, its own count allowing; under --passthru
+      // (no after-context to run out) that pass always runs, so the block's first line prints
+      // again.
       if (!sunk && !stopped && context && limit_reached() && after_left == 0 &&
-          core_after_left > 0 && last->start != last->end && printed_until < hay.size()) {
+          (core_after_left > 0 || passthru) && last->start != last->end &&
+          printed_until < hay.size()) {
         print_context(printed_until);
       }
     }
