@@ -214,9 +214,10 @@ struct InterruptState {
 };
 
 // How Hyperscan's literal API decides a set of plain ASCII literals alone (no PCRE2): kSubstring,
-// a match is where a literal occurs (exact spans: PatternSet::each_match); kWholeLine (-x), a
-// line matches when it equals a literal that occurs in it.
-enum class LiteralMode { kNone, kSubstring, kWholeLine };
+// a match is where a literal occurs (exact spans: PatternSet::each_match); kWord (-w), where a
+// literal occurs with ripgrep 14's half word boundaries around it (rust_word_start_half,
+// rust_word_end_half); kWholeLine (-x), a line matches when it equals a literal that occurs in it.
+enum class LiteralMode { kNone, kSubstring, kWord, kWholeLine };
 
 constexpr std::string_view kKelvinSign = "\xE2\x84\xAA";  // U+212A, folds to k
 constexpr std::string_view kLongS = "\xC5\xBF";           // U+017F, folds to s
@@ -259,6 +260,81 @@ bool literal_char_before(std::string_view text, std::size_t& at, char c, bool ca
   }
   at -= fold.size();
   return true;
+}
+
+bool is_continuation_byte(unsigned char b) { return (b & 0xC0) == 0x80; }
+
+bool is_ascii_word_byte(unsigned char b) {
+  return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_';
+}
+
+// Whether `ch`, one valid UTF-8 character, is a word character of Rust's Unicode \w
+// (detail::kRustWordItems).
+bool is_rust_word_char(std::string_view ch) {
+  if (ch.size() == 1) return is_ascii_word_byte(static_cast<unsigned char>(ch[0]));
+  static const pcre2_code* word = [] {
+    const std::string re = fmt::format("[{}]", detail::kRustWordItems);
+    int error = 0;
+    PCRE2_SIZE offset = 0;
+    return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(),
+                         PCRE2_UTF | PCRE2_UCP | PCRE2_ANCHORED, &error, &offset, nullptr);
+  }();
+  if (word == nullptr) return false;
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(word, nullptr);
+  const bool is_word =
+      pcre2_match(word, reinterpret_cast<PCRE2_SPTR>(ch.data()), ch.size(), 0, 0, md, nullptr) >= 0;
+  pcre2_match_data_free(md);
+  return is_word;
+}
+
+// Rust regex's utf8::decode of the character at text[at] (at < text.size()): its length in
+// bytes, or 0 when the bytes there are not one valid character (a lone continuation byte, a
+// sequence cut by the end of `text`, overlong, a surrogate, past U+10FFFF).
+std::size_t rust_decode_length(std::string_view text, std::size_t at) {
+  const auto b = static_cast<unsigned char>(text[at]);
+  const std::size_t len = b < 0x80   ? 1
+                          : b < 0xC0 ? 0
+                          : b < 0xE0 ? 2
+                          : b < 0xF0 ? 3
+                          : b < 0xF8 ? 4
+                                     : 0;
+  if (len == 0 || at + len > text.size()) return 0;
+  if (len > 1 && !ctx::is_valid_utf8(text.substr(at, len))) return 0;
+  return len;
+}
+
+// Rust's \b{start-half} (ripgrep 14's -w start) at text[at] when `text` is searched from `floor`
+// on (a line; `after_line_break`: a line terminator precedes text[floor]): true at `floor`, else
+// true when the character before is valid and not a word character. That character is Rust's
+// utf8::decode_last of the (at most 4) bytes before `at`: back over continuation bytes to a
+// leading byte, then the first character there, even when stray continuation bytes follow it.
+bool rust_word_start_half(std::string_view text, std::size_t floor, std::size_t at,
+                          bool after_line_break) {
+  if (at == floor) return true;
+  const auto before = static_cast<unsigned char>(text[at - 1]);
+  if (before < 0x80) return !is_ascii_word_byte(before);
+  const std::size_t n = at - floor;
+  const std::size_t limit = floor + (n >= 4 ? n - 4 : 0);
+  std::size_t start = at - 1;
+  while (start > limit && is_continuation_byte(static_cast<unsigned char>(text[start]))) --start;
+  if (is_continuation_byte(static_cast<unsigned char>(text[start]))) {
+    // Continuation bytes back to the line's start: the line terminator before it, when within
+    // the 4 bytes looked at, is the character before (not a word character).
+    return start == floor && n <= 3 && after_line_break;
+  }
+  const std::string_view head = text.substr(0, at);
+  const std::size_t len = rust_decode_length(head, start);
+  return len != 0 && !is_rust_word_char(head.substr(start, len));
+}
+
+// Rust's \b{end-half} (ripgrep 14's -w end) at text[at], `text` ending where the line does: true
+// at the end, else true when a valid character that is not a word character starts at `at`.
+bool rust_word_end_half(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return true;
+  const auto after = static_cast<unsigned char>(text[at]);
+  if (after < 0x80) return !is_ascii_word_byte(after);
+  const std::size_t len = rust_decode_length(text, at);
+  return len != 0 && !is_rust_word_char(text.substr(at, len));
 }
 
 // The plain ASCII literals Hyperscan's literal API searches (LiteralMode): each pattern by id,
@@ -962,19 +1038,7 @@ int rust_word_callout(pcre2_callout_block* block, void* after_line_break) {
     ch = std::string_view(reinterpret_cast<const char*>(bytes) + start, len);
     if (!ctx::is_valid_utf8(ch)) return 1;
   }
-  static const pcre2_code* word = [] {
-    const std::string re = fmt::format("[{}]", detail::kRustWordItems);
-    int error = 0;
-    PCRE2_SIZE offset = 0;
-    return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(),
-                         PCRE2_UTF | PCRE2_UCP | PCRE2_ANCHORED, &error, &offset, nullptr);
-  }();
-  if (word == nullptr) return 1;
-  pcre2_match_data* md = pcre2_match_data_create_from_pattern(word, nullptr);
-  const bool is_word =
-      pcre2_match(word, reinterpret_cast<PCRE2_SPTR>(ch.data()), ch.size(), 0, 0, md, nullptr) >= 0;
-  pcre2_match_data_free(md);
-  return is_word == (number == detail::kCalloutWordBefore) ? 0 : 1;
+  return is_rust_word_char(ch) == (number == detail::kCalloutWordBefore) ? 0 : 1;
 }
 
 // How a line is matched under --crlf (line mode; -U searches the buffer as it is).
@@ -1176,8 +1240,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     std::vector<std::string> hs_patterns;
     // Plain ASCII literals go through Hyperscan's literal API: the same database, built without
     // parsing 1,000 regexes (a quarter less compile time for 1,000 -f identifiers), and in
-    // seconds less for thousands under -i. It reports exact spans (literal_mode), unless -w
-    // asks PCRE2 to confirm; under -x a line is a match when it equals a literal reported in it.
+    // seconds less for thousands under -i. It reports exact spans (literal_mode); under -w an
+    // occurrence counts when ripgrep 14's half word boundaries hold around it (checked here, in
+    // C++); under -x a line is a match when it equals a literal reported in it.
     // Under -i, k and s also match U+212A and U+017F, which ASCII caseless matching misses: a
     // literal with them is searched by its longest piece without them (a superset), and PCRE2
     // confirms every candidate line.
@@ -1220,13 +1285,21 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     // The regex route's expressions, built when the literal API is not used.
     auto build_exprs = [&] {
       if (!exprs.empty()) return;
-      // Under -x Hyperscan looks for each regex anywhere (a superset: PCRE2 confirms whole
-      // lines); anchored, thousands of them took Hyperscan minutes to compile.
+      // Under -x Hyperscan gets each regex anchored at both line ends, ^(?:re)$ with
+      // HS_FLAG_MULTILINE (lines end at '\n', as ripgrep's without --crlf), so only lines that
+      // may equal a match are candidates; PCRE2 confirms each whole line. Beyond
+      // kAnchoredLineMax regexes Hyperscan looks for each anywhere instead (a superset still):
+      // anchored ones cost superlinear compile time (for -f lines mixing identifiers and regexes
+      // 64 took 0.03 s more, 128 0.13 s, 256 0.45 s, thousands minutes), which 64 earned back on
+      // a 549 MB tree (1.5 s CPU unanchored, 1.05 s anchored) and 128 no longer did.
+      constexpr std::size_t kAnchoredLineMax = 64;
+      const bool anchored = options.line && regexes.size() <= kAnchoredLineMax;
       hs_patterns = regexes;
       if (options.line) all_literal = false;
       for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
         unsigned f = HS_FLAG_MULTILINE;
         if (impl->caseless) f |= HS_FLAG_CASELESS;
+        if (anchored) hs_patterns[i] = "^(?:" + regexes[i] + ")$";
         // A regex runs on Hyperscan as its byte-mode superset (byte_prefilter.hpp: compiles in
         // milliseconds where UCP classes take seconds, and scans invalid UTF-8 too); PCRE2
         // confirms. What the rewriter does not model runs as UTF-8 with UCP (haystacks that are
@@ -1239,9 +1312,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
             continue;
           }
         }
-        const bool utf8 = !is_ascii(hs_patterns[i]) || !is_literal(hs_patterns[i]);
+        const bool utf8 = !is_ascii(regexes[i]) || !is_literal(regexes[i]);
         if (utf8 && !options.fixed_strings) {  // Hyperscan's Unicode tables are older: supersets
-          hs_patterns[i] = superset_for_hyperscan(originals[i], impl->caseless, false);
+          hs_patterns[i] = superset_for_hyperscan(originals[i], impl->caseless, anchored);
         }
         if (utf8) {
           f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
@@ -1310,9 +1383,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         impl->hs_pattern_of.reserve(pieces.size());
         for (const Piece& piece : pieces) impl->hs_pattern_of.push_back(piece.pattern);
       }
-      if (plain_literals && !options.word) {
+      if (plain_literals) {
         LiteralTable& table = impl->literals;
-        table.mode = options.line ? LiteralMode::kWholeLine : LiteralMode::kSubstring;
+        // -x wins over -w (a whole line has word boundaries around it), as in ripgrep.
+        table.mode = options.line   ? LiteralMode::kWholeLine
+                     : options.word ? LiteralMode::kWord
+                                    : LiteralMode::kSubstring;
         table.caseless = impl->caseless;
         table.cut = cut_literals;
         table.literals = patterns;
@@ -1699,6 +1775,21 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
   if (ctx->literals != nullptr) {
     std::size_t start = 0, stop = 0;
     if (!ctx->literals->occurrence(ctx->hay, end, id, start, stop)) return 0;
+    if (ctx->literals->mode == LiteralMode::kWord) {
+      // The candidate line is searched alone (as confirm_line does): nothing precedes it. Most
+      // neighbours are ASCII: the line's start is looked for only past a non-ASCII byte.
+      const std::string_view hay = ctx->hay;
+      const unsigned char before = start > ctx->base ? static_cast<unsigned char>(hay[start - 1])
+                                                     : static_cast<unsigned char>('\n');
+      const bool start_ok =
+          before == '\n' ||
+          (before < 0x80
+               ? !is_ascii_word_byte(before)
+               : rust_word_start_half(hay, line_around(hay, start, ctx->base).start, start, false));
+      // The end half looks at most at the character after, which a line feed cuts as the end of
+      // the line would.
+      if (!start_ok || !rust_word_end_half(hay, stop)) return 0;
+    }
     const LineSpan line = line_around(ctx->hay, pos, ctx->base);
     if (ctx->literals->mode == LiteralMode::kWholeLine &&
         (start != line.start || stop != line.end)) {
@@ -1795,7 +1886,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         ctx.marks = &s.marks;
         ctx.mark = &s.mark;
       }
-      if (impl_->literals.mode == LiteralMode::kWholeLine || impl_->literals.cut) {
+      if (impl_->literals.mode == LiteralMode::kWholeLine ||
+          impl_->literals.mode == LiteralMode::kWord || impl_->literals.cut) {
         ctx.literals = &impl_->literals;
       }
       ctx.pattern_of = &impl_->hs_pattern_of;
@@ -2053,6 +2145,13 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
         break;
       }
       if (start < at) continue;
+      // -w: the first occurrence in pattern order at the leftmost start whose boundaries hold
+      // (Rust's look-arounds see the whole line, also before the last match's end).
+      if (impl_->literals.mode == LiteralMode::kWord &&
+          (!rust_word_start_half(line, 0, start, after_line_break) ||
+           !rust_word_end_half(line, end))) {
+        continue;
+      }
       on_match(MatchSpan{start, end}, nullptr, nullptr);
       at = end;
     }

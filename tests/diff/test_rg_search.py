@@ -62,8 +62,8 @@ U+180E, \\d and \\w with Unicode 15's additions, nested classes and `&&` `--` `~
 the bytes searched (--stats, --json) behind a BOM when -m or --stop-on-nonmatch stops a search
 (ripgrep's reads there are its decoder's).
 
-Many patterns: MANY_FLAGS run on CTX_SEARCH_MANY_TREES trees with -f files of thousands of
-patterns (see many_patterns_cases).
+Many patterns: MANY_FLAGS and MANY_ASCII_FLAGS run on CTX_SEARCH_MANY_TREES trees with -f files
+of thousands of patterns (see many_patterns_cases).
 
 On a mismatch the case is shrunk (files, flags, patterns, lines, bytes) and printed: the files
 involved, the command, expected vs got.
@@ -1033,6 +1033,25 @@ def many_patterns(rng, regexes):
     return out
 
 
+# Sets of ASCII literals only, which Hyperscan's literal API decides without PCRE2 (-w: word
+# boundaries checked around each occurrence; -x: whole lines). Under -F the trees' ASCII words
+# with punctuation ("-foo-", "a.b", "foo()") are literals too, so -w sees punctuation at their
+# edges. Each flag set runs on the same trees as MANY_FLAGS.
+MANY_ASCII_FLAGS = [
+    ["-w", "-n"], ["-w", "-i", "-o"], ["-F", "-w", "-o", "-n"], ["-F", "-w", "-i", "--count-matches"],
+    ["-w", "--json"], ["-F", "-w", "-r", "<$0>", "-o"], ["-x", "-n"], ["-F", "-x", "-i", "-c"],
+]
+
+
+def many_ascii_literals(rng, punctuation):
+    ok = r"[\x20-\x7e]+" if punctuation else r"[A-Za-z0-9_ ]+"
+    words = [w for w in COMMON_WORDS if re.fullmatch(ok, w)]
+    out = ["ident%05d_%s" % (i, rng.choice(["q", "zz", "Qk", "sx"])) for i in range(MANY_COUNT)]
+    for w in words:
+        out.insert(rng.randrange(len(out) + 1), w)
+    return out
+
+
 def many_patterns_cases(seed):
     rng = random.Random(seed * 104729 + 3)
     tree = gen_tree(seed)
@@ -1042,6 +1061,10 @@ def many_patterns_cases(seed):
     for n, flags in enumerate(MANY_FLAGS):
         patterns = literals if "-F" in flags or n % 3 == 1 else mixed
         cases.append(Case(tree, flags, patterns, "f", []))
+    ascii_words = many_ascii_literals(rng, False)
+    ascii_punct = many_ascii_literals(rng, True)
+    for flags in MANY_ASCII_FLAGS:
+        cases.append(Case(tree, flags, ascii_punct if "-F" in flags else ascii_words, "f", []))
     return tree, cases
 
 
