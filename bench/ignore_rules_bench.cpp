@@ -46,4 +46,32 @@ void BM_IgnoreRulesMatch(benchmark::State& state) {
 }
 BENCHMARK(BM_IgnoreRulesMatch)->RangeMultiplier(10)->Range(10, 10000);
 
+// The glob lines of GitHub's C and Python .gitignore templates (the shapes a real root
+// .gitignore holds: `*.[aos]`-style classes, `*.py[cod]`, `lib*`, `[Dd]ebug`), matched against
+// ordinary source file names: the per-entry cost a walk of a typical project pays.
+constexpr const char* kTemplateRules =
+    "*.d\n*.o\n*.ko\n*.obj\n*.elf\n*.ilk\n*.map\n*.exp\n*.gch\n*.pch\n*.lib\n*.a\n*.la\n"
+    "*.lo\n*.dll\n*.so\n*.so.*\n*.dylib\n*.exe\n*.out\n*.app\n*.i*86\n*.x86_64\n*.hex\n"
+    "*.dSYM/\n*.su\n*.idb\n*.pdb\n*.mod*\n*.cmd\n.tmp_versions/\nmodules.order\n"
+    "Module.symvers\nMkfile.old\ndkms.conf\n__pycache__/\n*.py[cod]\n*$py.class\n*.[aos]\n"
+    "*.sw[a-p]\n[Dd]ebug/\n[Rr]elease/\nlib*.so\n*.egg-info/\n.Python\nbuild/\n"
+    "develop-eggs/\ndist/\n*.manifest\n*.spec\npip-log.txt\n.coverage\n.coverage.*\n"
+    "*.cover\n*.py,cover\n.hypothesis/\n*.mo\n*.pot\n*.log\n*.sage.py\n.env\n.venv\n"
+    "env/\nvenv/\n*~\n.#*\n\\#*\\#\n*.[0-9]\n";
+
+void BM_IgnoreRulesTemplate(benchmark::State& state) {
+  auto rules = ctx::walker::IgnoreRules::parse(kTemplateRules, {});
+  std::vector<std::string> paths = {
+      "src/main.cpp", "src/util.h",      "README.md",    "setup.py",     "lib/parse.c",
+      "lib/parse.o",  "pkg/__init__.py", "pkg/core.pyc", "docs/conf.py", "Makefile",
+      "tests",        "include/ctx.hpp", "debug",        "a.out",        "notes.txt"};
+  std::size_t n = 0;
+  for (auto _ : state) {
+    for (const auto& p : paths) benchmark::DoNotOptimize(rules.match(p, p == "tests"));
+    n += paths.size();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(n));
+}
+BENCHMARK(BM_IgnoreRulesTemplate);
+
 }  // namespace

@@ -1,6 +1,9 @@
 #include "ctx/base/json.hpp"
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -10,73 +13,101 @@ namespace ctx {
 
 namespace {
 
-// True for the bytes append_json_string copies unchanged: everything from 0x20 up except '"' and
-// '\\' (bytes past 0x7F included, so valid multi-byte UTF-8 is copied whole; callers that need
-// valid UTF-8 check it first, as append_json_data does).
-inline bool json_plain(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; }
+// How append_json_string writes one byte: `len` == 0 copies it unchanged (everything from 0x20 up
+// except '"' and '\\', bytes past 0x7F included, so valid multi-byte UTF-8 is copied whole;
+// callers that need valid UTF-8 check it first, as append_json_data does); otherwise the first
+// `len` bytes of `text`, as serde_json escapes it. 8 bytes each, so one 8-byte copy writes any.
+struct Escape {
+  char text[7];
+  std::uint8_t len;
+};
 
-// The length of the longest prefix of `s` made of json_plain bytes.
-std::size_t json_plain_run(const char* s, std::size_t n) {
-  std::size_t i = 0;
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i control_max = _mm_set1_epi8(0x1F);
-  for (; i + 16 <= n; i += 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    // v <= 0x1F (unsigned) exactly when max(v, 0x1F) == 0x1F.
-    __m128i special =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                     _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max));
-    auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
-    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(mask));
+constexpr std::array<Escape, 256> make_escapes() {
+  std::array<Escape, 256> table{};
+  constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned c = 0; c < 0x20; ++c) {
+    table[c] = Escape{{'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15], 0}, 6};
   }
-#endif
-  while (i < n && json_plain(static_cast<unsigned char>(s[i]))) ++i;
-  return i;
+  auto two = [&](unsigned char c, char e) { table[c] = Escape{{'\\', e, 0, 0, 0, 0, 0}, 2}; };
+  two('"', '"');
+  two('\\', '\\');
+  two('\n', 'n');
+  two('\r', 'r');
+  two('\t', 't');
+  two('\b', 'b');
+  two('\f', 'f');
+  return table;
+}
+constexpr std::array<Escape, 256> kEscapes = make_escapes();
+
+// Output is staged in a stack buffer and appended to the string in kStage-byte pieces, so the
+// loops write through a pointer without capacity checks. kSlack covers what one step may write
+// past kStage: a 16-byte block at most 96 bytes plus a 16-byte overshoot, the per-byte tail (under
+// 32 bytes) at most 186 plus an 8-byte overshoot.
+constexpr std::size_t kStage = 2048;
+constexpr std::size_t kSlack = 256;
+
+// Writes the escape of `c` (or `c`) at `p`; returns the new end. Writes up to 8 bytes.
+inline char* put_byte(char* p, unsigned char c) {
+  const Escape& e = kEscapes[c];
+  if (e.len == 0) {
+    *p = static_cast<char>(c);
+    return p + 1;
+  }
+  std::memcpy(p, e.text, 8);
+  return p + e.len;
 }
 
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
-  out.push_back('"');
+  char stage[kStage + kSlack];
+  char* p = stage;
+  *p++ = '"';
+  auto flush = [&] {
+    out.append(stage, static_cast<std::size_t>(p - stage));
+    p = stage;
+  };
+  const char* src = s.data();
+  const std::size_t n = s.size();
   std::size_t i = 0;
-  while (i < s.size()) {
-    std::size_t run = json_plain_run(s.data() + i, s.size() - i);
-    out.append(s.data() + i, run);
-    i += run;
-    if (i == s.size()) break;
-    auto c = static_cast<unsigned char>(s[i++]);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default: {  // the other control characters, below 0x20
-        static constexpr char kHex[] = "0123456789abcdef";
-        const char esc[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-        out.append(esc, sizeof esc);
-      }
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control_max = _mm_set1_epi8(0x1F);
+  // Blocks of 16 with 16 more bytes behind them, so every 16-byte load below stays inside `s`.
+  for (; i + 32 <= n; i += 16) {
+    if (p - stage > static_cast<std::ptrdiff_t>(kStage)) flush();
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    // v <= 0x1F (unsigned) exactly when max(v, 0x1F) == 0x1F.
+    __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                     _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max));
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+    std::size_t pos = 0;  // the block's bytes before `pos` are written
+    while (mask != 0) {
+      auto k = static_cast<std::size_t>(__builtin_ctz(mask));
+      mask &= mask - 1;
+      // 16 bytes from `pos`: the plain ones up to k land, the rest is overwritten next.
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + pos)));
+      p += k - pos;
+      const Escape& e = kEscapes[static_cast<unsigned char>(src[i + k])];
+      std::memcpy(p, e.text, 8);
+      p += e.len;
+      pos = k + 1;
     }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + pos)));
+    p += 16 - pos;
   }
-  out.push_back('"');
+#endif
+  for (; i < n; ++i) {
+    if (p - stage > static_cast<std::ptrdiff_t>(kStage)) flush();
+    p = put_byte(p, static_cast<unsigned char>(src[i]));
+  }
+  *p++ = '"';
+  flush();
 }
 
 void append_json_data(std::string& out, std::string_view s) {

@@ -107,3 +107,42 @@ TEST_CASE("Random strings of every length escape byte for byte as the original e
     REQUIRE(fast(s) == slow(s));
   }
 }
+
+TEST_CASE("Long strings of every escape density escape as the original escaper, across the stage") {
+  // Lengths past the 2048-byte output stage, and strings whose every byte expands six-fold, so the
+  // staged output is flushed mid-block and mid-tail; U+2028/U+2029 are copied raw (as serde_json
+  // does) and invalid UTF-8 (lone continuation bytes, truncated sequences, 0xFF) passes through.
+  std::mt19937_64 rng(2028);
+  const std::string pieces[] = {"a",
+                                "xyz0123456789",
+                                "\xe2\x80\xa8",
+                                "\xe2\x80\xa9",
+                                "\x80",
+                                "\xc3",
+                                "\xff\xfe",
+                                "\xe2\x82",
+                                "\x01",
+                                "\x1f",
+                                "\x7f",
+                                "\"",
+                                "\\",
+                                "\n",
+                                "\t\t",
+                                std::string(1, '\0')};
+  for (int iter = 0; iter < 600; ++iter) {
+    std::size_t len = rng() % 9000;
+    // The share of escaped pieces, from none to all.
+    auto dense = static_cast<unsigned>(rng() % 101);
+    std::string s;
+    while (s.size() < len) {
+      bool escaped = rng() % 100 < dense;
+      std::size_t k = escaped ? 8 + rng() % 8 : rng() % 8;
+      s += pieces[k];
+    }
+    INFO("iteration " << iter << ", length " << s.size() << ", density " << dense);
+    REQUIRE(fast(s) == slow(s));
+  }
+  const std::string all_controls(5000, '\x01');
+  CHECK(fast(all_controls) == slow(all_controls));
+  CHECK(fast(all_controls).size() == 6 + 2 + 6 * all_controls.size());
+}

@@ -266,8 +266,81 @@ Glob Glob::compile(std::string_view p, GlobOptions options) {
       k = end + 1;
     }
   }
+  if (g.shape_ == Shape::kGeneral) g.build_fixed();
   if (g.classes_.size() / 4 > 0xffff) g.shape_ = Shape::kNever;  // absurdly many classes
   return g;
+}
+
+void Glob::build_fixed() {
+  std::size_t stars = 0;
+  std::size_t star_at = ops_.size();
+  for (std::size_t k = 0; k < ops_.size(); ++k) {
+    OpKind kind = kind_of(ops_[k]);
+    if (kind == OpKind::kStar || kind == OpKind::kStarStar) {
+      ++stars;
+      star_at = k;
+      fixed_star_spans_ = kind == OpKind::kStarStar;
+    } else if (kind != OpKind::kLit && kind != OpKind::kAny && kind != OpKind::kClass) {
+      return;  // `**/` needs the NFA
+    }
+  }
+  if (stars > 1 || ops_.size() > 0xffff) return;
+  // Each set holds the raw bytes c the NFA's step would accept (it tests fold(c)).
+  for (std::size_t k = 0; k < ops_.size(); ++k) {
+    if (k == star_at) continue;
+    const Op& op = ops_[k];
+    ByteSet set{};
+    for (unsigned c = 0; c < 256; ++c) {
+      auto raw = static_cast<unsigned char>(c);
+      unsigned char f = fold(raw, case_insensitive_);
+      bool accepts = false;
+      switch (kind_of(op)) {
+        case OpKind::kLit:
+          accepts = f == op.byte;
+          break;
+        case OpKind::kAny:
+          accepts = f != '/' || !pathname_;
+          break;
+        case OpKind::kClass:
+          accepts = has_byte(&classes_[std::size_t{op.klass} * 4], f);
+          break;
+        default:
+          break;
+      }
+      if (accepts) set_byte(set, raw);
+    }
+    fixed_sets_.insert(fixed_sets_.end(), set.begin(), set.end());
+  }
+  fixed_head_ = static_cast<std::uint16_t>(star_at == ops_.size() ? ops_.size() : star_at);
+  fixed_has_star_ = stars == 1;
+  fixed_ = true;
+}
+
+bool Glob::matches_fixed(std::string_view text) const {
+  const std::size_t n = fixed_sets_.size() / 4;
+  const std::uint64_t* sets = fixed_sets_.data();
+  auto at = [&](std::size_t op, std::size_t pos) {
+    return has_byte(sets + op * 4, static_cast<unsigned char>(text[pos]));
+  };
+  if (!fixed_has_star_) {
+    if (text.size() != n) return false;
+    for (std::size_t k = n; k-- > 0;) {  // from the end: names differ most in their extension
+      if (!at(k, k)) return false;
+    }
+    return true;
+  }
+  if (text.size() < n) return false;
+  const std::size_t tail = n - fixed_head_;
+  const std::size_t tail_start = text.size() - tail;
+  for (std::size_t k = tail; k-- > 0;) {
+    if (!at(fixed_head_ + k, tail_start + k)) return false;
+  }
+  for (std::size_t k = 0; k < fixed_head_; ++k) {
+    if (!at(k, k)) return false;
+  }
+  if (fixed_star_spans_) return true;
+  std::string_view run = text.substr(fixed_head_, tail_start - fixed_head_);
+  return run.find('/') == std::string_view::npos;
 }
 
 bool Glob::matches(std::string_view text) const {
@@ -298,6 +371,7 @@ bool Glob::matches(std::string_view text) const {
       return true;
     }
     case Shape::kGeneral:
+      if (fixed_) return matches_fixed(text);
       break;
   }
   if (text.size() < head_.size() + tail_.size()) return false;

@@ -31,6 +31,11 @@ class Glob {
 
   // True when the whole of `text` matches.
   bool matches(std::string_view text) const;
+  // The same answer from the general NFA alone, bypassing every shape fast path (for tests that
+  // check the fast paths against it). A glob that matches nothing has no NFA.
+  bool matches_by_nfa(std::string_view text) const {
+    return shape_ != Shape::kNever && matches_nfa(text);
+  }
 
   // Shape facts for fast paths (callers index globs by them): the pattern is one literal string,
   // or `*` followed by a literal without '/'.
@@ -52,11 +57,21 @@ class Glob {
   std::string literal_;
   std::string head_, tail_;  // kGeneral: literal bytes every match starts / ends with (folded)
   std::string middle_;       // kGeneral: the longest literal run between them (folded)
+  // kGeneral made of one-byte ops (literal, `?`, class) around at most one `*`/`**` (`*.[oa]`,
+  // `*.py[co]`, `src/*.[od]`, `[Dd]ebug`, `lib*`): for each one-byte op in order, 4 words holding
+  // the set of raw (unfolded) text bytes it accepts; matched without the NFA.
+  std::vector<std::uint64_t> fixed_sets_;
+  std::uint16_t fixed_head_ = 0;  // how many one-byte ops precede the star (all of them if none)
+  bool fixed_ = false;            // the shape above applies
+  bool fixed_has_star_ = false;
+  bool fixed_star_spans_ = false;  // the star is `**` (crosses '/')
   Shape shape_ = Shape::kGeneral;
   bool case_insensitive_ = false;
   bool pathname_ = true;
 
   bool matches_nfa(std::string_view text) const;
+  void build_fixed();
+  bool matches_fixed(std::string_view text) const;
 };
 
 }  // namespace ctx::walker
