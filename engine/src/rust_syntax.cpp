@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "unicode_props.hpp"
+
 namespace ctx::engine::detail {
 namespace {
 
@@ -247,61 +249,59 @@ bool pcre2_accepts(const std::string& regex) {
   return true;
 }
 
-// Names PCRE2 knows and Rust does not (normalized): PCRE2's own Perl/POSIX extensions, the
-// script Unknown, surrogates (Rust's classes hold scalar values only: \p{Cs} is an error).
-bool pcre2_only_name(std::string_view norm) {
-  for (std::string_view n : {"xan", "xps", "xsp", "xwd", "xuc", "l&", "unknown", "zzzz", "cs",
-                             "surrogate", "bidiclass", "bc"}) {
-    if (norm == n) return true;
+// PCRE2's item for the class Rust resolved `c` to, where PCRE2 (UTF, UCP; Unicode 14 tables)
+// has the same property: `\p{Lu}`, `\p{sc:Greek}`, `\P{Cn}` (Assigned). Empty otherwise
+// (Age, the break properties, ASCII, a script or property new in Unicode 15).
+std::string pcre2_property(const UnicodeClass& c) {
+  std::string item;
+  switch (c.kind) {
+    case UnicodeClass::kGeneralCategory:
+      if (c.canonical == "Any") return "\\p{Any}";
+      if (c.canonical == "Assigned") return "\\P{Cn}";
+      if (auto gc = general_category(normalize_name(c.canonical))) {
+        return fmt::format("\\p{{{}}}", *gc);
+      }
+      return {};
+    case UnicodeClass::kScript:
+      item = fmt::format("\\p{{sc:{}}}", c.canonical);
+      break;
+    case UnicodeClass::kScriptExtensions:
+      item = fmt::format("\\p{{scx:{}}}", c.canonical);
+      break;
+    case UnicodeClass::kBinary:
+      item = fmt::format("\\p{{{}}}", c.canonical);
+      break;
+    case UnicodeClass::kOther:
+      return {};
   }
-  return false;
+  return pcre2_accepts(item) ? item : std::string();
 }
 
-// The PCRE2 class item for Rust's `\p{body}` (`\P{body}` when `negated`), or an error message.
-std::optional<std::string> property_item(std::string_view body, bool negated, std::string& why) {
-  auto item = [&](std::string_view name, bool neg) {
-    return fmt::format("\\{}{{{}}}", neg ? 'P' : 'p', name);
-  };
-  if (body.starts_with('^')) {  // PCRE2's negation syntax; Rust has none
-    why = "Unicode property not found (write \\P{..} for the complement)";
-    return std::nullopt;
-  }
-  std::size_t sep = body.find_first_of("=:");
-  if (sep != std::string_view::npos) {
-    std::size_t key_end = sep;
-    if (sep > 0 && body[sep - 1] == '!') --key_end;  // `!=`: ripgrep 14 reads it as `=`
-    const std::string key = normalize_name(body.substr(0, key_end));
-    const std::string value = normalize_name(body.substr(sep + 1));
-    if (key == "gc" || key == "generalcategory") {
-      if (auto gc = general_category(value)) return item(*gc, negated);
-      why = "Unicode property value not found";
-      return std::nullopt;
+// The members of `a` that are not in `b`.
+CodepointRanges difference(const CodepointRanges& a, const CodepointRanges& b) {
+  CodepointRanges out;
+  const CodepointRanges not_b = complement(b);
+  std::size_t j = 0;
+  for (auto [lo, hi] : a) {
+    while (j < not_b.size() && not_b[j].second < lo) ++j;
+    for (std::size_t k = j; k < not_b.size() && not_b[k].first <= hi; ++k) {
+      out.emplace_back(std::max(lo, not_b[k].first), std::min(hi, not_b[k].second));
     }
-    if (key == "sc" || key == "script" || key == "scx" || key == "scriptextensions") {
-      const std::string_view kind = key == "sc" || key == "script" ? "sc" : "scx";
-      const std::string name = fmt::format("{}:{}", kind, value);
-      if (!pcre2_only_name(value) && pcre2_accepts(item(name, false))) return item(name, negated);
-      why = "Unicode property value not found";
-      return std::nullopt;
-    }
-    if (key == "age" || key == "gcb" || key == "graphemeclusterbreak" || key == "wb" ||
-        key == "wordbreak" || key == "sb" || key == "sentencebreak") {
-      why = "this Unicode property (Age and the break properties) is not supported by ctxsearch";
-      return std::nullopt;
-    }
-    why = "Unicode property not found";
-    return std::nullopt;
   }
-  const std::string norm = normalize_name(body);
-  if (norm == "any") return item("Any", negated);
-  if (norm == "assigned") return item("Cn", !negated);
-  if (norm == "ascii") return item("ASCII", negated);
-  if (auto gc = general_category(norm)) return item(*gc, negated);
-  if (!pcre2_only_name(norm) && !norm.empty() && pcre2_accepts(item(norm, false))) {
-    return item(norm, negated);
+  return out;
+}
+
+// Class items for the ASCII members of `ranges`, plus \P{ASCII} when it has others.
+std::string ascii_items(const CodepointRanges& ranges) {
+  CodepointRanges ascii;
+  bool non_ascii = false;
+  for (auto [lo, hi] : ranges) {
+    if (lo < 0x80) ascii.emplace_back(lo, std::min<std::uint32_t>(hi, 0x7F));
+    non_ascii = non_ascii || hi >= 0x80;
   }
-  why = "Unicode property not found";
-  return std::nullopt;
+  std::string out = class_items(ascii);
+  if (non_ascii) out += "\\P{ASCII}";
+  return out;
 }
 
 // One character, as the class translation builds it: class items (for inside [...]), the same
@@ -429,7 +429,6 @@ class Rewriter {
       }
     }
     if (e != 'p' && e != 'P') return std::nullopt;
-    complex_ = true;
     std::string_view body = re_.substr(j + 2, len - 2);
     if (body.size() >= 2 && body.front() == '{' && body.back() == '}') {
       body = body.substr(1, body.size() - 2);
@@ -441,13 +440,42 @@ class Rewriter {
       fail(j, "missing Unicode property name");
       return std::nullopt;
     }
+    if (body.starts_with('^')) {  // PCRE2's negation syntax; Rust has none
+      fail(j, "Unicode property not found (write \\P{..} for the complement)");
+      return std::nullopt;
+    }
     std::string why;
-    auto item = property_item(body, e == 'P', why);
-    if (!item) {
+    auto cls = unicode_class(body, why);
+    if (!cls) {
       fail(j, why);
       return std::nullopt;
     }
-    return OneChar{OneChar::kItems, std::move(*item)};
+    return property_char(*cls, e == 'P');
+  }
+
+  // Rust's class for \p{..} (\P{..} when `negated`) as items for the current mode: under
+  // case-insensitivity the property is first closed under simple case folding, then negated
+  // (Rust's order: -i \P{Lu} matches neither `A` nor `a`).
+  //   kRust      PCRE2's property where PCRE2 has it (plus, caseless, the members folding adds),
+  //              else the exact code point ranges;
+  //   kKeep      the exact ASCII members, plus \P{ASCII} when there are others (a superset that
+  //              the byte prefilter and the BitMatcher leave to the UTF-8 paths);
+  //   kSuperset  the exact code point ranges (Hyperscan's Unicode tables are older).
+  OneChar property_char(const UnicodeClass& cls, bool negated) {
+    CodepointRanges set = caseless_ ? case_fold_closure(cls.ranges) : cls.ranges;
+    if (words_ == WordMode::kRust) {
+      complex_ = true;
+      if (std::string item = pcre2_property(cls); !item.empty()) {
+        if (caseless_) item += class_items(difference(set, cls.ranges));
+        return OneChar{negated ? OneChar::kNegItems : OneChar::kItems, std::move(item)};
+      }
+    }
+    if (negated) set = complement(set);
+    if (words_ == WordMode::kKeep) {
+      complex_ = true;
+      return OneChar{OneChar::kItems, ascii_items(set)};
+    }
+    return OneChar{OneChar::kItems, class_items(set)};
   }
 
   // \uHHHH, \u{H..}, \UHHHHHHHH (Rust) as PCRE2's \x{H..}; empty when not one of those.
@@ -457,6 +485,12 @@ class Rewriter {
     std::string_view digits = re_.substr(j + 2, len - 2);
     if (!digits.empty() && digits.front() == '{') digits = digits.substr(1, digits.size() - 2);
     return fmt::format("\\x{{{}}}", digits);
+  }
+
+  // Whether class items `items` are one \p{..} or \P{..}.
+  static bool single_property_item(std::string_view items) {
+    return (items.starts_with("\\p{") || items.starts_with("\\P{")) &&
+           items.find('}') == items.size() - 1;
   }
 
   // The superset item (kSuperset) of one-character `c`: its exact ASCII members and every
@@ -495,9 +529,10 @@ class Rewriter {
     if (len >= 2) {
       if (auto c = class_escape(pos_, len)) {
         pos_ += len;
-        if (words_ == WordMode::kSuperset) {
+        const bool property = e == 'p' || e == 'P';
+        if (words_ == WordMode::kSuperset && !property) {
           out_ += superset(*c);
-        } else if ((e == 'p' || e == 'P') && c->kind == c->kItems) {
+        } else if (property && c->kind == c->kItems && single_property_item(c->text)) {
           out_ += c->text;  // a property item is valid outside a class too
         } else {
           out_ += c->expr();
