@@ -136,161 +136,6 @@ constexpr std::string_view kRustDigitItems = "\\p{Nd}\\x{11F50}-\\x{11F59}\\x{1E
 constexpr std::string_view kAnyChar = "[\\x{0}-\\x{10FFFF}]";
 constexpr std::string_view kNonAscii = "\\x{80}-\\x{10FFFF}";
 
-// Rust regex-syntax's symbolic_name_normalize (UAX44-LM3): ASCII letters lowercased, spaces,
-// '_' and '-' dropped, a leading "is" dropped (except in "isc").
-std::string normalize_name(std::string_view name) {
-  bool is_prefix =
-      name.size() >= 2 && (name[0] == 'i' || name[0] == 'I') && (name[1] == 's' || name[1] == 'S');
-  std::string out;
-  for (std::size_t i = is_prefix ? 2 : 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (c == ' ' || c == '_' || c == '-' || (c >= '\t' && c <= '\r')) continue;
-    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-  }
-  if (is_prefix && out == "c") out = "isc";
-  return out;
-}
-
-// Rust's General_Category values and aliases (normalized) as PCRE2's names.
-std::optional<std::string_view> general_category(std::string_view norm) {
-  static const std::map<std::string_view, std::string_view> table = {
-      {"c", "C"},
-      {"other", "C"},
-      {"cc", "Cc"},
-      {"control", "Cc"},
-      {"cntrl", "Cc"},
-      {"cf", "Cf"},
-      {"format", "Cf"},
-      {"cn", "Cn"},
-      {"unassigned", "Cn"},
-      {"co", "Co"},
-      {"privateuse", "Co"},
-      {"l", "L"},
-      {"letter", "L"},
-      {"lc", "L&"},
-      {"casedletter", "L&"},
-      {"ll", "Ll"},
-      {"lowercaseletter", "Ll"},
-      {"lm", "Lm"},
-      {"modifierletter", "Lm"},
-      {"lo", "Lo"},
-      {"otherletter", "Lo"},
-      {"lt", "Lt"},
-      {"titlecaseletter", "Lt"},
-      {"lu", "Lu"},
-      {"uppercaseletter", "Lu"},
-      {"m", "M"},
-      {"mark", "M"},
-      {"combiningmark", "M"},
-      {"mc", "Mc"},
-      {"spacingmark", "Mc"},
-      {"me", "Me"},
-      {"enclosingmark", "Me"},
-      {"mn", "Mn"},
-      {"nonspacingmark", "Mn"},
-      {"n", "N"},
-      {"number", "N"},
-      {"nd", "Nd"},
-      {"decimalnumber", "Nd"},
-      {"digit", "Nd"},
-      {"nl", "Nl"},
-      {"letternumber", "Nl"},
-      {"no", "No"},
-      {"othernumber", "No"},
-      {"p", "P"},
-      {"punctuation", "P"},
-      {"punct", "P"},
-      {"pc", "Pc"},
-      {"connectorpunctuation", "Pc"},
-      {"pd", "Pd"},
-      {"dashpunctuation", "Pd"},
-      {"pe", "Pe"},
-      {"closepunctuation", "Pe"},
-      {"pf", "Pf"},
-      {"finalpunctuation", "Pf"},
-      {"pi", "Pi"},
-      {"initialpunctuation", "Pi"},
-      {"po", "Po"},
-      {"otherpunctuation", "Po"},
-      {"ps", "Ps"},
-      {"openpunctuation", "Ps"},
-      {"s", "S"},
-      {"symbol", "S"},
-      {"sc", "Sc"},
-      {"currencysymbol", "Sc"},
-      {"sk", "Sk"},
-      {"modifiersymbol", "Sk"},
-      {"sm", "Sm"},
-      {"mathsymbol", "Sm"},
-      {"so", "So"},
-      {"othersymbol", "So"},
-      {"z", "Z"},
-      {"separator", "Z"},
-      {"zl", "Zl"},
-      {"lineseparator", "Zl"},
-      {"zp", "Zp"},
-      {"paragraphseparator", "Zp"},
-      {"zs", "Zs"},
-      {"spaceseparator", "Zs"},
-  };
-  auto it = table.find(norm);
-  if (it == table.end()) return std::nullopt;
-  return it->second;
-}
-
-// Whether PCRE2 (UTF, UCP) compiles `regex`.
-bool pcre2_accepts(const std::string& regex) {
-  int error = 0;
-  PCRE2_SIZE offset = 0;
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(),
-                                   PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
-  if (code == nullptr) return false;
-  pcre2_code_free(code);
-  return true;
-}
-
-// PCRE2's item for the class Rust resolved `c` to, where PCRE2 (UTF, UCP; Unicode 14 tables)
-// has the same property: `\p{Lu}`, `\p{sc:Greek}`, `\P{Cn}` (Assigned). Empty otherwise
-// (Age, the break properties, ASCII, a script or property new in Unicode 15).
-std::string pcre2_property(const UnicodeClass& c) {
-  std::string item;
-  switch (c.kind) {
-    case UnicodeClass::kGeneralCategory:
-      if (c.canonical == "Any") return "\\p{Any}";
-      if (c.canonical == "Assigned") return "\\P{Cn}";
-      if (auto gc = general_category(normalize_name(c.canonical))) {
-        return fmt::format("\\p{{{}}}", *gc);
-      }
-      return {};
-    case UnicodeClass::kScript:
-      item = fmt::format("\\p{{sc:{}}}", c.canonical);
-      break;
-    case UnicodeClass::kScriptExtensions:
-      item = fmt::format("\\p{{scx:{}}}", c.canonical);
-      break;
-    case UnicodeClass::kBinary:
-      item = fmt::format("\\p{{{}}}", c.canonical);
-      break;
-    case UnicodeClass::kOther:
-      return {};
-  }
-  return pcre2_accepts(item) ? item : std::string();
-}
-
-// The members of `a` that are not in `b`.
-CodepointRanges difference(const CodepointRanges& a, const CodepointRanges& b) {
-  CodepointRanges out;
-  const CodepointRanges not_b = complement(b);
-  std::size_t j = 0;
-  for (auto [lo, hi] : a) {
-    while (j < not_b.size() && not_b[j].second < lo) ++j;
-    for (std::size_t k = j; k < not_b.size() && not_b[k].first <= hi; ++k) {
-      out.emplace_back(std::max(lo, not_b[k].first), std::min(hi, not_b[k].second));
-    }
-  }
-  return out;
-}
-
 // Class items for the ASCII members of `ranges`, plus \P{ASCII} when it has others.
 std::string ascii_items(const CodepointRanges& ranges) {
   CodepointRanges ascii;
@@ -455,26 +300,15 @@ class Rewriter {
 
   // Rust's class for \p{..} (\P{..} when `negated`) as items for the current mode: under
   // case-insensitivity the property is first closed under simple case folding, then negated
-  // (Rust's order: -i \P{Lu} matches neither `A` nor `a`).
-  //   kRust      PCRE2's property where PCRE2 has it (plus, caseless, the members folding adds),
-  //              else the exact code point ranges;
-  //   kKeep      the exact ASCII members, plus \P{ASCII} when there are others (a superset that
-  //              the byte prefilter and the BitMatcher leave to the UTF-8 paths);
-  //   kSuperset  the exact code point ranges (Hyperscan's Unicode tables are older).
+  // (Rust's order: -i \P{Lu} matches neither `A` nor `a`). kRust and kSuperset get the exact
+  // code point ranges (PCRE2's and Hyperscan's own tables are older than ripgrep 14's Unicode
+  // 15), kKeep the exact ASCII members plus \P{ASCII} when there are others (a superset that the
+  // byte prefilter and the BitMatcher leave to the UTF-8 paths).
   OneChar property_char(const UnicodeClass& cls, bool negated) {
     CodepointRanges set = caseless_ ? case_fold_closure(cls.ranges) : cls.ranges;
-    if (words_ == WordMode::kRust) {
-      complex_ = true;
-      if (std::string item = pcre2_property(cls); !item.empty()) {
-        if (caseless_) item += class_items(difference(set, cls.ranges));
-        return OneChar{negated ? OneChar::kNegItems : OneChar::kItems, std::move(item)};
-      }
-    }
     if (negated) set = complement(set);
-    if (words_ == WordMode::kKeep) {
-      complex_ = true;
-      return OneChar{OneChar::kItems, ascii_items(set)};
-    }
+    if (words_ != WordMode::kSuperset) complex_ = true;
+    if (words_ == WordMode::kKeep) return OneChar{OneChar::kItems, ascii_items(set)};
     return OneChar{OneChar::kItems, class_items(set)};
   }
 
