@@ -224,6 +224,15 @@ TEST_CASE("the prefilters keep every line PCRE2 accepts under Rust's classes", "
   sweep({"x"}, word());
   sweep({"\\p{Greek}\\p{Greek}|x"}, word());
   sweep({"[[:^upper:]]x", "\\p{Greek}\\p{Greek}"}, caseless());
+  // \p{..} as exact Unicode 15 ranges (Hyperscan in UTF-8 mode, PCRE2), folded under -i.
+  for (const char* p : {"\\p{Greek}", "\\P{Greek}x", "\\p{Lu}x", "\\P{Lu}", "[^\\p{Lu}\\d]x",
+                        "[\\p{Greek}\\p{Cyrillic}k]+x", "\\p{scx=Greek}", "\\p{Age=3.0}x",
+                        "\\p{wb=ALetter}\\p{gcb=Extend}", "\\p{sb=Upper}|\\P{Assigned}",
+                        "[\\p{L}--\\p{Ll}]x", "\\p{ASCII}x", "\\P{Any}|\\p{Cherokee}"}) {
+    sweep({p});
+    sweep({p}, caseless());
+    sweep({p}, word());
+  }
 }
 
 TEST_CASE("the rewriter turns only what Rust and PCRE2 read differently", "[engine][rust]") {
