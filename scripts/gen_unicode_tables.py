@@ -270,6 +270,7 @@ def emit(tables, prop_names, value_names, orbits):
     w("// (Debian's unicode-data). Do not edit: change the script and run it again.")
     w('#include "unicode_tables.hpp"')
     w("")
+    w("// clang-format off")
     w("namespace ctx::engine::detail::ucd {")
     w("namespace {")
     w("")
@@ -344,6 +345,7 @@ def emit(tables, prop_names, value_names, orbits):
     w("std::span<const FoldEntry> fold_table() { return kFoldTable; }")
     w("")
     w("}  // namespace ctx::engine::detail::ucd")
+    w("// clang-format on")
     print("\n".join(out))
 
 

@@ -310,7 +310,8 @@ class Rewriter {
     if (words_ != WordMode::kSuperset) complex_ = true;
     if (words_ == WordMode::kKeep) return OneChar{OneChar::kItems, ascii_items(set)};
     // An empty class: Hyperscan has no (?!), and a superset may match a character.
-    if (set.empty() && words_ == WordMode::kSuperset) return OneChar{OneChar::kItems, "\\x{10FFFF}"};
+    if (set.empty() && words_ == WordMode::kSuperset)
+      return OneChar{OneChar::kItems, "\\x{10FFFF}"};
     return OneChar{OneChar::kItems, class_items(set)};
   }
 

@@ -28,22 +28,23 @@ std::string normalize(std::string_view name) {
 
 std::optional<std::string_view> lookup(std::span<const ucd::NameAlias> table,
                                        std::string_view alias) {
-  auto it = std::lower_bound(
-      table.begin(), table.end(), alias,
-      [](const ucd::NameAlias& a, std::string_view key) { return a.alias < key; });
+  auto it =
+      std::lower_bound(table.begin(), table.end(), alias,
+                       [](const ucd::NameAlias& a, std::string_view key) { return a.alias < key; });
   if (it == table.end() || it->alias != alias) return std::nullopt;
   return it->canonical;
 }
 
 std::optional<CodepointRanges> set_of(ucd::SetKind kind, std::string_view name) {
   const auto table = ucd::sets();
-  auto it = std::lower_bound(table.begin(), table.end(), std::make_pair(kind, name),
-                             [](const ucd::NamedSet& s, const std::pair<ucd::SetKind,
-                                                                        std::string_view>& key) {
-                               return std::make_pair(s.kind, s.name) < key;
-                             });
+  auto it = std::lower_bound(
+      table.begin(), table.end(), std::make_pair(kind, name),
+      [](const ucd::NamedSet& s, const std::pair<ucd::SetKind, std::string_view>& key) {
+        return std::make_pair(s.kind, s.name) < key;
+      });
   if (it == table.end() || it->kind != kind || it->name != name) return std::nullopt;
-  const auto data = ucd::range_data().subspan(2 * std::size_t{it->offset}, 2 * std::size_t{it->count});
+  const auto data =
+      ucd::range_data().subspan(2 * std::size_t{it->offset}, 2 * std::size_t{it->count});
   CodepointRanges out;
   out.reserve(it->count);
   for (std::size_t i = 0; i < data.size(); i += 2) out.emplace_back(data[i], data[i + 1]);
@@ -152,8 +153,8 @@ std::optional<UnicodeClass> by_value(std::string_view name, std::string_view val
     if (kind == ucd::SetKind::kAge) {
       // Age=V6_0: every character assigned in 6.0 or before (the sets are per version).
       static constexpr std::string_view kAges[] = {
-          "V1_1", "V2_0", "V2_1", "V3_0", "V3_1",  "V3_2",  "V4_0",  "V4_1",  "V5_0",
-          "V5_1", "V5_2", "V6_0", "V6_1", "V6_2",  "V6_3",  "V7_0",  "V8_0",  "V9_0",
+          "V1_1",  "V2_0",  "V2_1",  "V3_0",  "V3_1",  "V3_2",  "V4_0", "V4_1", "V5_0",
+          "V5_1",  "V5_2",  "V6_0",  "V6_1",  "V6_2",  "V6_3",  "V7_0", "V8_0", "V9_0",
           "V10_0", "V11_0", "V12_0", "V12_1", "V13_0", "V14_0", "V15_0"};
       const auto* end = std::find(std::begin(kAges), std::end(kAges), *canon);
       if (end == std::end(kAges)) {  // Unassigned (NA)
@@ -191,7 +192,8 @@ std::optional<UnicodeClass> unicode_class(std::string_view body, std::string& wh
     if (sep == std::string_view::npos) sep = body.find('=');
     value_at = sep + 1;
   }
-  if (sep != std::string_view::npos) return by_value(body.substr(0, sep), body.substr(value_at), why);
+  if (sep != std::string_view::npos)
+    return by_value(body.substr(0, sep), body.substr(value_at), why);
   return binary(body, why);
 }
 

@@ -2,6 +2,7 @@
 // (Debian's unicode-data). Do not edit: change the script and run it again.
 #include "unicode_tables.hpp"
 
+// clang-format off
 namespace ctx::engine::detail::ucd {
 namespace {
 
@@ -6449,3 +6450,4 @@ std::span<const std::uint32_t> fold_members() { return kFoldMembers; }
 std::span<const FoldEntry> fold_table() { return kFoldTable; }
 
 }  // namespace ctx::engine::detail::ucd
+// clang-format on
