@@ -309,6 +309,15 @@ class Rewriter {
     if (negated) set = complement(set);
     if (words_ != WordMode::kSuperset) complex_ = true;
     if (words_ == WordMode::kKeep) return OneChar{OneChar::kItems, ascii_items(set)};
+    // Hyperscan compiles big classes slowly (\p{L}, 659 ranges: ~0.5 s) and they filter little:
+    // past kMaxExactRanges the superset is the exact ASCII members and every other character.
+    if (words_ == WordMode::kSuperset && set.size() > kMaxExactRanges) {
+      CodepointRanges ascii;
+      for (auto [lo, hi] : set) {
+        if (lo < 0x80) ascii.emplace_back(lo, std::min<std::uint32_t>(hi, 0x7F));
+      }
+      return OneChar{OneChar::kItems, class_items(ascii) + std::string(kNonAscii)};
+    }
     // An empty class: Hyperscan has no (?!), and a superset may match a character.
     if (set.empty() && words_ == WordMode::kSuperset)
       return OneChar{OneChar::kItems, "\\x{10FFFF}"};
@@ -639,6 +648,7 @@ class Rewriter {
   bool complex_ = false;     // the current top-level class has class escapes, nesting or set ops
   bool saw_set_op_ = false;  // some class parsed so far used && -- ~~
   static constexpr std::size_t kNpos = std::string_view::npos;
+  static constexpr std::size_t kMaxExactRanges = 200;  // see property_char
 };
 
 }  // namespace

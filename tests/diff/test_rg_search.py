@@ -340,7 +340,7 @@ PATTERNS = [
     # \p{..} from Unicode 15 tables (folded under -i / (?i) / -S), Age, break properties, scx
     "\\P{Lu}", "\\p{Ll}+", "[^\\p{Lu}\\d]+", "(?i)\\p{Lu}+", "(?i:\\P{Greek})", "\\p{scx=Greek}",
     "\\p{Age=6.0}+", "\\P{Age=1.1}", "\\p{gcb=Extend}", "\\p{wb=ALetter}+", "\\p{sb=Upper}",
-    "[\\p{Greek}--\\p{Lowercase}]+", "\\p{Kawi}|k", "[\\pL&&\\p{ASCII}]+", "\\p{lu}x",
+    "[\\p{Greek}--\\p{Lowercase}]+", "\\p{Age=15.0}|k", "[\\pL&&\\p{ASCII}]+", "\\p{lu}x",
     # inline flags
     "(?i)foo", "(?i)привет", "(?i)straße", "(?i)σοφία", "(?i)k",
     # anchors
