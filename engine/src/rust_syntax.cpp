@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "unicode_props.hpp"
+
 namespace ctx::engine::detail {
 namespace {
 
@@ -134,174 +136,17 @@ constexpr std::string_view kRustDigitItems = "\\p{Nd}\\x{11F50}-\\x{11F59}\\x{1E
 constexpr std::string_view kAnyChar = "[\\x{0}-\\x{10FFFF}]";
 constexpr std::string_view kNonAscii = "\\x{80}-\\x{10FFFF}";
 
-// Rust regex-syntax's symbolic_name_normalize (UAX44-LM3): ASCII letters lowercased, spaces,
-// '_' and '-' dropped, a leading "is" dropped (except in "isc").
-std::string normalize_name(std::string_view name) {
-  bool is_prefix =
-      name.size() >= 2 && (name[0] == 'i' || name[0] == 'I') && (name[1] == 's' || name[1] == 'S');
-  std::string out;
-  for (std::size_t i = is_prefix ? 2 : 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (c == ' ' || c == '_' || c == '-' || (c >= '\t' && c <= '\r')) continue;
-    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+// Class items for the ASCII members of `ranges`, plus \P{ASCII} when it has others.
+std::string ascii_items(const CodepointRanges& ranges) {
+  CodepointRanges ascii;
+  bool non_ascii = false;
+  for (auto [lo, hi] : ranges) {
+    if (lo < 0x80) ascii.emplace_back(lo, std::min<std::uint32_t>(hi, 0x7F));
+    non_ascii = non_ascii || hi >= 0x80;
   }
-  if (is_prefix && out == "c") out = "isc";
+  std::string out = class_items(ascii);
+  if (non_ascii) out += "\\P{ASCII}";
   return out;
-}
-
-// Rust's General_Category values and aliases (normalized) as PCRE2's names.
-std::optional<std::string_view> general_category(std::string_view norm) {
-  static const std::map<std::string_view, std::string_view> table = {
-      {"c", "C"},
-      {"other", "C"},
-      {"cc", "Cc"},
-      {"control", "Cc"},
-      {"cntrl", "Cc"},
-      {"cf", "Cf"},
-      {"format", "Cf"},
-      {"cn", "Cn"},
-      {"unassigned", "Cn"},
-      {"co", "Co"},
-      {"privateuse", "Co"},
-      {"l", "L"},
-      {"letter", "L"},
-      {"lc", "L&"},
-      {"casedletter", "L&"},
-      {"ll", "Ll"},
-      {"lowercaseletter", "Ll"},
-      {"lm", "Lm"},
-      {"modifierletter", "Lm"},
-      {"lo", "Lo"},
-      {"otherletter", "Lo"},
-      {"lt", "Lt"},
-      {"titlecaseletter", "Lt"},
-      {"lu", "Lu"},
-      {"uppercaseletter", "Lu"},
-      {"m", "M"},
-      {"mark", "M"},
-      {"combiningmark", "M"},
-      {"mc", "Mc"},
-      {"spacingmark", "Mc"},
-      {"me", "Me"},
-      {"enclosingmark", "Me"},
-      {"mn", "Mn"},
-      {"nonspacingmark", "Mn"},
-      {"n", "N"},
-      {"number", "N"},
-      {"nd", "Nd"},
-      {"decimalnumber", "Nd"},
-      {"digit", "Nd"},
-      {"nl", "Nl"},
-      {"letternumber", "Nl"},
-      {"no", "No"},
-      {"othernumber", "No"},
-      {"p", "P"},
-      {"punctuation", "P"},
-      {"punct", "P"},
-      {"pc", "Pc"},
-      {"connectorpunctuation", "Pc"},
-      {"pd", "Pd"},
-      {"dashpunctuation", "Pd"},
-      {"pe", "Pe"},
-      {"closepunctuation", "Pe"},
-      {"pf", "Pf"},
-      {"finalpunctuation", "Pf"},
-      {"pi", "Pi"},
-      {"initialpunctuation", "Pi"},
-      {"po", "Po"},
-      {"otherpunctuation", "Po"},
-      {"ps", "Ps"},
-      {"openpunctuation", "Ps"},
-      {"s", "S"},
-      {"symbol", "S"},
-      {"sc", "Sc"},
-      {"currencysymbol", "Sc"},
-      {"sk", "Sk"},
-      {"modifiersymbol", "Sk"},
-      {"sm", "Sm"},
-      {"mathsymbol", "Sm"},
-      {"so", "So"},
-      {"othersymbol", "So"},
-      {"z", "Z"},
-      {"separator", "Z"},
-      {"zl", "Zl"},
-      {"lineseparator", "Zl"},
-      {"zp", "Zp"},
-      {"paragraphseparator", "Zp"},
-      {"zs", "Zs"},
-      {"spaceseparator", "Zs"},
-  };
-  auto it = table.find(norm);
-  if (it == table.end()) return std::nullopt;
-  return it->second;
-}
-
-// Whether PCRE2 (UTF, UCP) compiles `regex`.
-bool pcre2_accepts(const std::string& regex) {
-  int error = 0;
-  PCRE2_SIZE offset = 0;
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(),
-                                   PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
-  if (code == nullptr) return false;
-  pcre2_code_free(code);
-  return true;
-}
-
-// Names PCRE2 knows and Rust does not (normalized): PCRE2's own Perl/POSIX extensions, the
-// script Unknown, surrogates (Rust's classes hold scalar values only: \p{Cs} is an error).
-bool pcre2_only_name(std::string_view norm) {
-  for (std::string_view n : {"xan", "xps", "xsp", "xwd", "xuc", "l&", "unknown", "zzzz", "cs",
-                             "surrogate", "bidiclass", "bc"}) {
-    if (norm == n) return true;
-  }
-  return false;
-}
-
-// The PCRE2 class item for Rust's `\p{body}` (`\P{body}` when `negated`), or an error message.
-std::optional<std::string> property_item(std::string_view body, bool negated, std::string& why) {
-  auto item = [&](std::string_view name, bool neg) {
-    return fmt::format("\\{}{{{}}}", neg ? 'P' : 'p', name);
-  };
-  if (body.starts_with('^')) {  // PCRE2's negation syntax; Rust has none
-    why = "Unicode property not found (write \\P{..} for the complement)";
-    return std::nullopt;
-  }
-  std::size_t sep = body.find_first_of("=:");
-  if (sep != std::string_view::npos) {
-    std::size_t key_end = sep;
-    if (sep > 0 && body[sep - 1] == '!') --key_end;  // `!=`: ripgrep 14 reads it as `=`
-    const std::string key = normalize_name(body.substr(0, key_end));
-    const std::string value = normalize_name(body.substr(sep + 1));
-    if (key == "gc" || key == "generalcategory") {
-      if (auto gc = general_category(value)) return item(*gc, negated);
-      why = "Unicode property value not found";
-      return std::nullopt;
-    }
-    if (key == "sc" || key == "script" || key == "scx" || key == "scriptextensions") {
-      const std::string_view kind = key == "sc" || key == "script" ? "sc" : "scx";
-      const std::string name = fmt::format("{}:{}", kind, value);
-      if (!pcre2_only_name(value) && pcre2_accepts(item(name, false))) return item(name, negated);
-      why = "Unicode property value not found";
-      return std::nullopt;
-    }
-    if (key == "age" || key == "gcb" || key == "graphemeclusterbreak" || key == "wb" ||
-        key == "wordbreak" || key == "sb" || key == "sentencebreak") {
-      why = "this Unicode property (Age and the break properties) is not supported by ctxsearch";
-      return std::nullopt;
-    }
-    why = "Unicode property not found";
-    return std::nullopt;
-  }
-  const std::string norm = normalize_name(body);
-  if (norm == "any") return item("Any", negated);
-  if (norm == "assigned") return item("Cn", !negated);
-  if (norm == "ascii") return item("ASCII", negated);
-  if (auto gc = general_category(norm)) return item(*gc, negated);
-  if (!pcre2_only_name(norm) && !norm.empty() && pcre2_accepts(item(norm, false))) {
-    return item(norm, negated);
-  }
-  why = "Unicode property not found";
-  return std::nullopt;
 }
 
 // One character, as the class translation builds it: class items (for inside [...]), the same
@@ -429,7 +274,6 @@ class Rewriter {
       }
     }
     if (e != 'p' && e != 'P') return std::nullopt;
-    complex_ = true;
     std::string_view body = re_.substr(j + 2, len - 2);
     if (body.size() >= 2 && body.front() == '{' && body.back() == '}') {
       body = body.substr(1, body.size() - 2);
@@ -441,13 +285,43 @@ class Rewriter {
       fail(j, "missing Unicode property name");
       return std::nullopt;
     }
+    if (body.starts_with('^')) {  // PCRE2's negation syntax; Rust has none
+      fail(j, "Unicode property not found (write \\P{..} for the complement)");
+      return std::nullopt;
+    }
     std::string why;
-    auto item = property_item(body, e == 'P', why);
-    if (!item) {
+    auto cls = unicode_class(body, why);
+    if (!cls) {
       fail(j, why);
       return std::nullopt;
     }
-    return OneChar{OneChar::kItems, std::move(*item)};
+    return property_char(*cls, e == 'P');
+  }
+
+  // Rust's class for \p{..} (\P{..} when `negated`) as items for the current mode: under
+  // case-insensitivity the property is first closed under simple case folding, then negated
+  // (Rust's order: -i \P{Lu} matches neither `A` nor `a`). kRust and kSuperset get the exact
+  // code point ranges (PCRE2's and Hyperscan's own tables are older than ripgrep 14's Unicode
+  // 15), kKeep the exact ASCII members plus \P{ASCII} when there are others (a superset that the
+  // byte prefilter and the BitMatcher leave to the UTF-8 paths).
+  OneChar property_char(const UnicodeClass& cls, bool negated) {
+    CodepointRanges set = caseless_ ? case_fold_closure(cls.ranges) : cls.ranges;
+    if (negated) set = complement(set);
+    if (words_ != WordMode::kSuperset) complex_ = true;
+    if (words_ == WordMode::kKeep) return OneChar{OneChar::kItems, ascii_items(set)};
+    // Hyperscan compiles big classes slowly (\p{L}, 659 ranges: ~0.5 s) and they filter little:
+    // past kMaxExactRanges the superset is the exact ASCII members and every other character.
+    if (words_ == WordMode::kSuperset && set.size() > kMaxExactRanges) {
+      CodepointRanges ascii;
+      for (auto [lo, hi] : set) {
+        if (lo < 0x80) ascii.emplace_back(lo, std::min<std::uint32_t>(hi, 0x7F));
+      }
+      return OneChar{OneChar::kItems, class_items(ascii) + std::string(kNonAscii)};
+    }
+    // An empty class: Hyperscan has no (?!), and a superset may match a character.
+    if (set.empty() && words_ == WordMode::kSuperset)
+      return OneChar{OneChar::kItems, "\\x{10FFFF}"};
+    return OneChar{OneChar::kItems, class_items(set)};
   }
 
   // \uHHHH, \u{H..}, \UHHHHHHHH (Rust) as PCRE2's \x{H..}; empty when not one of those.
@@ -457,6 +331,12 @@ class Rewriter {
     std::string_view digits = re_.substr(j + 2, len - 2);
     if (!digits.empty() && digits.front() == '{') digits = digits.substr(1, digits.size() - 2);
     return fmt::format("\\x{{{}}}", digits);
+  }
+
+  // Whether class items `items` are one \p{..} or \P{..}.
+  static bool single_property_item(std::string_view items) {
+    return (items.starts_with("\\p{") || items.starts_with("\\P{")) &&
+           items.find('}') == items.size() - 1;
   }
 
   // The superset item (kSuperset) of one-character `c`: its exact ASCII members and every
@@ -495,9 +375,10 @@ class Rewriter {
     if (len >= 2) {
       if (auto c = class_escape(pos_, len)) {
         pos_ += len;
-        if (words_ == WordMode::kSuperset) {
+        const bool property = e == 'p' || e == 'P';
+        if (words_ == WordMode::kSuperset && !property) {
           out_ += superset(*c);
-        } else if ((e == 'p' || e == 'P') && c->kind == c->kItems) {
+        } else if (property && c->kind == c->kItems && single_property_item(c->text)) {
           out_ += c->text;  // a property item is valid outside a class too
         } else {
           out_ += c->expr();
@@ -767,6 +648,7 @@ class Rewriter {
   bool complex_ = false;     // the current top-level class has class escapes, nesting or set ops
   bool saw_set_op_ = false;  // some class parsed so far used && -- ~~
   static constexpr std::size_t kNpos = std::string_view::npos;
+  static constexpr std::size_t kMaxExactRanges = 200;  // see property_char
 };
 
 }  // namespace

@@ -8,8 +8,10 @@
 //   \s \S           Rust: White_Space; PCRE2 also counts U+180E (\h).
 //   \d \D \w        Rust (ripgrep 14) has Unicode 15 tables, PCRE2 10.42 Unicode 14: the
 //                   characters new in Unicode 15 are added to \d and \w.
-//   \p{..}          Rust's names and aliases (\p{Letter}, \p{gc=Lu}, \p{Is_Greek}, ...) become
-//                   PCRE2's; names only PCRE2 knows (\p{L&}, \p{Xan}, \p{^Greek}) are errors.
+//   \p{..}          resolved as Rust resolves it (names, aliases, gc, sc, scx, Age, gcb, wb, sb;
+//                   unicode_props.hpp) into ripgrep 14's Unicode 15 code point ranges, closed
+//                   under simple case folding when case-insensitive (PCRE2 folds no property);
+//                   names only PCRE2 knows (\p{L&}, \p{Xan}, \p{^Greek}) are errors.
 //   [a[b]] [a&&b]   nested classes and the set operations && -- ~~ (intersection, difference,
 //                   symmetric difference) become look-aheads around one-character classes.
 //   [:alpha:]       at the top level: a class of ':', 'a', 'l', ... in Rust, an error in PCRE2.
@@ -57,7 +59,8 @@ enum class WordMode {
   kRust,      // exactly Rust's (for PCRE2 with UCP)
   kSuperset,  // a superset for Hyperscan's UTF-8 UCP mode, whose Unicode tables are older than
               // PCRE2's: every class and class escape becomes its exact ASCII members plus every
-              // non-ASCII character, \b and \B are dropped (an assertion removed widens)
+              // non-ASCII character (\p{..} alone, or with literals in a class: its exact
+              // ranges), \b and \B are dropped (an assertion removed widens)
 };
 
 // For a class at the start of `regex` ('[') that uses set operations (&&, --, ~~) at any depth:
@@ -72,6 +75,8 @@ std::optional<ClassNewline> set_operation_class_newline(std::string_view regex);
 // per `words` (see WordMode). `caseless`: -i (inline (?i) groups are followed too); a negated
 // POSIX class then excludes the whole case-fold closure of its set, as Rust's does (-i
 // [[:^upper:]] matches neither `a` nor U+017F). Anything not understood is copied unchanged.
+// \p{..} and \P{..} become exact Unicode 15 ranges (kRust, kSuperset) or their exact ASCII
+// members plus \P{ASCII} (kKeep), case-folded first under `caseless` or (?i).
 // Errors (kInvalidArgument, naming the offset in `regex`): a \p{..} name Rust does not accept,
 // (?-u), a class set operation without a right-hand side.
 Result<std::string> rust_to_pcre2(std::string_view regex, bool caseless, bool posix,

@@ -146,6 +146,8 @@ FILES = {
     "hl/a b.txt": b"x foo\nbar\n",
     "hl/c.txt": b"foo\n",
     "ig/skip.ignore": b"a.txt\n",
+    # a, A, k, KELVIN SIGN, alpha, Alpha, 1, CHEROKEE SMALL LETTER YE (folds to U+13F0, Lu)
+    "u/props.txt": b"a\nA\nk\n\xe2\x84\xaa\n\xce\xb1\n\xce\x91\n1\n\xe1\x8f\xb8\n",
 }
 
 TREE = None
@@ -442,6 +444,25 @@ def stats_bytes_searched_behind_a_bom_follows_the_decoders_reads():
         t.close()
 
 
+# \p{..} as ripgrep 14 reads it: Unicode 15 tables, folded under -i before \P negates (outputs
+# from rg 14.1.1).
+PROPS_ALL = b"1:a\n2:A\n3:k\n4:\xe2\x84\xaa\n5:\xce\xb1\n6:\xce\x91\n"
+golden("-i \\p{Lu} matches lowercase letters too (Rust folds the class)",
+       ["-n", "-i", "\\p{Lu}", "u/props.txt"], PROPS_ALL + b"8:\xe1\x8f\xb8\n", 0)
+golden("-i \\P{Lu} is the complement of the folded class", ["-n", "-i", "\\P{Lu}", "u/props.txt"],
+       b"7:1\n", 0)
+golden("-i [^\\p{Lu}\\d] matches no letter and no digit",
+       ["-n", "-i", "[^\\p{Lu}\\d]", "u/props.txt"], b"", 1)
+golden("(?i) folds \\p{Ll}", ["-n", "(?i)\\p{Ll}", "u/props.txt"], PROPS_ALL + b"8:\xe1\x8f\xb8\n", 0)
+golden("\\p{scx=Greek}: Script_Extensions", ["-n", "\\p{scx=Greek}", "u/props.txt"],
+       b"5:\xce\xb1\n6:\xce\x91\n", 0)
+golden("\\p{Age=1.1}: characters assigned by Unicode 1.1",
+       ["-n", "\\p{Age=1.1}", "u/props.txt"], PROPS_ALL + b"7:1\n", 0)
+golden("\\p{wb=ALetter}: a Word_Break value", ["-n", "\\p{wb=ALetter}", "u/props.txt"],
+       PROPS_ALL + b"8:\xe1\x8f\xb8\n", 0)
+golden("\\p{Age=NA} is an error naming the escape's offset", ["x\\p{Age=NA}", "u/props.txt"], b"", 2,
+       [("line", "ctxsearch: regex parse error in 'x\\p{Age=NA}' at offset 1: "
+                 "Unicode property value not found")])
 
 golden("-P -S: an uppercase character right after a backslash does not count (\\S)",
        ["-P", "-S", "\\Sfoo", "pcase/case.txt"], b".FOO\nxfoo\n\\foo\n", 0)

@@ -339,6 +339,10 @@ PATTERNS = [
     "\\p{Greek}", "\\p{Greek}+", "\\p{Cyrillic}+", "\\p{Han}", "\\p{Lu}", "\\pL+",
     "\\p{Letter}+", "\\p{gc=Lu}", "\\p{Is_Greek}", "\\S+", "[^\\S ]", "\\s\\S", "\\d+",
     "[\\w--\\d]+", "[a-z&&[^aeiou]]+", "[^\\W_]+", "[a[\\W]]", "[\\p{Greek}~~α-γ]",
+    # \p{..} from Unicode 15 tables (folded under -i / (?i) / -S), Age, break properties, scx
+    "\\P{Lu}", "\\p{Ll}+", "[^\\p{Lu}\\d]+", "(?i)\\p{Lu}+", "(?i:\\P{Greek})", "\\p{scx=Greek}",
+    "\\p{Age=6.0}+", "\\P{Age=1.1}", "\\p{gcb=Extend}", "\\p{wb=ALetter}+", "\\p{sb=Upper}",
+    "[\\p{Greek}--\\p{Lowercase}]+", "\\p{Age=15.0}|k", "[\\pL&&\\p{ASCII}]+", "\\p{lu}x",
     # inline flags
     "(?i)foo", "(?i)привет", "(?i)straße", "(?i)σοφία", "(?i)k",
     # anchors
@@ -752,22 +756,7 @@ def uses_word_boundary(case):
     return case.has("-w") or any("\\b" in p or "\\B" in p for p in case.patterns)
 
 
-def case_folds_property(case):
-    caseless = case_mode(case) == "-i" or any("(?i" in p for p in case.patterns) or (
-        case_mode(case) == "-S" and all(
-            not any(ch.isupper() for ch in re.sub(r"\\.", "", re.sub(r"\\[pP](\{[^}]*\}|.)", "", p)))
-            for p in case.patterns))
-    return caseless and not case.has("-P") and any("\\p" in p or "\\P" in p
-                                                   for p in case.patterns)
-
-
 OPEN_BUGS = [
-    ("case-folded-property-classes",
-     "-i (or (?i), or -S without uppercase) with a \\p{..} class: Rust folds the class (`-i "
-     "'\\p{Lu}'` also matches `a`; `\\P{Lu}` excludes it), PCRE2 10.42 matches properties "
-     "without case folding; ctxsearch follows PCRE2 here",
-     case_folds_property,
-     lambda c: None),
     ("word-boundary-line-start-continuation",
      "-w, \\b, \\B where a line starts with UTF-8 continuation bytes (0x80-0xBF): Rust's "
      "decode_last reads the line terminator before them as the character before the position "

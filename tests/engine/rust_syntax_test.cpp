@@ -224,6 +224,15 @@ TEST_CASE("the prefilters keep every line PCRE2 accepts under Rust's classes", "
   sweep({"x"}, word());
   sweep({"\\p{Greek}\\p{Greek}|x"}, word());
   sweep({"[[:^upper:]]x", "\\p{Greek}\\p{Greek}"}, caseless());
+  // \p{..} as exact Unicode 15 ranges (Hyperscan in UTF-8 mode, PCRE2), folded under -i.
+  for (const char* p : {"\\p{Greek}", "\\P{Greek}x", "\\p{Lu}x", "\\P{Lu}", "[^\\p{Lu}\\d]x",
+                        "[\\p{Greek}\\p{Cyrillic}k]+x", "\\p{scx=Greek}", "\\p{Age=3.0}x",
+                        "\\p{wb=ALetter}\\p{gcb=Extend}", "\\p{sb=Upper}|\\P{Assigned}",
+                        "[\\p{L}--\\p{Ll}]x", "\\p{ASCII}x", "\\P{Any}|\\p{Cherokee}"}) {
+    sweep({p});
+    sweep({p}, caseless());
+    sweep({p}, word());
+  }
 }
 
 TEST_CASE("the rewriter turns only what Rust and PCRE2 read differently", "[engine][rust]") {
@@ -238,9 +247,16 @@ TEST_CASE("the rewriter turns only what Rust and PCRE2 read differently", "[engi
         "[\\x{0}-\\x{2F}\\x{3A}-\\x{10FFFF}]");
   CHECK(rust_to_pcre2("[[:^lower:]]", true, true, WordMode::kKeep) ==
         "[\\x{0}-\\x{40}\\x{5B}-\\x{60}\\x{7B}-\\x{17E}\\x{180}-\\x{2129}\\x{212B}-\\x{10FFFF}]");
-  // Escapes, \p{..} and \x{..} arguments, and classes of other characters are copied.
-  CHECK(rust_to_pcre2("\\[:alpha:\\]\\p{Greek}\\x{41}[a-z]", false, true, WordMode::kRust) ==
-        "\\[:alpha:\\]\\p{greek}\\x{41}[a-z]");
+  // Escapes, \x{..} arguments, and classes of other characters are copied; \p{..} becomes the
+  // Unicode 15 ranges (kRust, kSuperset) or the ASCII members plus \P{ASCII} (kKeep).
+  CHECK(rust_to_pcre2("\\[:alpha:\\]\\p{Coptic}\\x{41}[a-z]", false, true, WordMode::kRust) ==
+        "\\[:alpha:\\][\\x{3E2}-\\x{3EF}\\x{2C80}-\\x{2CF3}\\x{2CF9}-\\x{2CFF}]\\x{41}[a-z]");
+  CHECK(rust_to_pcre2("\\p{Coptic}", false, true, WordMode::kSuperset) ==
+        "[\\x{3E2}-\\x{3EF}\\x{2C80}-\\x{2CF3}\\x{2CF9}-\\x{2CFF}]");
+  CHECK(rust_to_pcre2("\\p{Coptic}", false, true, WordMode::kKeep) == "\\P{ASCII}");
+  CHECK(rust_to_pcre2("\\p{AHex}", false, true, WordMode::kKeep) == "[0-9A-Fa-f]");
+  CHECK(rust_to_pcre2("\\P{Lu}", true, true, WordMode::kKeep) ==
+        "[\\x{0}-\\x{40}\\x{5B}-\\x{60}\\x{7B}-\\x{7F}\\P{ASCII}]");
   CHECK(rust_to_pcre2("a\\wb", false, true, WordMode::kKeep) == "a\\wb");
   CHECK(rust_to_pcre2("\\w", false, false, WordMode::kRust) ==
         "[" + std::string(ctx::engine::detail::kRustWordItems) + "]");
@@ -371,7 +387,7 @@ std::string error_of(const std::string& pattern) {
 
 // Counts over sweep_code_points() (260,591 code points) from rg 14.1.1: `rg -c PATTERN` on a
 // file with one code point a line. (PCRE2 10.42's Unicode 14 tables miss what Unicode 15 added
-// to \p{..} classes: \p{Cased_Letter} is 4,089 here, 4,095 in rg 14.)
+// to \p{..} classes; \p{..} itself comes from Unicode 15 tables.)
 TEST_CASE("\\s \\d \\w, nested classes and set operations match what ripgrep 14 matches",
           "[engine][rust]") {
   CHECK(count_all("\\s") == 24);  // White_Space without \n: no U+180E, no U+200B
@@ -383,6 +399,60 @@ TEST_CASE("\\s \\d \\w, nested classes and set operations match what ripgrep 14 
   CHECK(count_all("[\\p{Greek}&&\\p{Uppercase}]") == 123);
   CHECK(count_all("[a-z&&[^aeiou]]") == 21);
   CHECK(count_all("\\p{Lu}") == 1831);  // Hyperscan's tables miss Cherokee capitals and more
+}
+
+// Counts over sweep_code_points() from rg 14.1.1 (`rg -c`, as above).
+TEST_CASE("\\p{..} classes hold ripgrep 14's Unicode 15 members, Age and break properties too",
+          "[engine][rust]") {
+  CHECK(count_all("\\p{L}") == 136104);  // CJK Extension H (Unicode 15) included
+  CHECK(count_all("\\PL") == 124487);
+  CHECK(count_all("\\p{Cased_Letter}") == 4095);
+  CHECK(count_all("\\p{gc=Nd}") == 680);
+  CHECK(count_all("\\p{Bidi_Mirrored}") == 553);
+  CHECK(count_all("\\p{Kawi}") == 86);  // a Unicode 15 script PCRE2 10.42 does not know
+  CHECK(count_all("\\p{Common}") == 8300);
+  CHECK(count_all("\\p{scx=Greek}") == 522);
+  CHECK(count_all("\\p{Script_Extensions=Common}") == 7872);
+  CHECK(count_all("\\p{Age=1.1}") == 33978);
+  CHECK(count_all("\\p{Age=V6_0}") == 115888);
+  CHECK(count_all("\\P{age=14.0}") == 109390);
+  CHECK(count_all("\\p{gcb=Extend}") == 2130);
+  CHECK(count_all("\\p{Grapheme_Cluster_Break=Prepend}") == 27);
+  CHECK(count_all("\\p{wb=ALetter}") == 29489);
+  CHECK(count_all("\\p{Word_Break=ExtendNumLet}") == 11);
+  CHECK(count_all("\\p{sb=ATerm}") == 4);
+  CHECK(count_all("\\p{Sentence_Break=OLetter}") == 132036);
+  CHECK(count_all("[^\\p{L}\\p{N}]") == 122656);
+  CHECK(count_all("\\P{Any}") == 0);
+}
+
+TEST_CASE("-i, (?i) and smart case fold \\p{..} classes before negating them, as Rust does",
+          "[engine][rust]") {
+  CHECK(matches("\\p{Lu}", "a", caseless()));
+  CHECK_FALSE(matches("\\P{Lu}", "a", caseless()));
+  CHECK_FALSE(matches("\\P{Lu}", "A", caseless()));
+  CHECK(matches("\\P{Lu}", "1", caseless()));
+  CHECK_FALSE(matches("[^\\p{Lu}]", "a", caseless()));
+  CHECK(matches("\\p{Ll}", std::string(kKelvin), caseless()));  // K, k, U+212A: one class
+  CHECK(matches("(?i)\\p{Lu}", "a"));
+  CHECK(matches("(?i:\\p{Lu})", "a"));
+  CHECK_FALSE(matches("(?i:x)\\p{Lu}", "xa"));
+  CHECK_FALSE(matches("\\p{Lu}", "a"));
+  PatternOptions smart;
+  smart.smart_case = true;
+  // Smart case needs a literal without uppercase: a lone class stays case-sensitive (rg 14).
+  CHECK_FALSE(matches("\\p{lu}", "a", smart));
+  CHECK(matches("\\p{lu}x", "aX", smart));
+  CHECK(count_all("\\p{Lu}", caseless()) == 3212);
+  CHECK(count_all("\\P{Lu}", caseless()) == 257379);
+  CHECK(count_all("[^\\p{Lu}]", caseless()) == 257379);
+  CHECK(count_all("[\\P{Lu}x]", caseless()) == 257381);
+  CHECK(count_all("\\p{Greek}", caseless()) == 520);
+  CHECK(count_all("\\p{Cherokee}", caseless()) == 172);
+  CHECK(count_all("\\p{ASCII}", caseless()) == 129);  // U+017F and U+212A fold into it
+  CHECK(count_all("\\p{sb=Lower}", caseless()) == 3884);
+  CHECK(count_all("[\\p{Greek}--\\p{Lowercase}]", caseless()) == 171);
+  CHECK(count_all("\\p{Assigned}", caseless()) == 155650);
 }
 
 TEST_CASE("Rust's \\p names and aliases are accepted, PCRE2-only ones are errors with an offset",
@@ -411,8 +481,14 @@ TEST_CASE("Rust's \\p names and aliases are accepted, PCRE2-only ones are errors
         std::string::npos);
   CHECK(error_of("\\p{Unknown}").find("at offset 0") != std::string::npos);
   CHECK(error_of("\\p{bc=L}").find("at offset 0") != std::string::npos);
-  // Accepted by rg 14, not supported here: still a precise error.
-  CHECK(error_of("x\\p{age=6.0}").find("at offset 1: this Unicode property") != std::string::npos);
+  CHECK(error_of("x\\p{Age=NA}") ==
+        "regex parse error in 'x\\p{Age=NA}' at offset 1: Unicode property value not found");
+  CHECK(error_of("\\p{gcb=Other}").find("at offset 0: Unicode property value not found") !=
+        std::string::npos);
+  CHECK(error_of("[a\\p{Script}]").find("at offset 2: Unicode property not found") !=
+        std::string::npos);
+  CHECK(error_of("\\p{gc=Cs}").find("Unicode property value not found") != std::string::npos);
+  CHECK(error_of("\\p{Katakana_Or_Hiragana}").find("value not found") != std::string::npos);
   CHECK(error_of("a(?-u)\\w").find("at offset 1: (?-u)") != std::string::npos);
 }
 
