@@ -28,6 +28,13 @@ struct Flag {
 
 Error usage(std::string message) { return Error{ErrorCode::kInvalidArgument, std::move(message)}; }
 
+// ripgrep 14 has one binary mode: -a, --binary and -uuu set it, --no-text and --no-binary reset
+// it; the last one wins.
+void set_binary_mode(Args& a, bool text, bool binary) {
+  a.text = text;
+  a.binary = binary;
+}
+
 Result<std::uint64_t> parse_size(std::string_view flag, std::string_view v) {
   std::uint64_t n = 0;
   std::uint64_t mult = 1;
@@ -265,13 +272,14 @@ constexpr Flag kFlags[] = {
   {"no-byte-offset", 0, "", "Undo -b/--byte-offset.",
    [](Args& a, std::string_view) -> Status { a.byte_offset = false; return {}; }},
   {"text", 'a', "", "Search binary files as if they were text.",
-   [](Args& a, std::string_view) -> Status { a.text = true; return {}; }},
-  {"no-text", 0, "", "Undo --text.",
-   [](Args& a, std::string_view) -> Status { a.text = false; return {}; }},
-  {"binary", 0, "", "Search binary files found by the walk too (reported as binary matches).",
-   [](Args& a, std::string_view) -> Status { a.binary = true; return {}; }},
-  {"no-binary", 0, "", "Undo --binary.",
-   [](Args& a, std::string_view) -> Status { a.binary = false; return {}; }},
+   [](Args& a, std::string_view) -> Status { set_binary_mode(a, true, false); return {}; }},
+  {"no-text", 0, "", "Undo --text (and --binary: binary files found by the walk are skipped).",
+   [](Args& a, std::string_view) -> Status { set_binary_mode(a, false, false); return {}; }},
+  {"binary", 0, "", "Search binary files found by the walk too (reported as binary matches; "
+   "overrides -a).",
+   [](Args& a, std::string_view) -> Status { set_binary_mode(a, false, true); return {}; }},
+  {"no-binary", 0, "", "Undo --binary (and -a).",
+   [](Args& a, std::string_view) -> Status { set_binary_mode(a, false, false); return {}; }},
   {"multiline", 'U', "", "Let matches span lines (patterns may hold \\n; undoes "
    "--stop-on-nonmatch).",
    [](Args& a, std::string_view) -> Status {
@@ -417,7 +425,15 @@ constexpr Flag kFlags[] = {
   {"require-git", 0, "", "Undo --no-require-git.",
    [](Args& a, std::string_view) -> Status { a.walk.require_git = true; return {}; }},
   {"unrestricted", 'u', "", "-u: --no-ignore; -uu: also --hidden; -uuu: also --binary.",
-   [](Args& a, std::string_view) -> Status { ++a.unrestricted; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     // As ripgrep 14: each -u acts where it stands (a later flag may undo it).
+     if (++a.unrestricted > 3) {
+       return usage("error parsing flag -u: flag can only be repeated up to 3 times");
+     }
+     if (a.unrestricted == 1) a.no_ignore = true;
+     if (a.unrestricted == 2) a.walk.hidden = true;
+     if (a.unrestricted == 3) set_binary_mode(a, false, true);
+     return {}; }},
   {"sort", 0, "SORTBY", "Sort results: none, path, modified, accessed, created. Stays parallel.",
    [](Args& a, std::string_view v) -> Status { return set_sort(a, v, false); },
    "none path modified accessed created"},
@@ -531,9 +547,6 @@ void finish(Args& a) {
   a.search.passthru = a.passthru;
   if (a.passthru) a.search.before = a.search.after = 0;
   a.pattern.pcre2 = a.engine == Args::Engine::kPcre2;
-  if (a.unrestricted >= 1) a.no_ignore = true;
-  if (a.unrestricted >= 2) a.walk.hidden = true;
-  if (a.unrestricted >= 3) a.binary = true;
   if (a.no_ignore_files) a.walk.ignore_files.clear();
   if (a.no_ignore) {
     a.walk.git_ignore = false;

@@ -959,7 +959,7 @@ class Search {
     options.line_numbers = print_.line_numbers;
     // ripgrep memory-maps the files named on the command line when they are all it searches.
     options.whole_file = whole_files_ && explicit_file && !is_stdin && !piped;
-    options.slow_lines = args_.pattern.pcre2;
+    options.slow_lines = args_.pattern.pcre2 || args_.search.passthru;
     options.stdin_reader = is_stdin;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();

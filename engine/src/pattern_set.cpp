@@ -104,8 +104,18 @@ bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
 // syntax, escaped punctuation and character escapes (\\n, \\x41); classes (\\w, \\p{..},
 // [:name:]), assertions, group syntax and counted repetitions are not.
 bool has_literal(std::string_view s) {
+  std::size_t class_depth = 0;  // inside [..]: `--`, `&&` and `~~` are set operations
   for (std::size_t i = 0; i < s.size();) {
     const char c = s[i];
+    if (class_depth > 0 && i + 1 < s.size() && s[i + 1] == c && std::strchr("-&~", c) != nullptr) {
+      i += 2;
+      continue;
+    }
+    if (class_depth > 0 && c == ']') {
+      --class_depth;
+      ++i;
+      continue;
+    }
     if (c == '\\') {
       if (i + 1 >= s.size()) return false;
       const char e = s[i + 1];
@@ -127,8 +137,10 @@ bool has_literal(std::string_view s) {
         continue;
       }
     }
-    if (c == '[') {  // the class's negation is syntax
+    if (c == '[') {  // the class's negation is syntax; a `]` right after `[` or `[^` is not
       i += s.substr(i, 2) == "[^" ? std::size_t{2} : std::size_t{1};
+      ++class_depth;
+      if (i < s.size() && s[i] == ']') return true;
       continue;
     }
     if (c == '(' && s.substr(i, 2) == "(?") {  // flags, group names

@@ -410,6 +410,17 @@ golden("-c: named binary files among a directory are read, not mapped: NUL ends 
 golden("-c: a named binary file alone is mapped: NUL ends no line", ["-c", "foo", "bin/conv/c.dat"],
        b"2\n", 0)
 golden("-a searches binary files as text", ["-a", "foo", "bin/only/bin.dat"], BINARY, 0)
+golden("--binary after -a wins (rg 14 has one binary mode; the last flag sets it)",
+       S + ["-a", "--binary", "foo", "bin/only"],
+       b"bin/only/bin.dat: binary file matches (found \"\\0\" byte around offset 11)\n", 0)
+golden("-a after --binary wins", S + ["--binary", "-a", "-c", "foo", "bin/only"],
+       b"bin/only/bin.dat:3\n", 0)
+golden("-uuu acts where it stands: a later -a wins", S + ["-uuu", "-a", "-c", "foo", "bin/only"],
+       b"bin/only/bin.dat:3\n", 0)
+golden("-u more than three times is a usage error", ["-uuuu", "foo"], b"", 2,
+       [("line", "ctxsearch: error parsing flag -u: flag can only be repeated up to 3 times")])
+golden("-S: class set operations are not literals (no literal: case-sensitive, as rg 14)",
+       ["-S", "-c", "[\\p{Greek}--\\p{Lowercase}]", "u/greek.txt"], b"1\n", 0)
 golden("-a -c on a walked binary file", S + ["-a", "-c", "foo", "bin/only"],
        b"bin/only/bin.dat:3\n", 0)
 
@@ -422,6 +433,17 @@ def stats_bytes_searched_where_the_search_stopped():
     for args, want in ((["bin/mixed"], b"\n0 bytes searched\n"), (["d/a.txt"], b"\n8 bytes searched\n")):
         rc, out, _ = tree().run(["--color", "never", "--stats", "-m1", "foo"] + args)
         check(rc == 0 and want in out, "%r: rc=%d, stdout %r lacks %r" % (args, rc, out, want))
+
+
+@case
+def stats_bytes_searched_under_passthru_on_a_named_binary_file():
+    """--passthru makes ripgrep step line by line: on a memory-mapped binary file its printer
+    stops after the first line it is handed (binary data was seen up front), and the bytes
+    searched end there or at the NUL, whichever is first (rg 14.1.1's values)."""
+    for args, want in ((["zz", "bin/conv/c.dat"], 5), (["-v", "foo", "bin/only/bin.dat"], 6)):
+        rc, out, _ = tree().run(["--color", "never", "--stats", "--passthru"] + args)
+        line = b"\n%d bytes searched\n" % want
+        check(line in out, "%r: rc=%d, stdout %r lacks %r" % (args, rc, out, line))
 
 
 @case

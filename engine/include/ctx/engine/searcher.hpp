@@ -51,8 +51,8 @@ struct SearchOptions {
   // line); otherwise (line mode) it reads through its 64 KiB roll buffer. Multiline mode always
   // has the whole file. Decides where binary data is noticed and the bytes searched (on_finish).
   bool whole_file = false;
-  // ripgrep steps line by line (its PCRE2 matcher, -P, names no line terminator): only changes
-  // where a search cut short says it stopped (on_finish).
+  // ripgrep steps line by line (its PCRE2 matcher, -P, names no line terminator; --passthru
+  // sinks every line): only changes where a search cut short says it stopped (on_finish).
   bool slow_lines = false;
   // The haystack is ripgrep's stdin, which it reads through Rust's 8 KiB buffer (so its roll
   // buffer's second read ends at 8 KiB): where it notices binary data.
