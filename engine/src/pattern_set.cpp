@@ -12,6 +12,7 @@
 #include "byte_prefilter.hpp"
 #include "ctx/base/utf8.hpp"
 #include "rust_syntax.hpp"
+#include "unicode_props.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -799,34 +800,16 @@ char escape_newline(std::string_view p, std::size_t& i) {
       } else if (i < p.size()) {
         name = std::string(1, p[i++]);
       }
-      if (c == 'P') return 'y';  // the complement of a class rarely excludes control characters
-      std::string lower;
-      for (char ch : name) {
-        if (ch != ' ' && ch != '_' && ch != '-') {
-          lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
-        }
+      // The class Rust resolves (Unicode 15 tables; regex-syntax 0.8 reads `!=` as `=`), \P{..}
+      // its complement; a name Rust rejects (compiling reports it) counts as "may".
+      std::string why;
+      const auto cls = detail::unicode_class(name, why);
+      if (!cls) return 'y';
+      bool newline = c == 'P';
+      for (const auto& [lo, hi] : cls->ranges) {
+        if (lo <= 0x0A && 0x0A <= hi) newline = !newline;
       }
-      if (lower.rfind('^', 0) == 0) return 'y';
-      static constexpr std::string_view kWithNewline[] = {"c",
-                                                          "cc",
-                                                          "other",
-                                                          "control",
-                                                          "cntrl",
-                                                          "any",
-                                                          "ascii",
-                                                          "whitespace",
-                                                          "wspace",
-                                                          "space",
-                                                          "zyyy",
-                                                          "common",
-                                                          "patternwhitespace"};
-      for (std::string_view n : kWithNewline) {
-        if (lower == n || lower.find("=" + std::string(n)) != std::string::npos ||
-            lower.find(":" + std::string(n)) != std::string::npos) {
-          return 'y';
-        }
-      }
-      return '0';
+      return newline ? 'y' : '0';
     }
     default:
       return '0';

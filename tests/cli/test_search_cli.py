@@ -139,6 +139,7 @@ FILES = {
     "u/greek.txt": "αβγ foo\nΑΒΓ\n".encode(),
     "u/nonl.txt": b"last foo",
     "mlm/b.txt": b"foo\nbar\nfoo\nx\nfoo\nfoo\ny\nz\nfoo\n",
+    "mlm/gap.txt": b"a\n\nb\n",
     "pw/w.txt": "a\u203f b\n\u0301c d\n".encode(),
     "pcase/case.txt": b".FOO\nxfoo\n\\foo\n",
     "cr/a.txt": b"foo\r\nbar x\r\nfoo\rbaz\r\n\r\nlast foo",
@@ -504,6 +505,10 @@ golden("-U -m with -A: the line that ends the after-context prints twice (rg 14'
 golden("-U --passthru -m: the last block reaching the limit prints its first line again (rg 14)",
        ["-U", "--passthru", "-m4", "-n", "fo+\\n?", "mlm/b.txt"],
        b"1:foo\n2-bar\n3:foo\n4-x\n5:foo\n6:foo\n7-y\n8-z\n9:foo\n9-foo\n", 0)
+golden("-U: a \\p{..} class holding the line feed (Assigned) lets a match span lines (rg 14)",
+       ["-U", "-c", "\\p{Assigned}", "mlm/gap.txt"], b"5\n", 0)
+golden("-U: one without it (Greek) does not", ["-U", "-c", "\\p{Greek}|a", "mlm/gap.txt"],
+       b"1\n", 0)
 golden("-U --passthru -m: a later block stops the search instead",
        ["-U", "--passthru", "-m3", "-n", "fo+\\n?", "mlm/b.txt"],
        b"1:foo\n2-bar\n3:foo\n4-x\n5:foo\n6:foo\n", 0)
