@@ -1450,10 +1450,14 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       if (ascii.ok()) impl->ascii_re = std::move(*ascii);  // else line_re serves ASCII lines too
     }
     // PCRE2 over whole buffers: when Hyperscan is not used, or cannot read a haystack.
+    // Under ANYCRLF PCRE2 never starts a match at the LF of a CRLF unless the pattern names a CR
+    // or LF itself (pcre2_match's bumpalong); Rust may start there (`--crlf -U -w '[^a-z]+'`
+    // matches the LF of `o\r\n`). A branch that never matches names one.
+    const std::string names_newline = options.crlf ? "(?:(?!)\\n)?" : "";
     auto scan_wrap = [&](std::string alternation) {
       std::string regex = options.line ? "^(?:" + alternation + ")$" : std::move(alternation);
       if (options.word) regex = word_start + "(?:" + regex + ")" + word_end;
-      return newline + regex;
+      return newline + regex + names_newline;
     };
     CTX_TRY_ASSIGN(impl->scan_re, compile_alternation(pcre_regexes, patterns, scan_wrap,
                                                       pcre_flags | PCRE2_MULTILINE | limit_flag));
