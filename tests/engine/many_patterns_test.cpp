@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ctx/engine/pattern_set.hpp"
+#include "line_starts.hpp"
 #include "pattern_testing.hpp"
 
 namespace {
@@ -29,6 +30,7 @@ using ctx::testing::kKelvin;
 using ctx::testing::kLongS;
 
 using ctx::testing::compile_ok;
+using ctx::testing::line_starts;
 
 std::vector<std::pair<std::size_t, std::size_t>> spans(const PatternSet& set, std::string_view line,
                                                        PatternSet::Scratch& scratch) {
@@ -39,20 +41,6 @@ std::vector<std::pair<std::size_t, std::size_t>> spans(const PatternSet& set, st
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   for (const MatchSpan& m : out) pairs.emplace_back(m.start, m.end);
   return pairs;
-}
-
-std::vector<std::size_t> matching_lines(const PatternSet& set, std::string_view hay) {
-  PatternSet::Scratch scratch = set.make_scratch();
-  std::vector<std::size_t> starts;
-  std::size_t pos = 0;
-  while (pos < hay.size()) {
-    auto hit = set.find_line(hay, pos, scratch);
-    if (!hit.ok()) FAIL("find_line failed: " << hit.error().detail);
-    if (!hit->has_value()) break;
-    starts.push_back((*hit)->start);
-    pos = (*hit)->end + 1;
-  }
-  return starts;
 }
 
 // `text` lowercased (ASCII) with U+212A as k and U+017F as s: a caseless literal occurs in a line
@@ -235,7 +223,7 @@ TEST_CASE("10,000 patterns find the lines and spans that the patterns able to ma
       if (!expected.empty()) expected_lines.push_back(start);
       start = end + 1;
     }
-    CHECK(matching_lines(big, c.hay) == expected_lines);
+    CHECK(line_starts(big, c.hay) == expected_lines);
     matched_lines += expected_lines.size();
   }
   CHECK(matched_lines > 100);  // the haystack exercises the sets
@@ -307,11 +295,11 @@ TEST_CASE("plain literals under -i match U+212A for k and U+017F for s, spans an
     const std::string line = "x MA" + std::string(kLongS) + std::string(kKelvin) + " ID7Q";
     CHECK(spans(set, line, scratch) ==
           std::vector<std::pair<std::size_t, std::size_t>>{{2, 9}, {10, 14}});
-    CHECK(matching_lines(set, "nothing\nmas\n" + line + "\n") == std::vector<std::size_t>{12});
+    CHECK(line_starts(set, "nothing\nmas\n" + line + "\n") == std::vector<std::size_t>{12});
     PatternOptions whole = caseless;
     whole.line = true;
     PatternSet lines = compile_ok(set_patterns, whole);
-    CHECK(matching_lines(lines, "mask\nmask \nma" + std::string(kLongS) + "k\nid9Q\n") ==
+    CHECK(line_starts(lines, "mask\nmask \nma" + std::string(kLongS) + "k\nid9Q\n") ==
           std::vector<std::size_t>{0, 11, 17});
   }
 }
@@ -338,5 +326,5 @@ TEST_CASE("what genuinely cannot be compiled is an error naming the pattern and 
   // Without the reference they compile, -P too.
   many.pop_back();
   PatternSet set = compile_ok(many, pcre2);
-  CHECK(matching_lines(set, "x\nidentifier_4999\n") == std::vector<std::size_t>{2});
+  CHECK(line_starts(set, "x\nidentifier_4999\n") == std::vector<std::size_t>{2});
 }

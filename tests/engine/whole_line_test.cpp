@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ctx/engine/pattern_set.hpp"
+#include "line_starts.hpp"
 #include "pattern_testing.hpp"
 
 namespace {
@@ -16,22 +17,9 @@ namespace {
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::testing::compile_ok;
+using ctx::testing::line_starts;
 using ctx::testing::kKelvin;
 using ctx::testing::kLongS;
-
-std::vector<std::size_t> matching_lines(const PatternSet& set, std::string_view hay) {
-  PatternSet::Scratch scratch = set.make_scratch();
-  std::vector<std::size_t> starts;
-  std::size_t pos = 0;
-  while (pos < hay.size()) {
-    auto hit = set.find_line(hay, pos, scratch);
-    if (!hit.ok()) FAIL("find_line failed: " << hit.error().detail);
-    if (!hit->has_value()) break;
-    starts.push_back((*hit)->start);
-    pos = (*hit)->end + 1;
-  }
-  return starts;
-}
 
 PatternOptions line_options(bool caseless) {
   PatternOptions o;
@@ -57,7 +45,7 @@ TEST_CASE("-x regexes match whole lines only, alternations and anchors inside th
       "\xCE\xB1\xCE\xB2\n"  // 33: yes
       "\xCE\xB1 \n"         // 38: no
       "ab\r\n";             // 42: no (a CR is part of the line without --crlf)
-  CHECK(matching_lines(set, hay) == std::vector<std::size_t>{0, 8, 11, 28, 33});
+  CHECK(line_starts(set, hay) == std::vector<std::size_t>{0, 8, 11, 28, 33});
 }
 
 TEST_CASE("-x -i regexes match the U+212A and U+017F folds of k and s in whole lines",
@@ -65,7 +53,7 @@ TEST_CASE("-x -i regexes match the U+212A and U+017F folds of k and s in whole l
   const PatternSet set = compile_ok({"k\\d+s", "[a-k]s"}, line_options(true));
   const std::string hay = std::string(kKelvin) + "12" + std::string(kLongS) + "\n" + "xK1s\n" +
                           "K" + std::string(kLongS) + "\n";
-  CHECK(matching_lines(set, hay) == std::vector<std::size_t>{0, 13});
+  CHECK(line_starts(set, hay) == std::vector<std::size_t>{0, 13});
 }
 
 TEST_CASE("-x regex sets small and large agree with PCRE2 alone on random lines",
@@ -121,8 +109,8 @@ TEST_CASE("-x regex sets small and large agree with PCRE2 alone on random lines"
         hay += "\n";
       }
       INFO("count " << count << " caseless " << caseless);
-      const std::vector<std::size_t> want = matching_lines(*reference, hay);
-      CHECK(matching_lines(*fast, hay) == want);
+      const std::vector<std::size_t> want = line_starts(*reference, hay);
+      CHECK(line_starts(*fast, hay) == want);
       matched += want.size();
     }
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ctx/engine/pattern_set.hpp"
+#include "line_starts.hpp"
 #include "pattern_testing.hpp"
 
 namespace {
@@ -17,6 +18,7 @@ using ctx::engine::MatchSpan;
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::testing::compile_ok;
+using ctx::testing::line_starts;
 using ctx::testing::kKelvin;
 using ctx::testing::kLongS;
 
@@ -31,20 +33,6 @@ Pairs spans(const PatternSet& set, std::string_view line, bool after_line_break 
   Pairs pairs;
   for (const MatchSpan& m : out) pairs.emplace_back(m.start, m.end);
   return pairs;
-}
-
-std::vector<std::size_t> matching_lines(const PatternSet& set, std::string_view hay) {
-  PatternSet::Scratch scratch = set.make_scratch();
-  std::vector<std::size_t> starts;
-  std::size_t pos = 0;
-  while (pos < hay.size()) {
-    auto hit = set.find_line(hay, pos, scratch);
-    if (!hit.ok()) FAIL("find_line failed: " << hit.error().detail);
-    if (!hit->has_value()) break;
-    starts.push_back((*hit)->start);
-    pos = (*hit)->end + 1;
-  }
-  return starts;
 }
 
 PatternOptions word_options(bool caseless) {
@@ -78,7 +66,7 @@ TEST_CASE("-w literals match only between non-word characters, Unicode ones incl
   CHECK(spans(set,
               "\xFF"
               "foo foo\x80") == Pairs{});
-  CHECK(matching_lines(set,
+  CHECK(line_starts(set,
                        "\xFF"
                        "foo\nfoo\x80\nfoo\n") == std::vector<std::size_t>{10});
 }
@@ -102,7 +90,7 @@ TEST_CASE("-w -i literals match the U+212A and U+017F folds of k and s within wo
   const std::string line = std::string(kKelvin) + "i" + std::string(kLongS) + "S " +
                            std::string(kKelvin) + "s x" + std::string(kKelvin) + "s";
   CHECK(spans(set, line) == Pairs{{0, 7}, {8, 12}});
-  CHECK(matching_lines(set, "xks\n" + line + "\n") == std::vector<std::size_t>{4});
+  CHECK(line_starts(set, "xks\n" + line + "\n") == std::vector<std::size_t>{4});
 }
 
 TEST_CASE("-w literal lines starting with stray continuation bytes follow the line break rule",
@@ -193,7 +181,7 @@ TEST_CASE("-w literal sets agree with PCRE2's -w regex on random lines",
         }
         hay += line + "\n";
       }
-      CHECK(matching_lines(fast, hay) == matching_lines(reference, hay));
+      CHECK(line_starts(fast, hay) == line_starts(reference, hay));
     }
   }
   CHECK(compared == std::size_t{40 * 2 * 30 * 2});
