@@ -17,9 +17,9 @@ namespace {
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::testing::compile_ok;
-using ctx::testing::line_starts;
 using ctx::testing::kKelvin;
 using ctx::testing::kLongS;
+using ctx::testing::line_starts;
 
 PatternOptions line_options(bool caseless) {
   PatternOptions o;

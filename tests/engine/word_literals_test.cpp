@@ -18,9 +18,9 @@ using ctx::engine::MatchSpan;
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::testing::compile_ok;
-using ctx::testing::line_starts;
 using ctx::testing::kKelvin;
 using ctx::testing::kLongS;
+using ctx::testing::line_starts;
 
 using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
 
@@ -67,8 +67,8 @@ TEST_CASE("-w literals match only between non-word characters, Unicode ones incl
               "\xFF"
               "foo foo\x80") == Pairs{});
   CHECK(line_starts(set,
-                       "\xFF"
-                       "foo\nfoo\x80\nfoo\n") == std::vector<std::size_t>{10});
+                    "\xFF"
+                    "foo\nfoo\x80\nfoo\n") == std::vector<std::size_t>{10});
 }
 
 TEST_CASE("-w literals take the first pattern in order whose boundaries hold at the leftmost start",
