@@ -31,17 +31,7 @@ using ctx::testing::kLongS;
 
 using ctx::testing::compile_ok;
 using ctx::testing::line_starts;
-
-std::vector<std::pair<std::size_t, std::size_t>> spans(const PatternSet& set, std::string_view line,
-                                                       PatternSet::Scratch& scratch) {
-  std::vector<MatchSpan> out;
-  if (auto status = set.find_spans(line, scratch, out); !status.ok()) {
-    FAIL("find_spans failed: " << status.error().detail);
-  }
-  std::vector<std::pair<std::size_t, std::size_t>> pairs;
-  for (const MatchSpan& m : out) pairs.emplace_back(m.start, m.end);
-  return pairs;
-}
+using ctx::testing::span_pairs;
 
 // `text` lowercased (ASCII) with U+212A as k and U+017F as s: a caseless literal occurs in a line
 // only if its lowercase form occurs in this.
@@ -149,7 +139,7 @@ std::vector<std::string> candidates(const Corpus& c, const std::vector<std::stri
     const std::string& p = c.patterns[i];
     if (c.regex[i] && !options.fixed_strings) {
       PatternSet::Scratch scratch = alone[regex_index].make_scratch();
-      if (!spans(alone[regex_index], line, scratch).empty()) out.push_back(p);
+      if (!span_pairs(alone[regex_index], line, scratch).empty()) out.push_back(p);
       ++regex_index;
     } else if (text.find(caseless ? lower[i] : p) != std::string::npos) {
       out.push_back(p);
@@ -217,9 +207,9 @@ TEST_CASE("10,000 patterns find the lines and spans that the patterns able to ma
       if (!subset.empty()) {
         PatternSet reference = compile_ok(subset, reference_options);
         PatternSet::Scratch reference_scratch = reference.make_scratch();
-        expected = spans(reference, line, reference_scratch);
+        expected = span_pairs(reference, line, reference_scratch);
       }
-      CHECK(spans(big, line, scratch) == expected);
+      CHECK(span_pairs(big, line, scratch) == expected);
       if (!expected.empty()) expected_lines.push_back(start);
       start = end + 1;
     }
@@ -272,9 +262,9 @@ TEST_CASE("leftmost-first holds across chunks: the earliest start wins, then pat
     pcre2_only.pcre2_only = true;
     PatternSet set = compile_ok(patterns, pcre2_only);
     PatternSet::Scratch scratch = set.make_scratch();
-    CHECK(spans(set, "abcd", scratch) ==
+    CHECK(span_pairs(set, "abcd", scratch) ==
           std::vector<std::pair<std::size_t, std::size_t>>{{0, longer_first ? 3 : 2}});
-    CHECK(spans(set, "zabc f12y", scratch) ==
+    CHECK(span_pairs(set, "zabc f12y", scratch) ==
           std::vector<std::pair<std::size_t, std::size_t>>{{0, 3}, {5, 9}});
   }
 }
@@ -293,7 +283,7 @@ TEST_CASE("plain literals under -i match U+212A for k and U+017F for s, spans an
     PatternSet set = compile_ok(set_patterns, caseless);
     PatternSet::Scratch scratch = set.make_scratch();
     const std::string line = "x MA" + std::string(kLongS) + std::string(kKelvin) + " ID7Q";
-    CHECK(spans(set, line, scratch) ==
+    CHECK(span_pairs(set, line, scratch) ==
           std::vector<std::pair<std::size_t, std::size_t>>{{2, 9}, {10, 14}});
     CHECK(line_starts(set, "nothing\nmas\n" + line + "\n") == std::vector<std::size_t>{12});
     PatternOptions whole = caseless;

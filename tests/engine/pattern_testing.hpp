@@ -4,6 +4,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,20 @@ inline engine::PatternSet compile_ok(const std::vector<std::string>& patterns,
   auto set = engine::PatternSet::compile(patterns, options);
   if (!set.ok()) FAIL("compile failed: " << set.error().detail);
   return std::move(set).value();
+}
+
+// The [start, end) of each match PatternSet::find_spans reports on `line`; fails the test (naming
+// the error) when find_spans fails.
+using SpanPairs = std::vector<std::pair<std::size_t, std::size_t>>;
+inline SpanPairs span_pairs(const engine::PatternSet& set, std::string_view line,
+                            engine::PatternSet::Scratch& scratch, bool after_line_break = false) {
+  std::vector<engine::MatchSpan> out;
+  if (auto status = set.find_spans(line, scratch, out, after_line_break); !status.ok()) {
+    FAIL("find_spans failed: " << status.error().detail);
+  }
+  SpanPairs pairs;
+  for (const engine::MatchSpan& m : out) pairs.emplace_back(m.start, m.end);
+  return pairs;
 }
 
 }  // namespace ctx::testing

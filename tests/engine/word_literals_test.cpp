@@ -22,17 +22,11 @@ using ctx::testing::kKelvin;
 using ctx::testing::kLongS;
 using ctx::testing::line_starts;
 
-using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
+using Pairs = ctx::testing::SpanPairs;
 
 Pairs spans(const PatternSet& set, std::string_view line, bool after_line_break = false) {
   PatternSet::Scratch scratch = set.make_scratch();
-  std::vector<MatchSpan> out;
-  if (auto status = set.find_spans(line, scratch, out, after_line_break); !status.ok()) {
-    FAIL("find_spans failed: " << status.error().detail);
-  }
-  Pairs pairs;
-  for (const MatchSpan& m : out) pairs.emplace_back(m.start, m.end);
-  return pairs;
+  return ctx::testing::span_pairs(set, line, scratch, after_line_break);
 }
 
 PatternOptions word_options(bool caseless) {
