@@ -11,6 +11,7 @@
 #include "bit_matcher.hpp"
 #include "byte_prefilter.hpp"
 #include "ctx/base/utf8.hpp"
+#include "line_anchors.hpp"
 #include "rust_syntax.hpp"
 #include "unicode_props.hpp"
 
@@ -1173,13 +1174,22 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                    "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
                    "When multiline mode is enabled, new line characters can be matched."};
     }
-    // -P and -x (which adds anchors) always search in multiline mode under -U, as in ripgrep.
+    std::string regex = options.fixed_strings ? escape_literal(p) : p;
+    // ripgrep's regexes run in multi-line mode: an inline `m` flag is taken out, and where the
+    // pattern turned it off, ^ and $ mean the haystack's ends (line_anchors.hpp).
+    detail::MultiLineAnchors anchors;
+    if (!options.fixed_strings && !options.pcre2) {
+      anchors = detail::rust_multi_line_anchors(regex, options.multiline);
+      regex = std::move(anchors.regex);
+    }
+    // -P and -x (which adds anchors) always search in multiline mode under -U, as in ripgrep; so
+    // do anchors that only the whole buffer has, and (--crlf) Rust's CRLF-aware ones.
     if (options.multiline &&
-        (options.pcre2 || options.line ||
+        (options.pcre2 || options.line || anchors.buffer_anchors ||
+         (options.crlf && anchors.anchors) ||
          can_match_newline(p, options.multiline_dotall, options.fixed_strings))) {
       impl->multiline = true;
     }
-    std::string regex = options.fixed_strings ? escape_literal(p) : p;
     // What PCRE2 runs: in ripgrep's own dialect (not -P) rewritten where Rust and PCRE2 read the
     // syntax differently (rust_syntax.hpp). Hyperscan (a prefilter for these) and the BitMatcher
     // get `regex` with ASCII POSIX classes, \w \W \b \B as written: they read those as
@@ -1190,6 +1200,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       CTX_TRY_ASSIGN(std::string rust,
                      detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kRust));
       pcre_regex = scripts_as_in_rust(rust);
+      if (options.crlf && options.multiline) {
+        bool replaced = false;
+        pcre_regex = detail::crlf_line_anchors(pcre_regex, replaced);
+      }
       CTX_TRY_ASSIGN(regex,
                      detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kKeep));
     }
@@ -1454,8 +1468,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     // or LF itself (pcre2_match's bumpalong); Rust may start there (`--crlf -U -w '[^a-z]+'`
     // matches the LF of `o\r\n`). A branch that never matches names one.
     const std::string names_newline = options.crlf ? "(?:(?!)\\n)?" : "";
+    // -x under --crlf -U: Rust's CRLF-aware line anchors, as in the patterns themselves.
+    const bool crlf_buffer = options.crlf && impl->multiline;
+    const std::string line_start{crlf_buffer ? detail::kCrlfLineStart : "^"};
+    const std::string line_end{crlf_buffer ? detail::kCrlfLineEnd : "$"};
     auto scan_wrap = [&](std::string alternation) {
-      std::string regex = options.line ? "^(?:" + alternation + ")$" : std::move(alternation);
+      std::string regex =
+          options.line ? line_start + "(?:" + alternation + ")" + line_end : std::move(alternation);
       if (options.word) regex = word_start + "(?:" + regex + ")" + word_end;
       return newline + regex + names_newline;
     };

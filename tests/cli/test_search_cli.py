@@ -143,6 +143,7 @@ FILES = {
     "pw/w.txt": "a\u203f b\n\u0301c d\n".encode(),
     "pcase/case.txt": b".FOO\nxfoo\n\\foo\n",
     "cr/a.txt": b"foo\r\nbar x\r\nfoo\rbaz\r\n\r\nlast foo",
+    "anchors/m.txt": b"foo one\nbar\nfoo two\n",
     "cr/b.csv": b"a,b\r\n",
     "hl/a b.txt": b"x foo\nbar\n",
     "hl/c.txt": b"foo\n",
@@ -1243,6 +1244,22 @@ golden("--crlf: a literal \\r is an error without -U", ["--crlf", "a\\rb", "cr/a
        [("line", "ctxsearch: the literal \"\\r\" is not allowed in a regex")])
 golden("--crlf -U: a match spans CRLF", ["--crlf", "-U", "-c", "foo\\r\\nbar", "cr/a.txt"],
        b"1\r\n", 0)
+golden("--crlf -U: ^ never matches between a CR and its LF", ["--crlf", "-U", "-c", "^", "cr/a.txt"],
+       b"6\r\n", 0)
+golden("--crlf -U: $ never matches between a CR and its LF", ["--crlf", "-U", "-c", "$", "cr/a.txt"],
+       b"5\r\n", 0)
+golden("--crlf -U: a CR before a CRLF is not at a line end", ["--crlf", "-U", "-c", "\\r$",
+                                                               "cr/a.txt"], b"", 1)
+golden("--crlf -U -o: a whole CRLF line between anchors", ["--crlf", "-U", "-o", "-n", "^bar.*$",
+                                                            "cr/a.txt"], b"2:bar x\r\n", 0)
+golden("(?-m): $ is a line's end line by line", ["-n", "(?-m)o$", "anchors/m.txt"],
+       b"3:foo two\n", 0)
+golden("-U (?-m): $ is the buffer's end, past its last line feed",
+       ["-U", "-c", "(?-m)o$", "anchors/m.txt"], b"", 1)
+golden("-U (?-m): ^ is the buffer's start", ["-U", "-n", "(?-m)^foo", "anchors/m.txt"],
+       b"1:foo one\n", 0)
+golden("-U (?-m:..) only inside its group", ["-U", "-n", "(?-m:^bar)|two$", "anchors/m.txt"],
+       b"3:foo two\n", 0)
 golden("--crlf -x: a whole line between a CR and the CRLF", ["--crlf", "-x", "-c", "baz",
                                                               "cr/a.txt"], b"1\r\n", 0)
 golden("--crlf -l ends paths in CRLF", ["--crlf", "-l", "foo", "cr"], b"cr/a.txt\r\n", 0)

@@ -347,6 +347,8 @@ PATTERNS = [
     "(?i)foo", "(?i)привет", "(?i)straße", "(?i)σοφία", "(?i)k",
     # anchors
     "^foo", "bar$", "^$", "^", "$", "^[a-z]+$", "^#include", "^\\s",
+    # anchors where multi-line mode is off: a line's ends (the buffer's under -U)
+    "(?-m)^foo", "(?-m)bar$", "(?-m:^\\w+)|x", "(?-m)^$", "(?i-m)^F",
     # empty-matching
     "a*", "x?", "(foo)*", "",
     # repetition and dots
@@ -359,7 +361,7 @@ ML_PATTERNS = [
     "foo\\nbar", "o\\n", "\\n\\n", "foo\\s+bar", "[a-z]\\n[a-z]", "a.*\\n.*b", "\\nfoo",
     "bar\\n?", "(?s)foo.bar", "foo.{0,30}bar", "x\\n|y", "\\w+\\n\\w+", "^\\s*$\\n",
     "[^x]{5}", "[\\s\\S]{3}", "}\\n", "\\n$", "^foo", "bar$", "\\n\\S", "[^a-z]+", "\\s+$",
-    "α\\n|中文", "(?m)^$",
+    "α\\n|中文", "(?m)^$", "(?-m)^foo", "(?-m)\\n$", "bar$(?-m:\\s+$)",
 ]
 
 OUTPUT_MODES = ["lines"] * 8 + ["-c", "-l", "--files-without-match", "--count-matches", "-o", "-o"]
@@ -757,12 +759,12 @@ def uses_word_boundary(case):
 
 
 OPEN_BUGS = [
-    ("crlf-multiline-anchors",
-     "--crlf -U with ^ or $: Rust's CRLF mode never matches them between a CR and its LF and "
-     "treats a lone CR as a line end only for them; ctxsearch runs PCRE2 with (*ANYCRLF) over the "
-     "buffer, which differs there (`--crlf -U -c '^'` on `\\r\\n`: rg 1, ctxsearch 2)",
-     lambda c: c.has("--crlf") and (c.has("-U") or c.has("--multiline"))
-     and any("^" in p or "$" in p for p in c.patterns),
+    ("crlf-unmultiline-anchors",
+     "--crlf without -U, ^ or $ where the pattern turned multi-line mode off ((?-m)): the line's "
+     "ends in rg; ctxsearch matches each CR-free piece of the line, whose ends they match too "
+     "(`--crlf '(?-m:^f)'` on `x\\rfoo\\r\\n`: rg no match, ctxsearch line 1)",
+     lambda c: c.has("--crlf") and not (c.has("-U") or c.has("--multiline"))
+     and not c.has("-F") and any("(?-m" in p or "(?i-m" in p for p in c.patterns),
      lambda c: drop_flags(c, "--crlf")),
     ("word-boundary-line-start-continuation",
      "-w, \\b, \\B where a line starts with UTF-8 continuation bytes (0x80-0xBF): Rust's "
