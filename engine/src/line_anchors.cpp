@@ -7,10 +7,7 @@
 namespace ctx::engine::detail {
 namespace {
 
-enum class Dialect {
-  kRust,   // nested classes; no \Q..\E, no (?#..)
-  kPcre2,  // flat classes; \Q..\E and (?#..) comments
-};
+using Dialect = RegexSyntax;
 
 struct Flags {
   bool multi_line = true;  // ripgrep's default
@@ -195,7 +192,7 @@ class AnchorRewriter {
       }
       if (f == 'm') flags.multi_line = !negated;
       if (f == 'x') flags.extended = !negated;
-      if (f == 'm' && dialect_ == Dialect::kRust) continue;
+      if (f == 'm' && rule_.kind == AnchorRule::Kind::kRustMultiLine) continue;
       (negated ? off : on).push_back(f);
     }
     if (scoped) {
@@ -204,7 +201,7 @@ class AnchorRewriter {
       scopes_.back() = flags;
     }
     at_ = i + 1;
-    if (dialect_ == Dialect::kPcre2) {
+    if (rule_.kind == AnchorRule::Kind::kCrlf) {
       out_.append(re_.substr(i - letters.size() - 2, letters.size() + 3));
       return true;
     }
@@ -230,9 +227,9 @@ class AnchorRewriter {
 
 }  // namespace
 
-MultiLineAnchors rust_multi_line_anchors(std::string_view regex, bool whole_buffer) {
+MultiLineAnchors multi_line_anchors(std::string_view regex, RegexSyntax syntax, bool whole_buffer) {
   AnchorRule rule{AnchorRule::Kind::kRustMultiLine, whole_buffer};
-  std::string out = AnchorRewriter(regex, Dialect::kRust, rule).run();
+  std::string out = AnchorRewriter(regex, syntax, rule).run();
   return {std::move(out), rule.seen, rule.replaced};
 }
 

@@ -29,13 +29,18 @@ struct MultiLineAnchors {
   bool buffer_anchors = false;  // one of them was replaced by \A or \z
 };
 
-// `regex` (ripgrep's Rust syntax) with the `m` flag taken out of every inline flag group (the
-// engines then run it with multi-line mode on throughout), and ^ and $ of the scopes where the
-// pattern had turned `m` off replaced: by \A and \z when `whole_buffer` (-U: the haystack is the
-// buffer), else left as line anchors (the haystack is a line). Escapes, classes (nested ones too)
-// and (?x) comments are copied as they are. A pattern Rust would reject comes back with whatever
-// was rewritten: the caller's validation reports it.
-MultiLineAnchors rust_multi_line_anchors(std::string_view regex, bool whole_buffer);
+enum class RegexSyntax {
+  kRust,   // ripgrep's dialect: nested classes
+  kPcre2,  // -P: flat classes, \Q..\E, (?#..) comments
+};
+
+// `regex` with the `m` flag taken out of every inline flag group (the engines then run it with
+// multi-line mode on throughout), and ^ and $ of the scopes where the pattern had turned `m` off
+// replaced: by \A and \z when `whole_buffer` (-U: the haystack is the buffer), else left as line
+// anchors (the haystack is a line). Escapes, classes (nested ones in Rust's syntax) and (?x)
+// comments are copied as they are. A pattern the syntax rejects comes back with whatever was
+// rewritten: the caller's validation reports it.
+MultiLineAnchors multi_line_anchors(std::string_view regex, RegexSyntax syntax, bool whole_buffer);
 
 // `regex` in PCRE2 syntax (as rust_to_pcre2 writes it, with multi-line mode on throughout) with
 // every ^ and $ outside classes and escapes replaced by kCrlfLineStart and kCrlfLineEnd.

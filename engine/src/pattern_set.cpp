@@ -1177,9 +1177,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
     // ripgrep's regexes run in multi-line mode: an inline `m` flag is taken out, and where the
     // pattern turned it off, ^ and $ mean the haystack's ends (line_anchors.hpp).
+    // -P -U keeps PCRE2's own reading, as rg -P does.
     detail::MultiLineAnchors anchors;
-    if (!options.fixed_strings && !options.pcre2) {
-      anchors = detail::rust_multi_line_anchors(regex, options.multiline);
+    if (!options.fixed_strings && !(options.pcre2 && options.multiline)) {
+      anchors = detail::multi_line_anchors(
+          regex, options.pcre2 ? detail::RegexSyntax::kPcre2 : detail::RegexSyntax::kRust,
+          options.multiline);
       regex = std::move(anchors.regex);
     }
     // -P and -x (which adds anchors) always search in multiline mode under -U, as in ripgrep; so

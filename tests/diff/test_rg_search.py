@@ -764,7 +764,7 @@ OPEN_BUGS = [
      "ends in rg; ctxsearch matches each CR-free piece of the line, whose ends they match too "
      "(`--crlf '(?-m:^f)'` on `x\\rfoo\\r\\n`: rg no match, ctxsearch line 1)",
      lambda c: c.has("--crlf") and not (c.has("-U") or c.has("--multiline"))
-     and not c.has("-F") and any("(?-m" in p or "(?i-m" in p for p in c.patterns),
+     and not c.has("-F") and any("-m)" in p or "-m:" in p for p in c.patterns),
      lambda c: drop_flags(c, "--crlf")),
     ("word-boundary-line-start-continuation",
      "-w, \\b, \\B where a line starts with UTF-8 continuation bytes (0x80-0xBF): Rust's "
@@ -781,6 +781,20 @@ OPEN_BUGS = [
 # ripgrep behaviours ctxsearch deliberately does not follow (bugs in rg 13 and rg 14 alike);
 # handled like OPEN_BUGS, but nothing to fix.
 RG_QUIRKS = [
+    ("rg-unmultiline-anchor-submatches",
+     "line by line, where a pattern turned multi-line mode off ((?-m)^, (?-m)$), rg reports each "
+     "line that matches alone but finds its submatches with the rest of the buffer around it, "
+     "where such anchors match only at the file's start and end: `rg --column '(?-m)^b'` on "
+     "`a\\nb\\n` prints `2:b` (no column), --stats counts no match, -o prints nothing, colors "
+     "nothing; ctxsearch gives the match the line has",
+     lambda c: not (c.has("-U") or c.has("--multiline")) and not c.has("-F")
+     and any("-m)" in p or "-m:" in p for p in c.patterns)
+     and (c.has("--column", "-o", "--count-matches", "--stats", "--vimgrep", "--json",
+                "--color=always")
+          or any(f.startswith("--replace") for f in c.flags)),
+     lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep", "--json",
+                          "--color=always",
+                          *[f for f in c.flags if f.startswith("--replace")])),
     ("rg-pcre2-empty-line-match",
      "rg 13 and 14 with -P find no match in an empty line (other than one at the very start of "
      "the file) for --column, -o and --count-matches, though the line is reported: "

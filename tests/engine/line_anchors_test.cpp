@@ -20,7 +20,8 @@ using ctx::engine::PatternSet;
 using ctx::engine::detail::crlf_line_anchors;
 using ctx::engine::detail::kCrlfLineEnd;
 using ctx::engine::detail::kCrlfLineStart;
-using ctx::engine::detail::rust_multi_line_anchors;
+using ctx::engine::detail::multi_line_anchors;
+using ctx::engine::detail::RegexSyntax;
 using ctx::testing::compile_ok;
 
 std::string crlf(std::string_view regex) {
@@ -44,6 +45,11 @@ std::vector<std::pair<std::size_t, std::size_t>> buffer_matches(const PatternSet
     pos = (*m)->end == (*m)->start ? (*m)->end + 1 : (*m)->end;
   }
   return out;
+}
+
+ctx::engine::detail::MultiLineAnchors rust_multi_line_anchors(std::string_view regex,
+                                                              bool whole_buffer) {
+  return multi_line_anchors(regex, RegexSyntax::kRust, whole_buffer);
 }
 
 PatternOptions multiline(bool crlf_mode) {
@@ -88,6 +94,14 @@ TEST_CASE("anchors inside classes, escapes and (?x) comments are not anchors",
   CHECK(rust_multi_line_anchors("(?x-m) ^ # $ not an anchor\n $", true).regex ==
         "(?x) \\A # $ not an anchor\n \\z");
   CHECK(rust_multi_line_anchors("[]$]$", true).regex == "[]$]$");
+}
+
+TEST_CASE("-P line by line: the m flag is taken out, \\Q..\\E and comments kept",
+          "[engine][anchors]") {
+  CHECK(multi_line_anchors("(?i-m)^a\\Q(?-m)\\E(?#-m)", RegexSyntax::kPcre2, false).regex ==
+        "(?i)^a\\Q(?-m)\\E(?#-m)");
+  // PCRE2's classes do not nest: the first ] ends it.
+  CHECK(multi_line_anchors("(?-m)[[]$", RegexSyntax::kPcre2, true).regex == "[[]\\z");
 }
 
 TEST_CASE("--crlf anchors are look-arounds, verbs and comments left alone", "[engine][anchors]") {
