@@ -400,19 +400,22 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   std::vector<std::size_t> decoded_reads;  // UTF-16: where ripgrep's decoder's reads end
   RollBuffer::Reads reads{.stdin = options.stdin_reader};
   bool decoded = false;  // ripgrep decodes the file (a BOM): through its roll buffer, never whole
-  if (base_offset > 0) {
-    // A later piece of a stream: no BOM to look for.
-  } else if (mode != BinaryMode::kText && hay.size() >= 2 &&
-             (hay.substr(0, 2) == "\xFF\xFE" || hay.substr(0, 2) == "\xFE\xFF")) {
-    // UTF-16 with a BOM, as ripgrep: searched (and printed) as UTF-8.
-    transcoded = utf16_to_utf8(hay.substr(2), hay[0] == '\xFF', &decoded_reads);
-    hay = transcoded;
-    reads.decoded = &decoded_reads;
-    decoded = true;
-  } else if (hay.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
-    hay.remove_prefix(kUtf8Bom.size());  // offsets count from after the BOM, as ripgrep
-    reads.utf8_bom = true;
-    decoded = true;
+  if (base_offset == 0) {  // a later piece of a stream has no BOM to look for
+    const DecodePlan plan = plan_decoding(hay.substr(0, 3), options.encoding, options.bom_sniffing);
+    if (plan.decoder) {
+      // Searched (and printed) as UTF-8.
+      // Through stdin, the read after the BOM peek gets what Rust's 8 KiB buffer holds.
+      const std::size_t buffered_end = options.stdin_reader ? kStdinBuffer - plan.skip : 0;
+      transcoded = decode_haystack(*plan.decoder, hay.substr(plan.skip), plan.first_read,
+                                   buffered_end, &decoded_reads);
+      hay = transcoded;
+      reads.decoded = &decoded_reads;
+      decoded = true;
+    } else if (plan.skip > 0) {
+      hay.remove_prefix(plan.skip);  // offsets count from after the BOM, as ripgrep
+      reads.utf8_bom = true;
+      decoded = true;
+    }
   }
   const bool multiline = patterns.multiline();
   const bool suppress = mode == BinaryMode::kSuppress;
