@@ -163,6 +163,7 @@ def random_file(rng, enc, size):
 
 
 def main():
+    global checks, failures
     if not CTX:
         print("CTXSEARCH is not set: nothing to compare (skipped)")
         return 0
@@ -190,21 +191,29 @@ def main():
                 compare(f"{enc} random", ["-a", "-N", "-E", enc, "", name], tmp)
                 compare(f"{enc} random -n", ["-n", "-E", enc, "[a-f]", name], tmp)
                 stats = ["--stats", "-m", "1", "-E", enc, "[a-f]", name]
-                checks_before = failures
                 # --stats prints a time: compare with it masked.
                 want = run(RG, stats, tmp)
                 got = run(CTX, stats, tmp)
                 mask = lambda out: b"\n".join(l for l in out.split(b"\n") if b"seconds" not in l)
-                global checks
                 checks += 1
                 if (want[0], mask(want[1])) != (got[0], mask(got[1])):
                     print(f"FAIL {enc} --stats: {' '.join(stats)}")
                     print(f"  rg: {mask(want[1])[-300:]!r}\n  ctxsearch: {mask(got[1])[-300:]!r}")
-                    globals()["failures"] += 1
-                del checks_before
+                    failures += 1
+                if enc.startswith("utf-16") or i % 4 == 0:  # auto: a BOM decides
+                    compare(f"{enc} random auto", ["-a", "-N", "", name], tmp)
+                    compare(f"{enc} random none", ["-a", "-N", "-E", "none", "", name], tmp)
         # Walked files (binary data quits) and -E none.
         compare("walk", ["-E", "shift_jis", "--sort", "path", "-c", "[a-f]"], tmp)
         compare("none", ["-E", "none", "--sort", "path", "-c", "[a-f]"], tmp)
+        for enc in ["utf-16le", "big5", "windows-1252"]:
+            args = ["--stats", "--sort", "path", "-E", enc, "-m", "2", "[a-f]"]
+            want, got = run(RG, args, tmp), run(CTX, args, tmp)
+            mask = lambda out: b"\n".join(l for l in out.split(b"\n") if b"seconds" not in l)
+            checks += 1
+            if (want[0], mask(want[1])) != (got[0], mask(got[1])):
+                failures += 1
+                print(f"FAIL walk --stats: {' '.join(args)}")
         # Labels.
         for label in ["LATIN1", " utf-8\t", "\nShift_JIS ", "UTF-16", "unicodeFFFE", "x-sjis",
                       "csISO2022JP", "ISO-8859-8-I", "windows-31j", "ks_c_5601-1987"]:
