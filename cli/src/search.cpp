@@ -1139,10 +1139,8 @@ class Search {
         if (options.line_numbers)
           line += static_cast<std::uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
         // Offsets count from after a UTF-8 BOM, as for files.
-        base += piece.size() - (base == 0 && options.bom_sniffing &&
-                                        piece.substr(0, 3) == "\xEF\xBB\xBF"
-                                    ? 3
-                                    : 0);
+        base += piece.size() -
+                (base == 0 && options.bom_sniffing && piece.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
         buf.erase(0, cut);
       }
       if (!args_.quiet && !w.out.empty()) stream.stream(w.out);

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <utility>
 
-#include "ctx/base/utf8.hpp"
 #include "encoding_tables.hpp"
 
 namespace ctx::engine {
@@ -252,14 +251,14 @@ constexpr Label kLabels[] = {
 };
 
 constexpr std::string_view kNames[] = {
-    "UTF-8",          "IBM866",       "ISO-8859-2",   "ISO-8859-3",     "ISO-8859-4",
-    "ISO-8859-5",     "ISO-8859-6",   "ISO-8859-7",   "ISO-8859-8",     "ISO-8859-8-I",
-    "ISO-8859-10",    "ISO-8859-13",  "ISO-8859-14",  "ISO-8859-15",    "ISO-8859-16",
-    "KOI8-R",         "KOI8-U",       "macintosh",    "windows-874",    "windows-1250",
-    "windows-1251",   "windows-1252", "windows-1253", "windows-1254",   "windows-1255",
-    "windows-1256",   "windows-1257", "windows-1258", "x-mac-cyrillic", "GBK",
-    "gb18030",        "Big5",         "EUC-JP",       "ISO-2022-JP",    "Shift_JIS",
-    "EUC-KR",         "UTF-16BE",     "UTF-16LE",     "x-user-defined",
+    "UTF-8",        "IBM866",       "ISO-8859-2",   "ISO-8859-3",     "ISO-8859-4",
+    "ISO-8859-5",   "ISO-8859-6",   "ISO-8859-7",   "ISO-8859-8",     "ISO-8859-8-I",
+    "ISO-8859-10",  "ISO-8859-13",  "ISO-8859-14",  "ISO-8859-15",    "ISO-8859-16",
+    "KOI8-R",       "KOI8-U",       "macintosh",    "windows-874",    "windows-1250",
+    "windows-1251", "windows-1252", "windows-1253", "windows-1254",   "windows-1255",
+    "windows-1256", "windows-1257", "windows-1258", "x-mac-cyrillic", "GBK",
+    "gb18030",      "Big5",         "EUC-JP",       "ISO-2022-JP",    "Shift_JIS",
+    "EUC-KR",       "UTF-16BE",     "UTF-16LE",     "x-user-defined",
 };
 static_assert(std::size(kNames) == static_cast<std::size_t>(Encoding::kXUserDefined) + 1);
 
@@ -270,35 +269,63 @@ const std::uint16_t* single_byte_table(Encoding e) {
   using whatwg::SingleByte;
   auto table = [](SingleByte s) { return whatwg::single_byte(s).data(); };
   switch (e) {
-    case Encoding::kIbm866: return table(SingleByte::kIbm866);
-    case Encoding::kIso88592: return table(SingleByte::kIso88592);
-    case Encoding::kIso88593: return table(SingleByte::kIso88593);
-    case Encoding::kIso88594: return table(SingleByte::kIso88594);
-    case Encoding::kIso88595: return table(SingleByte::kIso88595);
-    case Encoding::kIso88596: return table(SingleByte::kIso88596);
-    case Encoding::kIso88597: return table(SingleByte::kIso88597);
+    case Encoding::kIbm866:
+      return table(SingleByte::kIbm866);
+    case Encoding::kIso88592:
+      return table(SingleByte::kIso88592);
+    case Encoding::kIso88593:
+      return table(SingleByte::kIso88593);
+    case Encoding::kIso88594:
+      return table(SingleByte::kIso88594);
+    case Encoding::kIso88595:
+      return table(SingleByte::kIso88595);
+    case Encoding::kIso88596:
+      return table(SingleByte::kIso88596);
+    case Encoding::kIso88597:
+      return table(SingleByte::kIso88597);
     case Encoding::kIso88598:
-    case Encoding::kIso88598I: return table(SingleByte::kIso88598);
-    case Encoding::kIso885910: return table(SingleByte::kIso885910);
-    case Encoding::kIso885913: return table(SingleByte::kIso885913);
-    case Encoding::kIso885914: return table(SingleByte::kIso885914);
-    case Encoding::kIso885915: return table(SingleByte::kIso885915);
-    case Encoding::kIso885916: return table(SingleByte::kIso885916);
-    case Encoding::kKoi8R: return table(SingleByte::kKoi8R);
-    case Encoding::kKoi8U: return table(SingleByte::kKoi8U);
-    case Encoding::kMacintosh: return table(SingleByte::kMacintosh);
-    case Encoding::kWindows874: return table(SingleByte::kWindows874);
-    case Encoding::kWindows1250: return table(SingleByte::kWindows1250);
-    case Encoding::kWindows1251: return table(SingleByte::kWindows1251);
-    case Encoding::kWindows1252: return table(SingleByte::kWindows1252);
-    case Encoding::kWindows1253: return table(SingleByte::kWindows1253);
-    case Encoding::kWindows1254: return table(SingleByte::kWindows1254);
-    case Encoding::kWindows1255: return table(SingleByte::kWindows1255);
-    case Encoding::kWindows1256: return table(SingleByte::kWindows1256);
-    case Encoding::kWindows1257: return table(SingleByte::kWindows1257);
-    case Encoding::kWindows1258: return table(SingleByte::kWindows1258);
-    case Encoding::kXMacCyrillic: return table(SingleByte::kXMacCyrillic);
-    default: return nullptr;
+    case Encoding::kIso88598I:
+      return table(SingleByte::kIso88598);
+    case Encoding::kIso885910:
+      return table(SingleByte::kIso885910);
+    case Encoding::kIso885913:
+      return table(SingleByte::kIso885913);
+    case Encoding::kIso885914:
+      return table(SingleByte::kIso885914);
+    case Encoding::kIso885915:
+      return table(SingleByte::kIso885915);
+    case Encoding::kIso885916:
+      return table(SingleByte::kIso885916);
+    case Encoding::kKoi8R:
+      return table(SingleByte::kKoi8R);
+    case Encoding::kKoi8U:
+      return table(SingleByte::kKoi8U);
+    case Encoding::kMacintosh:
+      return table(SingleByte::kMacintosh);
+    case Encoding::kWindows874:
+      return table(SingleByte::kWindows874);
+    case Encoding::kWindows1250:
+      return table(SingleByte::kWindows1250);
+    case Encoding::kWindows1251:
+      return table(SingleByte::kWindows1251);
+    case Encoding::kWindows1252:
+      return table(SingleByte::kWindows1252);
+    case Encoding::kWindows1253:
+      return table(SingleByte::kWindows1253);
+    case Encoding::kWindows1254:
+      return table(SingleByte::kWindows1254);
+    case Encoding::kWindows1255:
+      return table(SingleByte::kWindows1255);
+    case Encoding::kWindows1256:
+      return table(SingleByte::kWindows1256);
+    case Encoding::kWindows1257:
+      return table(SingleByte::kWindows1257);
+    case Encoding::kWindows1258:
+      return table(SingleByte::kWindows1258);
+    case Encoding::kXMacCyrillic:
+      return table(SingleByte::kXMacCyrillic);
+    default:
+      return nullptr;
   }
 }
 
@@ -325,6 +352,99 @@ std::uint32_t gb18030_range(std::uint32_t pointer) {
   return ranges[2 * lo + 1] + pointer - ranges[2 * lo];
 }
 
+// Writes the UTF-8 of `cp` (at most U+10FFFF, no surrogate) at `w`.
+inline void put_utf8(char*& w, std::uint32_t cp) {
+  if (cp < 0x80) {
+    *w++ = static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    w[0] = static_cast<char>(0xC0 | (cp >> 6));
+    w[1] = static_cast<char>(0x80 | (cp & 0x3F));
+    w += 2;
+  } else if (cp < 0x10000) {
+    w[0] = static_cast<char>(0xE0 | (cp >> 12));
+    w[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    w[2] = static_cast<char>(0x80 | (cp & 0x3F));
+    w += 3;
+  } else {
+    w[0] = static_cast<char>(0xF0 | (cp >> 18));
+    w[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    w[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    w[3] = static_cast<char>(0x80 | (cp & 0x3F));
+    w += 4;
+  }
+}
+
+// Copies the run of ASCII bytes at `p` (8 at a time) to `w`; returns where it ends.
+inline const std::uint8_t* copy_ascii(const std::uint8_t* p, const std::uint8_t* end, char*& w) {
+  while (end - p >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);
+    if ((word & 0x8080808080808080ULL) != 0) break;
+    std::memcpy(w, p, 8);
+    p += 8;
+    w += 8;
+  }
+  while (p < end && *p < 0x80) *w++ = static_cast<char>(*p++);
+  return p;
+}
+
+// The length of the well-formed UTF-8 sequence at `p` (the Encoding Standard's ranges), 0 when
+// it is malformed or runs past `end`.
+inline std::size_t utf8_sequence(const std::uint8_t* p, const std::uint8_t* end) {
+  const std::uint8_t b = p[0];
+  auto cont = [](std::uint8_t c) { return c >= 0x80 && c <= 0xBF; };
+  const auto left = end - p;
+  if (b >= 0xC2 && b <= 0xDF) return left >= 2 && cont(p[1]) ? 2 : 0;
+  if (b >= 0xE0 && b <= 0xEF) {
+    if (left < 3 || !cont(p[2])) return 0;
+    const std::uint8_t lo = b == 0xE0 ? 0xA0 : 0x80;
+    const std::uint8_t hi = b == 0xED ? 0x9F : 0xBF;
+    return p[1] >= lo && p[1] <= hi ? 3 : 0;
+  }
+  if (b >= 0xF0 && b <= 0xF4) {
+    if (left < 4 || !cont(p[2]) || !cont(p[3])) return 0;
+    const std::uint8_t lo = b == 0xF0 ? 0x90 : 0x80;
+    const std::uint8_t hi = b == 0xF4 ? 0x8F : 0xBF;
+    return p[1] >= lo && p[1] <= hi ? 4 : 0;
+  }
+  return 0;
+}
+
+// The code point of the two-byte sequence `lead` `trail` (lead >= 0x81) in a CJK encoding, as its
+// decoder gives it; 0 when the decoder would do anything else (an error, a longer sequence, one
+// of Big5's two-code-point pointers, EUC-JP's 0x8E and 0x8F leads).
+inline std::uint32_t two_byte_code_point(Encoding e, std::uint32_t lead, std::uint32_t trail) {
+  switch (e) {
+    case Encoding::kShiftJis: {
+      if ((lead > 0x9F && lead < 0xE0) || lead > 0xFC) return 0;
+      if (trail < 0x40 || trail == 0x7F || trail > 0xFC) return 0;
+      const std::uint32_t pointer =
+          (lead - (lead < 0xA0 ? 0x81 : 0xC1)) * 188 + trail - (trail < 0x7F ? 0x40 : 0x41);
+      if (pointer >= 8836 && pointer <= 10715) return 0xE000 - 8836 + pointer;
+      return lookup(whatwg::jis0208(), pointer);
+    }
+    case Encoding::kEucKr:
+      if (lead > 0xFE || trail < 0x41 || trail > 0xFE) return 0;
+      return lookup(whatwg::euc_kr(), (lead - 0x81) * 190 + (trail - 0x41));
+    case Encoding::kBig5: {
+      if (lead > 0xFE || trail < 0x40 || (trail > 0x7E && trail < 0xA1) || trail > 0xFE) return 0;
+      const std::uint32_t pointer = (lead - 0x81) * 157 + (trail - (trail < 0x7F ? 0x40 : 0x62));
+      if (pointer == 1133 || pointer == 1135 || pointer == 1164 || pointer == 1166) return 0;
+      return lookup(whatwg::big5(), pointer);
+    }
+    case Encoding::kGbk:
+    case Encoding::kGb18030:
+      if (lead > 0xFE || trail < 0x40 || trail == 0x7F || trail > 0xFE) return 0;
+      return lookup(whatwg::gb18030(),
+                    (lead - 0x81) * 190 + (trail - (trail < 0x7F ? 0x40 : 0x41)));
+    case Encoding::kEucJp:
+      if (lead < 0xA1 || lead > 0xFE || trail < 0xA1 || trail > 0xFE) return 0;
+      return lookup(whatwg::jis0208(), (lead - 0xA1) * 94 + (trail - 0xA1));
+    default:
+      return 0;
+  }
+}
+
 bool ascii_compatible(Encoding e) {
   return e != Encoding::kUtf16Be && e != Encoding::kUtf16Le && e != Encoding::kIso2022Jp;
 }
@@ -341,8 +461,9 @@ std::optional<Encoding> encoding_for_label(std::string_view label) {
   for (char& c : lower) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
-  const auto* it = std::lower_bound(std::begin(kLabels), std::end(kLabels), lower,
-                                    [](const Label& l, const std::string& s) { return l.label < s; });
+  const auto* it =
+      std::lower_bound(std::begin(kLabels), std::end(kLabels), lower,
+                       [](const Label& l, const std::string& s) { return l.label < s; });
   if (it == std::end(kLabels) || it->label != lower) return std::nullopt;
   return it->encoding;
 }
@@ -354,7 +475,8 @@ std::string_view encoding_name(Encoding encoding) {
 Decoder::Decoder(Encoding encoding, bool remove_bom)
     : encoding_(encoding),
       bom_open_(remove_bom && (encoding == Encoding::kUtf8 || encoding == Encoding::kUtf16Le ||
-                               encoding == Encoding::kUtf16Be)) {}
+                               encoding == Encoding::kUtf16Be)),
+      single_byte_(single_byte_table(encoding)) {}
 
 void Decoder::decode(std::string_view in, bool last, std::string& out) {
   // encoding_rs 0.8.34 (ripgrep 14's) forgets the pending lead byte of its Big5, EUC-KR and
@@ -365,6 +487,11 @@ void Decoder::decode(std::string_view in, bool last, std::string& out) {
        encoding_ == Encoding::kShiftJis)) {
     lead_ = 0;
   }
+  // Room for the worst case (4 bytes per input byte, plus what held bytes and the end add), cut
+  // back to what was written at the end.
+  const std::size_t old = out.size();
+  out.resize(old + 4 * in.size() + 32);
+  char* w = out.data() + old;
   if (bom_open_) {
     const std::string_view bom = encoding_ == Encoding::kUtf8      ? "\xEF\xBB\xBF"
                                  : encoding_ == Encoding::kUtf16Le ? "\xFF\xFE"
@@ -381,55 +508,88 @@ void Decoder::decode(std::string_view in, bool last, std::string& out) {
         bom_held_ = 0;  // a BOM: dropped
       }
     }
-    if (bom_open_ && !last) return;
-    bom_open_ = false;
-    const std::uint8_t held = std::exchange(bom_held_, 0);
-    for (std::uint8_t i = 0; i < held; ++i) {
-      step(bom_bytes_[i], out);
-      replay(out);
+    if (!bom_open_ || last) {
+      bom_open_ = false;
+      const std::uint8_t held = std::exchange(bom_held_, 0);
+      for (std::uint8_t i = 0; i < held; ++i) {
+        step(bom_bytes_[i], w);
+        replay(w);
+      }
     }
   }
-  feed(in, out);
-  if (last) finish(out);
+  if (!bom_open_) {
+    feed(in, w);
+    if (last) finish(w);
+  }
+  out.resize(static_cast<std::size_t>(w - out.data()));
 }
 
-void Decoder::replay(std::string& out) {
-  while (pending_count_ > 0) step(pending_[--pending_count_], out);
+void Decoder::replay(char*& w) {
+  while (pending_count_ > 0) step(pending_[--pending_count_], w);
 }
 
-void Decoder::feed(std::string_view in, std::string& out) {
+void Decoder::feed(std::string_view in, char*& w) {
   const auto* p = reinterpret_cast<const std::uint8_t*>(in.data());
   const auto* end = p + in.size();
-  const std::uint16_t* table = single_byte_table(encoding_);
-  if (table != nullptr) {  // no state at all
-    for (; p < end; ++p) {
-      if (*p < 0x80) {
-        out.push_back(static_cast<char>(*p));
-      } else {
-        const std::uint32_t cp = table[*p - 0x80];
-        ctx::append_utf8(out, cp == 0 ? kReplacement : cp);
+  if (single_byte_ != nullptr) {  // no state at all
+    while (p < end) {
+      p = copy_ascii(p, end, w);
+      for (; p < end && *p >= 0x80; ++p) {
+        const std::uint32_t cp = single_byte_[*p - 0x80];
+        put_utf8(w, cp == 0 ? kReplacement : cp);
       }
     }
     return;
   }
   const bool ascii = ascii_compatible(encoding_);
+  const bool utf16 = encoding_ == Encoding::kUtf16Le || encoding_ == Encoding::kUtf16Be;
+  const bool le = encoding_ == Encoding::kUtf16Le;
+  const bool two_byte = encoding_ == Encoding::kShiftJis || encoding_ == Encoding::kEucKr ||
+                        encoding_ == Encoding::kBig5 || encoding_ == Encoding::kGbk ||
+                        encoding_ == Encoding::kGb18030 || encoding_ == Encoding::kEucJp;
   while (p < end) {
-    // The fast path: ASCII maps to itself while no sequence is open.
-    if (ascii && lead_ == 0 && needed_ == 0 && second_ == 0 && *p < 0x80) {
-      const auto* run = p;
-      while (run < end && *run < 0x80) ++run;
-      out.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(run - p));
-      p = run;
-      continue;
+    if (ascii && idle() && second_ == 0) {
+      // ASCII maps to itself while no sequence is open; so does well-formed UTF-8 in UTF-8.
+      p = copy_ascii(p, end, w);
+      if (encoding_ == Encoding::kUtf8) {
+        while (p < end) {
+          const std::size_t len = utf8_sequence(p, end);
+          if (len == 0) break;
+          std::memcpy(w, p, len);
+          w += len;
+          p += len;
+          p = copy_ascii(p, end, w);
+        }
+      }
+      // Well-formed two-byte characters of the CJK encodings, looked up without the state
+      // machine (anything else goes through it).
+      while (two_byte && end - p >= 2 && p[0] >= 0x81) {
+        const std::uint32_t cp = two_byte_code_point(encoding_, p[0], p[1]);
+        if (cp == 0) break;
+        put_utf8(w, cp);
+        p += 2;
+        p = copy_ascii(p, end, w);
+      }
+      if (p == end) break;
+    } else if (utf16 && lead_byte_ < 0 && lead_surrogate_ < 0 && pending_count_ == 0) {
+      // Whole units outside the surrogates.
+      while (end - p >= 2) {
+        const std::uint32_t unit =
+            le ? (std::uint32_t{p[1]} << 8) | p[0] : (std::uint32_t{p[0]} << 8) | p[1];
+        if (unit >= 0xD800 && unit <= 0xDFFF) break;
+        put_utf8(w, unit);
+        p += 2;
+      }
+      if (p == end) break;
     }
-    step(*p++, out);
-    replay(out);
+    step(*p++, w);
+    replay(w);
   }
 }
 
-void Decoder::step(std::uint8_t byte, std::string& out) {
-  auto emit = [&out](std::uint32_t cp) { ctx::append_utf8(out, cp); };
-  auto error = [&out] { ctx::append_utf8(out, kReplacement); };
+void Decoder::step(std::uint8_t byte, char*& w) {
+  auto emit = [&w](std::uint32_t cp) { put_utf8(w, cp); };
+  auto error = [&w] { put_utf8(w, kReplacement); };
   // Puts `b` back in front of the input (after any byte put back by the same step first).
   auto prepend = [this](std::uint8_t b) { pending_[pending_count_++] = b; };
   auto is_ascii = [](std::uint8_t b) { return b < 0x80; };
@@ -486,10 +646,9 @@ void Decoder::step(std::uint8_t byte, std::string& out) {
           error();
           return;
         }
-        const std::uint32_t pointer =
-            (std::uint32_t{lead_} - 0x81) * (10 * 126 * 10) +
-            (std::uint32_t{second_} - 0x30) * (10 * 126) + (std::uint32_t{third_} - 0x81) * 10 +
-            byte - 0x30;
+        const std::uint32_t pointer = (std::uint32_t{lead_} - 0x81) * (10 * 126 * 10) +
+                                      (std::uint32_t{second_} - 0x30) * (10 * 126) +
+                                      (std::uint32_t{third_} - 0x81) * 10 + byte - 0x30;
         lead_ = second_ = third_ = 0;
         const std::uint32_t cp = gb18030_range(pointer);
         cp == 0 ? error() : emit(cp);
@@ -544,11 +703,24 @@ void Decoder::step(std::uint8_t byte, std::string& out) {
           const std::uint32_t offset = byte < 0x7F ? 0x40 : 0x62;
           const std::uint32_t pointer = (std::uint32_t{lead} - 0x81) * 157 + (byte - offset);
           switch (pointer) {
-            case 1133: emit(0xCA); emit(0x304); return;
-            case 1135: emit(0xCA); emit(0x30C); return;
-            case 1164: emit(0xEA); emit(0x304); return;
-            case 1166: emit(0xEA); emit(0x30C); return;
-            default: cp = lookup(whatwg::big5(), pointer);
+            case 1133:
+              emit(0xCA);
+              emit(0x304);
+              return;
+            case 1135:
+              emit(0xCA);
+              emit(0x30C);
+              return;
+            case 1164:
+              emit(0xEA);
+              emit(0x304);
+              return;
+            case 1166:
+              emit(0xEA);
+              emit(0x30C);
+              return;
+            default:
+              cp = lookup(whatwg::big5(), pointer);
           }
         }
         if (cp != 0) {
@@ -795,11 +967,11 @@ void Decoder::step(std::uint8_t byte, std::string& out) {
   }
 }
 
-void Decoder::finish(std::string& out) {
+void Decoder::finish(char*& w) {
   // The end of the stream, repeated until an encoding says it is finished (an escape sequence
   // cut short puts bytes back first).
   for (;;) {
-    replay(out);
+    replay(w);
     switch (encoding_) {
       case Encoding::kUtf8:
         if (needed_ == 0) return;
@@ -847,7 +1019,7 @@ void Decoder::finish(std::string& out) {
       default:
         return;
     }
-    ctx::append_utf8(out, kReplacement);
+    put_utf8(w, kReplacement);
   }
 }
 
@@ -856,8 +1028,8 @@ DecodePlan plan_decoding(std::string_view head, std::optional<Encoding> explicit
   DecodePlan plan;
   if (!bom_sniffing) return plan;  // -E none: the bytes as they are
   head = head.substr(0, 3);
-  const bool utf16_bom = head.size() >= 2 && (head.substr(0, 2) == "\xFF\xFE" ||
-                                              head.substr(0, 2) == "\xFE\xFF");
+  const bool utf16_bom =
+      head.size() >= 2 && (head.substr(0, 2) == "\xFF\xFE" || head.substr(0, 2) == "\xFE\xFF");
   // encoding_rs_io's BomPeeker strips what looks like a BOM (a UTF-16 one even in a 2-byte
   // haystack, where it is not taken as one).
   if (utf16_bom) {

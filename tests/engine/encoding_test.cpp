@@ -60,8 +60,7 @@ TEST_CASE("unknown labels and the replacement encoding's labels are not encoding
   }
 }
 
-TEST_CASE("windows-1252 maps every byte, 0x81 to U+0081 (iconv rejects it)",
-          "[engine][encoding]") {
+TEST_CASE("windows-1252 maps every byte, 0x81 to U+0081 (iconv rejects it)", "[engine][encoding]") {
   CHECK(decode(Encoding::kWindows1252, "caf\xE9 \x80 \x81") == "caf\xC3\xA9 \xE2\x82\xAC \xC2\x81");
   // A hole in a single-byte index (windows-1253 0xAA) is U+FFFD.
   CHECK(decode(Encoding::kWindows1253, "\xAA") == kFffd);
@@ -71,9 +70,9 @@ TEST_CASE("windows-1252 maps every byte, 0x81 to U+0081 (iconv rejects it)",
 
 TEST_CASE("UTF-8 replaces each maximal invalid subpart with one U+FFFD", "[engine][encoding]") {
   CHECK(decode(Encoding::kUtf8, "a\xC3\xA9") == "a\xC3\xA9");
-  CHECK(decode(Encoding::kUtf8, "\xE0\x80") == kFffd + kFffd);        // E0 needs A0-BF next
+  CHECK(decode(Encoding::kUtf8, "\xE0\x80") == kFffd + kFffd);              // E0 needs A0-BF next
   CHECK(decode(Encoding::kUtf8, "\xED\xA0\x80") == kFffd + kFffd + kFffd);  // a surrogate
-  CHECK(decode(Encoding::kUtf8, "\xF0\x90\x80") == kFffd);            // cut short at the end
+  CHECK(decode(Encoding::kUtf8, "\xF0\x90\x80") == kFffd);                  // cut short at the end
   CHECK(decode(Encoding::kUtf8, "\xF0\x90\x80x") == kFffd + "x");
   CHECK(decode(Encoding::kUtf8, "\xFF\xC0\xAF") == kFffd + kFffd + kFffd);
 }
@@ -93,7 +92,7 @@ TEST_CASE("Shift_JIS decodes JIS X 0208, katakana and the user-defined area",
 TEST_CASE("gb18030 decodes two- and four-byte sequences with the pre-2022 ranges",
           "[engine][encoding]") {
   CHECK(decode(Encoding::kGb18030, "\x80") == "\xE2\x82\xAC");
-  CHECK(decode(Encoding::kGb18030, "\xB0\xA1") == "\xE5\x95\x8A");                // 啊
+  CHECK(decode(Encoding::kGb18030, "\xB0\xA1") == "\xE5\x95\x8A");              // 啊
   CHECK(decode(Encoding::kGb18030, "\x81\x30\x81\x30") == "\xC2\x80");          // U+0080
   CHECK(decode(Encoding::kGb18030, "\x84\x31\xA4\x39") == "\xEF\xBF\xBF");      // U+FFFF
   CHECK(decode(Encoding::kGb18030, "\x90\x30\x81\x30") == "\xF0\x90\x80\x80");  // U+10000
@@ -108,15 +107,14 @@ TEST_CASE("gb18030 decodes two- and four-byte sequences with the pre-2022 ranges
 
 TEST_CASE("Big5 decodes HKSCS, astral code points and the four two-code-point pointers",
           "[engine][encoding]") {
-  CHECK(decode(Encoding::kBig5, "\xA4\x40") == "\xE4\xB8\x80");                // 一
-  CHECK(decode(Encoding::kBig5, "\x88\x62") == "\xC3\x8A\xCC\x84");            // Ê̄
-  CHECK(decode(Encoding::kBig5, "\x87\x40") == "\xE4\x8F\xB0");                // 䏰 (HKSCS)
-  CHECK(decode(Encoding::kBig5, "\x87\x45") == "\xF0\xA7\x89\xA7");            // U+27267
+  CHECK(decode(Encoding::kBig5, "\xA4\x40") == "\xE4\xB8\x80");      // 一
+  CHECK(decode(Encoding::kBig5, "\x88\x62") == "\xC3\x8A\xCC\x84");  // Ê̄
+  CHECK(decode(Encoding::kBig5, "\x87\x40") == "\xE4\x8F\xB0");      // 䏰 (HKSCS)
+  CHECK(decode(Encoding::kBig5, "\x87\x45") == "\xF0\xA7\x89\xA7");  // U+27267
   CHECK(decode(Encoding::kBig5, "\xA1\x30") == kFffd + "0");
 }
 
-TEST_CASE("EUC-JP decodes JIS X 0208, JIS X 0212 and half-width katakana",
-          "[engine][encoding]") {
+TEST_CASE("EUC-JP decodes JIS X 0208, JIS X 0212 and half-width katakana", "[engine][encoding]") {
   CHECK(decode(Encoding::kEucJp, "\xA4\xA2") == "\xE3\x81\x82");      // あ
   CHECK(decode(Encoding::kEucJp, "\x8E\xB1") == "\xEF\xBD\xB1");      // ｱ
   CHECK(decode(Encoding::kEucJp, "\x8F\xB0\xA1") == "\xE4\xB8\x82");  // 丂 (JIS X 0212)
@@ -131,7 +129,9 @@ TEST_CASE("EUC-KR decodes the whole UHC range", "[engine][encoding]") {
 
 TEST_CASE("ISO-2022-JP switches with escape sequences and rejects empty switches",
           "[engine][encoding]") {
-  CHECK(decode(Encoding::kIso2022Jp, "a\x1B$B\x30\x21\x1B(Bb") == "a\xE4\xBA\x9C" "b");  // 亜
+  CHECK(decode(Encoding::kIso2022Jp, "a\x1B$B\x30\x21\x1B(Bb") ==
+        "a\xE4\xBA\x9C"
+        "b");  // 亜
   CHECK(decode(Encoding::kIso2022Jp, "\x1B(J\x5C\x7E") == "\xC2\xA5\xE2\x80\xBE");
   CHECK(decode(Encoding::kIso2022Jp, "\x1B(I\x31") == "\xEF\xBD\xB1");
   // Two escapes in a row: the second is an error (nothing was output in between).
@@ -146,22 +146,29 @@ TEST_CASE("ISO-2022-JP switches with escape sequences and rejects empty switches
 TEST_CASE("UTF-16 pairs surrogates and replaces unpaired ones and a dangling byte",
           "[engine][encoding]") {
   CHECK(decode(Encoding::kUtf16Le, "a\x00\x3D\xD8\x00\xDE"s) == "a\xF0\x9F\x98\x80");
-  CHECK(decode(Encoding::kUtf16Be, "\x00" "a\xD8\x3D\xDE\x00"s) == "a\xF0\x9F\x98\x80");
+  CHECK(decode(Encoding::kUtf16Be,
+               "\x00"
+               "a\xD8\x3D\xDE\x00"s) == "a\xF0\x9F\x98\x80");
   // An unpaired high surrogate: U+FFFD, and the unit after it is decoded again.
-  CHECK(decode(Encoding::kUtf16Le, "\x00\xD8" "A\x00"s) == kFffd + "A");
+  CHECK(decode(Encoding::kUtf16Le,
+               "\x00\xD8"
+               "A\x00"s) == kFffd + "A");
   CHECK(decode(Encoding::kUtf16Le, "\x00\xDC"s) == kFffd);
   // A high surrogate and a dangling byte at the end: one U+FFFD for both.
-  CHECK(decode(Encoding::kUtf16Le, "a\x00\x00\xD8" "b"s) == "a" + kFffd);
+  CHECK(decode(Encoding::kUtf16Le,
+               "a\x00\x00\xD8"
+               "b"s) == "a" + kFffd);
 }
 
 TEST_CASE("a decoder gives the same text whatever pieces the input comes in",
           "[engine][encoding]") {
   std::mt19937 rng(7);
-  const Encoding all[] = {Encoding::kUtf8,    Encoding::kGb18030,   Encoding::kBig5,
-                          Encoding::kEucJp,   Encoding::kIso2022Jp, Encoding::kShiftJis,
-                          Encoding::kEucKr,   Encoding::kUtf16Le,   Encoding::kUtf16Be,
+  const Encoding all[] = {Encoding::kUtf8,  Encoding::kGb18030,   Encoding::kBig5,
+                          Encoding::kEucJp, Encoding::kIso2022Jp, Encoding::kShiftJis,
+                          Encoding::kEucKr, Encoding::kUtf16Le,   Encoding::kUtf16Be,
                           Encoding::kKoi8U};
-  const std::string alphabet = "\x1B$(BJ@\x81\x82\x8E\x8F\x30\x39\xA1\xA4\xD8\xDC\xFE\xFF\x00\x41\x0A"s;
+  const std::string alphabet =
+      "\x1B$(BJ@\x81\x82\x8E\x8F\x30\x39\xA1\xA4\xD8\xDC\xFE\xFF\x00\x41\x0A"s;
   for (Encoding e : all) {
     for (int round = 0; round < 200; ++round) {
       std::string in;
@@ -192,7 +199,10 @@ TEST_CASE("a decoder with BOM removal drops its own BOM only, even one split acr
   CHECK(out == "\xEF\xBB\xBFx");  // the second BOM is text (U+FEFF)
   out.clear();
   Decoder utf16(Encoding::kUtf16Le, true);
-  utf16.decode("\xFF\xFE" "a\x00"s, true, out);
+  utf16.decode(
+      "\xFF\xFE"
+      "a\x00"s,
+      true, out);
   CHECK(out == "a");
   out.clear();
   Decoder partial(Encoding::kUtf8, true);
@@ -200,9 +210,10 @@ TEST_CASE("a decoder with BOM removal drops its own BOM only, even one split acr
   CHECK(out == kFffd);  // a BOM cut short is decoded as text
 }
 
-TEST_CASE("rg 14 loses a Big5, EUC-KR or Shift_JIS lead byte at the end after a read that "
-          "decoded something",
-          "[engine][encoding]") {
+TEST_CASE(
+    "rg 14 loses a Big5, EUC-KR or Shift_JIS lead byte at the end after a read that "
+    "decoded something",
+    "[engine][encoding]") {
   // encoding_rs 0.8.34 drops the lead when encoding_rs_io decodes an empty buffer before the
   // end; a lead alone in the last read still becomes U+FFFD.
   CHECK(decode_haystack(Encoding::kShiftJis, "ab\x82", 3, 0, nullptr) == "ab");
@@ -287,7 +298,10 @@ TEST_CASE("a haystack is searched and reported decoded, offsets counting decoded
   options.encoding = Encoding::kWindows1252;
   CHECK(search("é", "x\ncaf\xE9\n", options) == std::vector<std::string>{"2@2:caf\xC3\xA9"});
   options.encoding = Encoding::kUtf16Le;  // no BOM: decoded all the same
-  CHECK(search("b", "a\x00\n\x00" "b\x00"s, options) == std::vector<std::string>{"2@2:b"});
+  CHECK(search("b",
+               "a\x00\n\x00"
+               "b\x00"s,
+               options) == std::vector<std::string>{"2@2:b"});
   // A UTF-16 NUL is binary data once decoded, not before.
   options.binary = ctx::engine::BinaryMode::kQuit;
   CHECK(search("a", "a\x00\n\x00\x00\x00"s, options) == std::vector<std::string>{"binary@2"});
@@ -297,10 +311,19 @@ TEST_CASE("-E none searches a BOM'd file as it is, BOM included", "[engine][enco
   ctx::engine::SearchOptions options;
   options.bom_sniffing = false;
   options.binary = ctx::engine::BinaryMode::kText;
-  CHECK(search("a", "\xEF\xBB\xBF" "a\n", options) ==
-        std::vector<std::string>{"1@0:\xEF\xBB\xBF" "a"});
-  CHECK(search("a", "\xFF\xFE" "a\x00\n"s, options) ==
-        std::vector<std::string>{"1@0:\xFF\xFE" "a\x00"s});
+  CHECK(search("a",
+               "\xEF\xBB\xBF"
+               "a\n",
+               options) == std::vector<std::string>{"1@0:\xEF\xBB\xBF"
+                                                    "a"});
+  CHECK(search("a",
+               "\xFF\xFE"
+               "a\x00\n"s,
+               options) == std::vector<std::string>{"1@0:\xFF\xFE"
+                                                    "a\x00"s});
   options.bom_sniffing = true;  // auto: decoded, even with -a (as rg)
-  CHECK(search("a", "\xFF\xFE" "a\x00\n\x00"s, options) == std::vector<std::string>{"1@0:a"});
+  CHECK(search("a",
+               "\xFF\xFE"
+               "a\x00\n\x00"s,
+               options) == std::vector<std::string>{"1@0:a"});
 }

@@ -67,13 +67,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   bool ascii = true;
   for (char c : in) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
-  const bool ascii_compatible = encoding != Encoding::kUtf16Le &&
-                                encoding != Encoding::kUtf16Be &&
+  const bool ascii_compatible = encoding != Encoding::kUtf16Le && encoding != Encoding::kUtf16Be &&
                                 encoding != Encoding::kIso2022Jp;
   if (ascii && ascii_compatible) require(whole == in);
-  const bool single_byte =
-      (encoding >= Encoding::kIbm866 && encoding <= Encoding::kXMacCyrillic) ||
-      encoding == Encoding::kXUserDefined;
+  const bool single_byte = (encoding >= Encoding::kIbm866 && encoding <= Encoding::kXMacCyrillic) ||
+                           encoding == Encoding::kXUserDefined;
   if (single_byte) require(count_chars(whole) == in.size());
   return 0;
 }

@@ -75,10 +75,12 @@ class Decoder {
   void decode(std::string_view in, bool last, std::string& out);
 
  private:
-  void step(std::uint8_t byte, std::string& out);
-  void finish(std::string& out);
-  void feed(std::string_view in, std::string& out);
-  void replay(std::string& out);
+  // These write UTF-8 at `w` (the caller made room: at most 4 bytes per input byte, plus 32).
+  void step(std::uint8_t byte, char*& w);
+  void finish(char*& w);
+  void feed(std::string_view in, char*& w);
+  void replay(char*& w);
+  bool idle() const { return lead_ == 0 && needed_ == 0 && pending_count_ == 0; }
 
   Encoding encoding_;
   bool bom_open_;              // still deciding whether the stream starts with a BOM
@@ -90,11 +92,13 @@ class Decoder {
   std::uint8_t lead_ = 0, second_ = 0, third_ = 0;
   bool flag_ = false;  // EUC-JP: jis0212; ISO-2022-JP: output
   std::int32_t lead_surrogate_ = -1;
-  std::int16_t lead_byte_ = -1;  // UTF-16
+  std::int16_t lead_byte_ = -1;                // UTF-16
   std::uint8_t state_ = 0, output_state_ = 0;  // ISO-2022-JP
   // Bytes put back in front of the input ("prepend to the stream" in the Encoding Standard).
   std::uint8_t pending_[3] = {};
   std::uint8_t pending_count_ = 0;
+  // Single-byte encodings: the UTF-8 of bytes 0x80-0xFF (length in byte 3).
+  const std::uint16_t* single_byte_ = nullptr;
 };
 
 // What ripgrep's searcher does with a haystack's bytes before searching them (grep-searcher's
