@@ -11,6 +11,7 @@
 
 #include "colors.hpp"
 #include "ctx/base/file_buffer.hpp"
+#include "ctx/base/utf8.hpp"
 #include "ctx/engine/encoding.hpp"
 
 namespace ctx::cli {
@@ -133,6 +134,7 @@ Status set_sort(Args& a, std::string_view v, bool reverse) {
 
 // -E/--encoding: auto, none or an Encoding Standard label (rg 14's message for others).
 Status set_encoding(Args& a, std::string_view v) {
+  if (!is_valid_utf8(v)) return usage("error parsing flag --encoding: value is not valid UTF-8");
   a.search.encoding.reset();
   a.search.bom_sniffing = v != "none";
   if (v == "auto" || v == "none") return {};

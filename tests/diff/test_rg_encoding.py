@@ -68,7 +68,7 @@ def compare(name, args, cwd, stderr_exact=False):
     if want[0] == got[0] and want[1] == got[1] and same_err:
         return True
     failures += 1
-    print(f"FAIL {name}: {' '.join(args)}")
+    print(f"FAIL {name}: {' '.join(map(str, args))}")
     print(f"  exit: rg {want[0]} ctxsearch {got[0]}")
     if want[1] != got[1]:
         w, g = want[1].split(b"\n"), got[1].split(b"\n")
@@ -222,6 +222,7 @@ def main():
                       " none", "utf-7"]:
             compare(f"label {label!r}", ["-E", label, "x", sb], tmp, stderr_exact=True)
             compare(f"label {label!r}", ["--encoding", label, "x", sb], tmp, stderr_exact=True)
+        compare("label not UTF-8", ["-E", b"a\xffb", "x", sb], tmp, stderr_exact=True)
         compare("--no-encoding", ["-E", "bogus-not-checked-late", "--no-encoding", "x", sb], tmp,
                 stderr_exact=True)
         compare("--no-encoding", ["-E", "latin1", "--no-encoding", "-c", ".", sb], tmp)
