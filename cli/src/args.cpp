@@ -11,6 +11,8 @@
 
 #include "colors.hpp"
 #include "ctx/base/file_buffer.hpp"
+#include "ctx/base/utf8.hpp"
+#include "ctx/engine/encoding.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -129,6 +131,27 @@ Status set_sort(Args& a, std::string_view v, bool reverse) {
   a.walk.sort_reverse = reverse && by != SortBy::kNone;
   return {};
 }
+
+// -E/--encoding: auto, none or an Encoding Standard label (rg 14's message for others).
+Status set_encoding(Args& a, std::string_view v) {
+  if (!is_valid_utf8(v)) return usage("error parsing flag --encoding: value is not valid UTF-8");
+  a.search.encoding.reset();
+  a.search.bom_sniffing = v != "none";
+  if (v == "auto" || v == "none") return {};
+  a.search.encoding = engine::encoding_for_label(v);
+  if (!a.search.encoding) {
+    return usage(
+        fmt::format("error parsing flag --encoding: grep config error: unknown encoding: {}", v));
+  }
+  return {};
+}
+
+constexpr std::string_view kEncodingChoices =
+    "auto none utf-8 utf-16le utf-16be latin1 windows-1250 windows-1251 windows-1252 "
+    "windows-1253 windows-1254 windows-1255 windows-1256 windows-1257 windows-1258 windows-874 "
+    "iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 iso-8859-8 iso-8859-8-i "
+    "iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16 koi8-r koi8-u ibm866 macintosh "
+    "x-mac-cyrillic gbk gb18030 big5 euc-jp iso-2022-jp shift_jis euc-kr x-user-defined";
 
 // clang-format off
 constexpr Flag kFlags[] = {
@@ -275,6 +298,14 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { set_binary_mode(a, true, false); return {}; }},
   {"no-text", 0, "", "Undo --text (and --binary: binary files found by the walk are skipped).",
    [](Args& a, std::string_view) -> Status { set_binary_mode(a, false, false); return {}; }},
+  {"encoding", 'E', "ENCODING", "Decode every file from ENCODING before searching: any label of "
+   "the Encoding Standard (latin1, windows-1252, utf-16le, shift_jis, euc-jp, gbk, gb18030, big5, "
+   "euc-kr, koi8-r, iso-8859-N, x-user-defined, ...); a UTF-8 or UTF-16 BOM still decides. auto "
+   "(the default): only files with such a BOM are decoded; none: no BOM sniffing, the bytes as "
+   "they are. Bytes that do not decode become U+FFFD.",
+   [](Args& a, std::string_view v) -> Status { return set_encoding(a, v); }, kEncodingChoices},
+  {"no-encoding", 0, "", "Undo --encoding (auto).",
+   [](Args& a, std::string_view) -> Status { return set_encoding(a, "auto"); }},
   {"binary", 0, "", "Search binary files found by the walk too (reported as binary matches; "
    "overrides -a).",
    [](Args& a, std::string_view) -> Status { set_binary_mode(a, false, true); return {}; }},
@@ -530,6 +561,18 @@ const Flag* find_short(char c) {
   return nullptr;
 }
 
+// A handler's "error parsing flag --NAME: ..." names the flag as given (-E for --encoding), as
+// rg does.
+Status as_given(Status status, const Flag& f, char short_name) {
+  if (status.ok()) return status;
+  Error e = status.error();
+  const std::string prefix = fmt::format("error parsing flag --{}:", f.long_name);
+  if (e.detail.starts_with(prefix)) {
+    e.detail = fmt::format("error parsing flag -{}:{}", short_name, e.detail.substr(prefix.size()));
+  }
+  return e;
+}
+
 // The flag names closest to `name`, for "did you mean" hints.
 std::string suggestion(std::string_view name) {
   for (const Flag& f : kFlags) {
@@ -674,10 +717,10 @@ Result<Args> parse_args(const std::vector<std::string>& argv) {
         } else {
           CTX_TRY_ASSIGN(value, take_value(*f, fmt::format("-{}", arg[k])));
         }
-        CTX_TRY(f->handler(a, value));
+        CTX_TRY(as_given(f->handler(a, value), *f, arg[k]));
         break;
       }
-      CTX_TRY(f->handler(a, value));
+      CTX_TRY(as_given(f->handler(a, value), *f, arg[k]));
     }
   }
   finish(a);

@@ -921,9 +921,11 @@ class Search {
     // context lines or multiline mode need the lines around a match.
     const bool streamed = is_stdin && stdin_is_stream() && args_.search.before == 0 &&
                           args_.search.after == 0 && !print_.multiline &&
-                          !args_.search.stop_on_nonmatch;
+                          !args_.search.stop_on_nonmatch && !args_.search.encoding;
     // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
-    const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary && !print_.multiline;
+    // (-E: the NUL bytes that count are the decoded ones, so files are read whole.)
+    const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary &&
+                                !print_.multiline && !args_.search.encoding;
     Result<std::string_view> bytes = std::string_view();
     // --pre and -z: the output of a program is searched instead (never for stdin), as ripgrep
     // reads it: through its roll buffer.
@@ -1114,7 +1116,7 @@ class Search {
       const std::string_view fresh(buf.data() + old, static_cast<std::size_t>(n));
       if (!whole && options.binary != engine::BinaryMode::kText &&
           (fresh.find('\0') != std::string_view::npos ||
-           (base == 0 && buf.size() >= 2 &&
+           (base == 0 && options.bom_sniffing && buf.size() >= 2 &&
             (buf.compare(0, 2, "\xFF\xFE") == 0 || buf.compare(0, 2, "\xFE\xFF") == 0)))) {
         whole = true;  // read the rest, then search it as one piece
       }
@@ -1137,7 +1139,8 @@ class Search {
         if (options.line_numbers)
           line += static_cast<std::uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
         // Offsets count from after a UTF-8 BOM, as for files.
-        base += piece.size() - (base == 0 && piece.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
+        base += piece.size() -
+                (base == 0 && options.bom_sniffing && piece.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
         buf.erase(0, cut);
       }
       if (!args_.quiet && !w.out.empty()) stream.stream(w.out);

@@ -292,16 +292,16 @@ constexpr std::size_t kStdinBuffer = 8 << 10;
 // unconsumed, then searches the complete lines it holds and consumes them, all but the last
 // max(-A, -B) + 1 lines not yet reported when there is context. The first read brings 3 bytes only
 // (ripgrep's decoder peeks that far for a BOM), so a line feed there ends a first round; behind a
-// UTF-8 BOM (stripped from `hay`) the first read is a whole one, and behind a UTF-16 BOM the reads
-// are the decoder's (`decoded_reads`). A read that brings in the first NUL byte is where ripgrep
-// notices binary data.
+// UTF-8 BOM (stripped from `hay`) the first read is a whole one, and behind a UTF-16 BOM or with
+// -E the reads are the decoder's (`decoded_reads`). A read that brings in the first NUL byte is
+// where ripgrep notices binary data.
 class RollBuffer {
  public:
   // How the bytes of `hay` came in.
   struct Reads {
     bool stdin = false;     // through Rust's 8 KiB stdin buffer (the second read ends at 8 KiB)
     bool utf8_bom = false;  // a UTF-8 BOM was read and dropped before `hay`
-    const std::vector<std::size_t>* decoded = nullptr;  // UTF-16: utf16_to_utf8's read ends
+    const std::vector<std::size_t>* decoded = nullptr;  // decode_haystack's read ends
   };
   // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B).
   RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, Reads reads)
@@ -344,6 +344,9 @@ class RollBuffer {
   }
 
   // Where the read that starts at `read_` ends (the buffer has room up to start_ + capacity_).
+  // A decoder's read cut short by that room ends right there here; ripgrep's ends at a character
+  // boundary before it (encoding_rs checks for room per character) and goes on through
+  // encoding_rs_io's small-buffer path: only lines of tens of KiB can tell the two apart.
   std::size_t next_read_end() {
     const std::size_t room = start_ + capacity_;
     if (reads_.decoded != nullptr) {
@@ -397,22 +400,25 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   const std::uint64_t base_offset = options.base_offset;
   const BinaryMode mode = options.binary;
   std::string transcoded;
-  std::vector<std::size_t> decoded_reads;  // UTF-16: where ripgrep's decoder's reads end
+  std::vector<std::size_t> decoded_reads;  // where ripgrep's decoder's reads end
   RollBuffer::Reads reads{.stdin = options.stdin_reader};
-  bool decoded = false;  // ripgrep decodes the file (a BOM): through its roll buffer, never whole
-  if (base_offset > 0) {
-    // A later piece of a stream: no BOM to look for.
-  } else if (mode != BinaryMode::kText && hay.size() >= 2 &&
-             (hay.substr(0, 2) == "\xFF\xFE" || hay.substr(0, 2) == "\xFE\xFF")) {
-    // UTF-16 with a BOM, as ripgrep: searched (and printed) as UTF-8.
-    transcoded = utf16_to_utf8(hay.substr(2), hay[0] == '\xFF', &decoded_reads);
-    hay = transcoded;
-    reads.decoded = &decoded_reads;
-    decoded = true;
-  } else if (hay.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
-    hay.remove_prefix(kUtf8Bom.size());  // offsets count from after the BOM, as ripgrep
-    reads.utf8_bom = true;
-    decoded = true;
+  bool decoded = false;    // ripgrep decodes the file (BOM, -E): by its roll buffer, never whole
+  if (base_offset == 0) {  // a later piece of a stream has no BOM to look for
+    const DecodePlan plan = plan_decoding(hay.substr(0, 3), options.encoding, options.bom_sniffing);
+    if (plan.decoder) {
+      // Searched (and printed) as UTF-8.
+      // Through stdin, the read after the BOM peek gets what Rust's 8 KiB buffer holds.
+      const std::size_t buffered_end = options.stdin_reader ? kStdinBuffer - plan.skip : 0;
+      transcoded = decode_haystack(*plan.decoder, hay.substr(plan.skip), plan.first_read,
+                                   buffered_end, &decoded_reads);
+      hay = transcoded;
+      reads.decoded = &decoded_reads;
+      decoded = true;
+    } else if (plan.skip > 0) {
+      hay.remove_prefix(plan.skip);  // offsets count from after the BOM, as ripgrep
+      reads.utf8_bom = true;
+      decoded = true;
+    }
   }
   const bool multiline = patterns.multiline();
   const bool suppress = mode == BinaryMode::kSuppress;

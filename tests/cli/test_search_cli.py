@@ -1389,6 +1389,49 @@ golden("--hyperlink-format accepts an empty format, {{ and }} escapes and a digi
         "-c", "foo", "hl/c.txt"], b"1\n", 0)
 
 
+# -E/--encoding (outputs from rg 14.1.1): files in legacy encodings decoded to UTF-8 before the
+# search; a BOM still decides; -E none searches the raw bytes; unknown labels are rg's error.
+FILES.update({
+    "enc/latin1.txt": b"caf\xe9 na\xefve\n\x80uro 5\n",
+    "enc/sjis.txt": b"\x93\xfa\x96{\x8c\xea\x83e\x83L\x83X\x83g\n\xb6\xc0\xb6\xc5\nbad \x82\n",
+    "enc/u16le.txt": "hello w\u00f6rld\n".encode("utf-16-le"),
+    "enc/u16bom.txt": b"\xff\xfe" + "bom w\u00f6rld\n".encode("utf-16-le"),
+    "enc/u8bom.txt": b"\xef\xbb\xbfbom line\n",
+    "enc/gbk.txt": b"\xd6\xd0\xce\xc4 text\n",
+})
+golden("-E latin1 decodes windows-1252 before the search", ["-E", "latin1", "é", "enc/latin1.txt"],
+       "café naïve\n".encode(), 0)
+golden("--encoding windows-1252 maps 0x80 to the euro sign",
+       ["--encoding", "windows-1252", "-n", "€", "enc/latin1.txt"], "2:€uro 5\n".encode(), 0)
+golden("-E shift_jis decodes kanji and katakana", ["-E", "shift_jis", "テキスト", "enc/sjis.txt"],
+       "日本語テキスト\n".encode(), 0)
+golden("-E labels are case-insensitive (half-width katakana in Shift_JIS)",
+       ["-E", "Shift_JIS", "-c", "ｶ", "enc/sjis.txt"], b"1\n", 0)
+golden("-E shift_jis: a malformed sequence becomes U+FFFD",
+       ["-E", "shift_jis", "-n", "\\x{FFFD}", "enc/sjis.txt"], b"3:bad \xef\xbf\xbd\n", 0)
+golden("-E utf-16le decodes UTF-16 without a BOM", ["-E", "utf-16le", "wörld", "enc/u16le.txt"],
+       "hello wörld\n".encode(), 0)
+golden("-E latin1 on a file with a UTF-16 BOM: the BOM wins",
+       ["-E", "latin1", "wörld", "enc/u16bom.txt"], "bom wörld\n".encode(), 0)
+golden("-E gbk decodes GBK", ["-E", "gbk", "中文", "enc/gbk.txt"], "中文 text\n".encode(), 0)
+golden("-E none searches a UTF-8 BOM as bytes", ["-E", "none", "-c", "^bom", "enc/u8bom.txt"],
+       b"", 1)
+golden("-E auto (the default) drops a UTF-8 BOM", ["-E", "auto", "-c", "^bom", "enc/u8bom.txt"],
+       b"1\n", 0)
+golden("--no-encoding undoes -E", ["-E", "latin1", "--no-encoding", "é", "enc/latin1.txt"], b"", 1)
+golden("-E decodes walked files; undecoded NUL bytes make a file binary",
+       ["--sort", "path", "-E", "latin1", "-c", ".", "enc"],
+       b"enc/gbk.txt:1\nenc/latin1.txt:2\nenc/sjis.txt:3\nenc/u16bom.txt:1\nenc/u8bom.txt:1\n", 0)
+golden("-E with an unknown label is rg's error", ["-E", "bogus", "x", "enc"], b"", 2,
+       [("line", "ctxsearch: error parsing flag -E: grep config error: unknown encoding: bogus")])
+golden("--encoding with a replacement-encoding label is rg's error",
+       ["--encoding=replacement", "x", "enc"], b"", 2,
+       [("line", "ctxsearch: error parsing flag --encoding: grep config error: unknown "
+                 "encoding: replacement")])
+golden("-E latin1 decodes stdin", ["-E", "latin1", "é"], "café\n".encode(), 0,
+       stdin=b"caf\xe9\n")
+
+
 
 def main():
     if shutil.which(CTX) is None and not os.path.exists(CTX):

@@ -13,7 +13,10 @@ entry explains are printed as notes.
 Trees (deterministic from the seed, Python stdlib only): C/Python/Rust/Markdown/text files in a
 few directories, CRLF files, long lines (tens of KiB), files without a trailing newline, empty
 files, binary files (a NUL byte early, or late: beyond the first 64 KiB), UTF-8 text (Greek,
-Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with a UTF-8 BOM.
+Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with a UTF-8 BOM,
+text in legacy encodings (latin1, cp1252, Shift_JIS, GBK, EUC-KR, Big5, KOI8-R, UTF-16 without
+a BOM, EUC-JP, ISO-2022-JP) and UTF-16 with a BOM, searched with -E LABEL (those encodings and
+others, none, auto) or without.
 
 Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b --crlf
 --count-matches --files-without-match -H -I --null --heading -a --binary -q, --passthru,
@@ -240,6 +243,27 @@ def gen_binary_late(rng):
     return join(before) + b"bin\x00ary " + gen_line(rng) + b"\n" + join(after)
 
 
+# Legacy encodings for the -E cases (Python's codecs make the test data; rg 14 is the oracle).
+LEGACY_CODECS = ["latin-1", "cp1252", "shift_jis", "gbk", "euc_kr", "big5", "koi8_r",
+                 "utf-16-le", "utf-16-be", "euc_jp", "iso2022_jp"]
+ENCODING_LABELS = ["latin1", "windows-1252", "shift_jis", "gbk", "gb18030", "euc-kr", "big5",
+                   "koi8-r", "utf-16le", "utf-16be", "euc-jp", "iso-2022-jp", "utf-8", "none",
+                   "auto", "x-user-defined"]
+
+
+def gen_legacy(rng):
+    """Text (with its Greek, Cyrillic, CJK words) in a legacy encoding, '?' where it has none."""
+    text = gen_text(rng).decode("utf-8", errors="replace")
+    return text.encode(rng.choice(LEGACY_CODECS), errors="replace")
+
+
+def gen_utf16_bom(rng):
+    text = gen_text(rng).decode("utf-8", errors="replace")
+    if rng.random() < 0.5:
+        return b"\xff\xfe" + text.encode("utf-16-le")
+    return b"\xfe\xff" + text.encode("utf-16-be")
+
+
 FILE_KINDS = [
     # (kind, weight, generator)
     ("text", 10, lambda rng: gen_text(rng)),
@@ -256,6 +280,8 @@ FILE_KINDS = [
                                    for _ in range(rng.randint(1, 10))])),
     ("bin-early", 1, gen_binary_early),
     ("bin-late", 1, gen_binary_late),
+    ("legacy", 2, gen_legacy),
+    ("utf16", 1, gen_utf16_bom),
 ]
 
 NAMES = [
@@ -480,6 +506,8 @@ def gen_case(rng, tree):
         flags.append(rng.choice(["--json", "--json", "--vimgrep"]))
     if rng.random() < 0.04:
         flags.append("--stats")
+    if rng.random() < 0.12:
+        flags.append("-E" + rng.choice(ENCODING_LABELS))
     if rng.random() < 0.08:
         flags.append(rng.choice(SEPARATOR_FLAGS))
     if rng.random() < 0.1:

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "ctx/base/result.hpp"
+#include "ctx/engine/encoding.hpp"
 #include "ctx/engine/pattern_set.hpp"
 
 namespace ctx::engine {
@@ -62,6 +63,11 @@ struct SearchOptions {
   // first has no BOM.
   std::uint64_t first_line_number = 1;
   std::uint64_t base_offset = 0;
+  // -E/--encoding: every haystack is decoded from this encoding to UTF-8 before it is searched
+  // (a UTF-16 BOM still wins; a UTF-8 BOM is dropped), as ripgrep; nullopt: only haystacks with a
+  // UTF-16 BOM are decoded (auto). `bom_sniffing` false (-E none): the bytes as they are.
+  std::optional<Encoding> encoding;
+  bool bom_sniffing = true;
 };
 
 class LineSink {
