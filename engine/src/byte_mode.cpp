@@ -226,7 +226,13 @@ std::string unicode_atom(const CodepointRanges& r) {
   std::vector<const Seq*> all;
   all.reserve(seqs.size());
   for (const Seq& s : seqs) all.push_back(&s);
-  return emit_sequences(all, 0);
+  std::string out = emit_sequences(all, 0);
+  // One atom already: a byte, a class, or a group around the whole alternation (emit_sequences
+  // starts its alternatives with a byte or a class, never with a group).
+  const bool one_byte = out.size() == 1 || (out.size() == 4 && out.starts_with("\\x"));
+  const bool one_class = out.front() == '[' && out.find(']') == out.size() - 1;
+  if (one_byte || one_class || out.starts_with("(?:")) return out;
+  return "(?:" + out + ")";
 }
 
 struct Flags {
