@@ -236,7 +236,7 @@ std::string unicode_atom(const CodepointRanges& r) {
 }
 
 struct Flags {
-  bool i = false, m = false, s = false, U = false, u = true, x = false;
+  bool i = false, m = false, s = false, U = false, u = true, x = false, R = false;
 };
 
 constexpr std::string_view kUnicodeNotAllowed = "Unicode not allowed here";
@@ -247,6 +247,7 @@ class Translator {
     flags_.i = o.caseless;
     flags_.u = o.unicode;
     flags_.s = o.dotall;
+    flags_.R = o.crlf;
   }
 
   Result<std::string> run() {
@@ -341,24 +342,49 @@ class Translator {
     return bytes.size() == 1 ? out : "(?:" + out + ")";
   }
 
-  void emit_atom(const std::string& atom) { out_ += atom; }
+  void emit_atom(const std::string& atom) {
+    atom_start_ = out_.size();
+    quantified_ = false;
+    assertion_ = false;
+    out_ += atom;
+  }
+
+  // An assertion as an atom that a quantifier may follow (Rust allows ^*; PCRE2 a group of it).
+  void emit_assertion(const std::string& text) {
+    emit_atom(text);
+    assertion_ = true;
+  }
+
+  // A quantifier after the last atom; Rust repeats a repetition (a**) and assertions (^*),
+  // PCRE2 wants a group around them.
+  void quantifier(const std::string& q) {
+    if (quantified_ || assertion_) {
+      out_.insert(atom_start_, "(?:");
+      out_ += ')';
+    }
+    out_ += q;
+    quantified_ = true;
+    assertion_ = false;
+  }
 
   // A Unicode look-around as a callout (nothing in a superset: dropping an assertion widens).
   void emit_callout(int number) {
-    if (!superset_) out_ += fmt::format("(?:(?C{}))", number);
+    emit_assertion(superset_ ? "" : fmt::format("(?:(?C{}))", number));
   }
 
   // ASCII versions of the word look-arounds, over bytes.
   void emit_ascii_look(std::string_view kind) {
     constexpr std::string_view w = "[0-9A-Za-z_]";
-    if (kind == "start") {
-      out_ += fmt::format("(?:\\b(?={}))", w);
+    if (superset_) {  // Hyperscan has no look-arounds: \b, or nothing (a superset)
+      emit_assertion(kind == "start" || kind == "end" ? "\\b" : "");
+    } else if (kind == "start") {
+      emit_assertion(fmt::format("(?:\\b(?={}))", w));
     } else if (kind == "end") {
-      out_ += fmt::format("(?:\\b(?<={}))", w);
+      emit_assertion(fmt::format("(?:\\b(?<={}))", w));
     } else if (kind == "start-half") {
-      if (!superset_) out_ += fmt::format("(?<!{})", w);
+      emit_assertion(fmt::format("(?<!{})", w));
     } else {
-      if (!superset_) out_ += fmt::format("(?!{})", w);
+      emit_assertion(fmt::format("(?!{})", w));
     }
   }
 
@@ -379,18 +405,24 @@ class Translator {
         scopes_.pop_back();
         open_.pop_back();
         out_ += ')';
+        atom_start_ = open_out_.back();
+        open_out_.pop_back();
+        quantified_ = assertion_ = false;
         ++pos_;
         return;
       case '|':
+        out_ += c;
+        ++pos_;
+        return;
       case '^':
       case '$':
-        out_ += c;
+        emit_assertion(std::string(1, c));
         ++pos_;
         return;
       case '*':
       case '+':
       case '?':
-        out_ += c;
+        quantifier(std::string(1, c));
         ++pos_;
         lazy();
         return;
@@ -399,11 +431,13 @@ class Translator {
         return;
       case '.':
         ++pos_;
+        // Rust's CRLF mode (R, --crlf) keeps `.` off \r too.
         if (flags_.u) {
-          emit_atom(set_atom(Set{false, flags_.s ? CodepointRanges{{0, 0x10FFFF}}
-                                                 : CodepointRanges{{0, 9}, {11, 0x10FFFF}}}));
+          emit_atom(set_atom(Set{false, flags_.s   ? CodepointRanges{{0, 0x10FFFF}}
+                                        : flags_.R ? CodepointRanges{{0, 9}, {11, 12}, {14, 0x10FFFF}}
+                                                   : CodepointRanges{{0, 9}, {11, 0x10FFFF}}}));
         } else {
-          emit_atom(flags_.s ? "[\\x00-\\xFF]" : "[^\\n]");
+          emit_atom(flags_.s ? "[\\x00-\\xFF]" : flags_.R ? "[^\\n\\r]" : "[^\\n]");
         }
         return;
       case '[': {
@@ -464,7 +498,7 @@ class Translator {
       fail(open, "unclosed counted repetition");
       return;
     }
-    out_ += text + "}";
+    quantifier(text + "}");
     pos_ = j + 1;
     lazy();
   }
@@ -474,6 +508,7 @@ class Translator {
     if (re_.substr(pos_, 2) != "(?") {
       scopes_.push_back(flags_);
       open_.push_back(open);
+      open_out_.push_back(out_.size());
       out_ += '(';
       ++pos_;
       return;
@@ -489,6 +524,7 @@ class Translator {
       }
       scopes_.push_back(flags_);
       open_.push_back(open);
+      open_out_.push_back(out_.size());
       out_ += superset_ ? "(" : fmt::format("(?<{}>", re_.substr(name_at, close - name_at));
       pos_ = close + 1;
       return;
@@ -500,9 +536,15 @@ class Translator {
     }
     Flags f = flags_;
     bool on = true, negation = false;
+    std::string seen;
     std::string passed;  // the flags PCRE2 gets: m and U
     for (; j < re_.size() && re_[j] != ')' && re_[j] != ':'; ++j) {
       const char k = re_[j];
+      if (k != '-' && seen.find(k) != std::string::npos) {
+        fail(j, "duplicate flag");
+        return;
+      }
+      seen += k;
       switch (k) {
         case '-':
           if (negation) {
@@ -533,7 +575,8 @@ class Translator {
         case 'x':
           f.x = on;
           continue;
-        case 'R':  // CRLF mode: ripgrep's --crlf decides lines already
+        case 'R':
+          f.R = on;
           continue;
         default:
           fail(j, "unrecognized flag");
@@ -561,6 +604,7 @@ class Translator {
     scopes_.push_back(flags_);
     open_.push_back(open);
     flags_ = f;
+    open_out_.push_back(out_.size());
     out_ += "(?" + passed + ":";
     pos_ = j + 1;
   }
@@ -749,11 +793,11 @@ class Translator {
     const char e = re_[pos_ + 1];
     pos_ += 2;
     if (e == 'A') {
-      out_ += "\\A";
+      emit_assertion(superset_ ? "^" : "\\A");  // Hyperscan's \A is the buffer's start
       return;
     }
     if (e == 'z') {
-      out_ += "\\z";
+      emit_assertion(superset_ ? "$" : "\\z");
       return;
     }
     std::string_view kind;
@@ -776,7 +820,7 @@ class Translator {
     }
     if (kind.empty()) {  // \b or \B
       if (!flags_.u) {
-        out_ += e == 'b' ? "\\b" : "\\B";
+        emit_assertion(e == 'b' ? "\\b" : "\\B");
       } else {
         emit_callout(e == 'b' ? kCalloutWordBoundary : kCalloutNotWordBoundary);
       }
@@ -909,6 +953,11 @@ class Translator {
         if (kind == Esc::kSet) {
           acc = unite(std::move(acc), s.r);
           j = k;
+          skip_space(k, true);
+          if (k + 1 < re_.size() && re_[k] == '-' && re_[k + 1] != ']' && !at_set_op(k)) {
+            fail(at, "invalid range boundary, must be a literal");
+            break;
+          }
           continue;
         }
         if (kind == Esc::kOther) {
@@ -941,6 +990,10 @@ class Translator {
   Flags flags_;
   std::vector<Flags> scopes_;       // the flags outside each open group
   std::vector<std::size_t> open_;   // where each open group starts
+  std::vector<std::size_t> open_out_;  // where each open group starts in out_
+  std::size_t atom_start_ = 0;         // where the last atom (or group) starts in out_
+  bool quantified_ = false;            // a quantifier follows that atom
+  bool assertion_ = false;             // that atom is an assertion
   std::size_t pos_ = 0;
   std::string out_;
   std::size_t error_at_ = 0;

@@ -43,6 +43,7 @@ struct ByteRegexOptions {
   bool caseless = false;  // -i (or smart case): (?i) at the start
   bool unicode = true;    // false: --no-unicode, (?-u) at the start
   bool dotall = false;    // --multiline-dotall: (?s) at the start
+  bool crlf = false;      // --crlf: (?R) at the start (`.` matches no \r either)
   // A superset for Hyperscan (no callouts, no named groups, no (?m)/(?U); big Unicode classes
   // become their exact ASCII members plus every non-ASCII character) rather than the exact regex.
   bool superset = false;

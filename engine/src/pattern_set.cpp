@@ -1272,7 +1272,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     originals.push_back(regex);
     if (byte_mode) {
       detail::ByteRegexOptions bytes{impl->caseless, !options.no_unicode,
-                                     options.multiline_dotall, false};
+                                     options.multiline_dotall, options.crlf, false};
       CTX_TRY_ASSIGN(pcre_regex, detail::rust_to_bytes(regex, bytes));
       bytes.superset = true;
       CTX_TRY_ASSIGN(regex, detail::rust_to_bytes(regex, bytes));
