@@ -270,7 +270,7 @@ class Translator {
   bool at_end(std::size_t j) const { return j >= re_.size(); }
 
   // Skips whitespace and # comments under (?x), from `j`.
-  void skip_space(std::size_t& j, bool in_class = false) const {
+  void skip_space(std::size_t& j, bool in_class = false) {
     if (!flags_.x) return;
     while (j < re_.size()) {
       const char c = re_[j];
@@ -278,6 +278,8 @@ class Translator {
         ++j;
       } else if (c == '#' && !in_class) {
         while (j < re_.size() && re_[j] != '\n') ++j;
+        // ripgrep wraps the pattern in (?:...): a comment to the end hides the group's ')'.
+        if (j == re_.size()) fail(0, "unclosed group");
       } else {
         break;
       }

@@ -220,6 +220,25 @@ TEST_CASE("byte-mode sets agree with PCRE2 alone through the Hyperscan prefilter
   }
 }
 
+TEST_CASE("byte mode accepts and rejects the shapes Rust does", "[engine][bytes]") {
+  // Checked against rg 14.1.1: repeated repetitions and repeated assertions are valid in Rust.
+  CHECK(spans_of("(?-u)a**", "baa") == SpanPairs{{0, 0}, {1, 3}});
+  CHECK(spans_of("(?-u)^*a", "ba") == SpanPairs{{1, 2}});
+  CHECK(spans_of("(?-u)(ab)+{2}", "ababab") == SpanPairs{{0, 6}});
+  CHECK(spans_of("(?x-u) a \\  b", "a b") == SpanPairs{{0, 3}});
+  // ripgrep wraps each pattern in a group, which a comment running to the end comments out.
+  CHECK(error_of("(?x-u) a # comment").find("unclosed group") != std::string::npos);
+  CHECK(spans_of("(?-u)[]a]+", "]a]") == SpanPairs{{0, 3}});
+  CHECK(spans_of("(?-u)[[:alpha:]&&[^a]]+", "abc") == SpanPairs{{1, 3}});
+  CHECK(spans_of("(?-u)\\b{start}\\w+\\b{end}", "caf\xC3\xA9") == SpanPairs{{0, 3}});
+  CHECK(error_of("(?-u)[\\d-z]").find("invalid range boundary, must be a literal") !=
+        std::string::npos);
+  CHECK(error_of("(?iu-u)x").find("duplicate flag") != std::string::npos);
+  CHECK(error_of("(?-u)a{").find("counted repetition") != std::string::npos);
+  CHECK(error_of("(?-u)\\1").find("backreferences are not supported") != std::string::npos);
+  CHECK(error_of("(?-u)\\x{110000}").find("not a Unicode scalar value") != std::string::npos);
+}
+
 TEST_CASE("disables_unicode finds (?-u) flag groups", "[engine][bytes]") {
   using ctx::engine::detail::disables_unicode;
   CHECK(disables_unicode("(?-u)x"));
