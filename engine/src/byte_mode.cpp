@@ -86,8 +86,7 @@ const CodepointRanges& perl_unicode(char kind) {
     }
     return canonical_ranges(std::move(out));
   };
-  static const CodepointRanges word =
-      build({"Alphabetic", "M", "Nd", "Pc", "Join_Control"});
+  static const CodepointRanges word = build({"Alphabetic", "M", "Nd", "Pc", "Join_Control"});
   static const CodepointRanges digit = build({"Nd"});
   static const CodepointRanges space = build({"White_Space"});
   return kind == 'w' ? word : kind == 'd' ? digit : space;
@@ -435,9 +434,10 @@ class Translator {
         ++pos_;
         // Rust's CRLF mode (R, --crlf) keeps `.` off \r too.
         if (flags_.u) {
-          emit_atom(set_atom(Set{false, flags_.s   ? CodepointRanges{{0, 0x10FFFF}}
-                                        : flags_.R ? CodepointRanges{{0, 9}, {11, 12}, {14, 0x10FFFF}}
-                                                   : CodepointRanges{{0, 9}, {11, 0x10FFFF}}}));
+          emit_atom(
+              set_atom(Set{false, flags_.s   ? CodepointRanges{{0, 0x10FFFF}}
+                                  : flags_.R ? CodepointRanges{{0, 9}, {11, 12}, {14, 0x10FFFF}}
+                                             : CodepointRanges{{0, 9}, {11, 0x10FFFF}}}));
         } else {
           emit_atom(flags_.s ? "[\\x00-\\xFF]" : flags_.R ? "[^\\n\\r]" : "[^\\n]");
         }
@@ -516,8 +516,8 @@ class Translator {
       return;
     }
     std::size_t j = pos_ + 2;
-    if (re_.substr(j, 2) == "P<" || (re_.substr(j, 1) == "<" && re_.substr(j + 1, 1) != "=" &&
-                                     re_.substr(j + 1, 1) != "!")) {
+    if (re_.substr(j, 2) == "P<" ||
+        (re_.substr(j, 1) == "<" && re_.substr(j + 1, 1) != "=" && re_.substr(j + 1, 1) != "!")) {
       const std::size_t name_at = j + (re_[j] == 'P' ? 2 : 1);
       const std::size_t close = re_.find('>', name_at);
       if (close == std::string_view::npos) {
@@ -990,8 +990,8 @@ class Translator {
   std::string_view re_;
   bool superset_;
   Flags flags_;
-  std::vector<Flags> scopes_;       // the flags outside each open group
-  std::vector<std::size_t> open_;   // where each open group starts
+  std::vector<Flags> scopes_;          // the flags outside each open group
+  std::vector<std::size_t> open_;      // where each open group starts
   std::vector<std::size_t> open_out_;  // where each open group starts in out_
   std::size_t atom_start_ = 0;         // where the last atom (or group) starts in out_
   bool quantified_ = false;            // a quantifier follows that atom

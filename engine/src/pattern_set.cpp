@@ -1231,8 +1231,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       turns_off = turns_off || (!options.fixed_strings && detail::disables_unicode(p));
       literals = literals && (options.fixed_strings || is_literal(p));
     }
-    byte_mode = turns_off ||
-                (options.no_unicode && !(literals && !impl->caseless && !options.word));
+    byte_mode =
+        turns_off || (options.no_unicode && !(literals && !impl->caseless && !options.word));
   }
   impl->byte_mode = byte_mode;
   std::uint32_t pcre_flags =
@@ -1271,8 +1271,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     std::string pcre_regex = regex;
     originals.push_back(regex);
     if (byte_mode) {
-      detail::ByteRegexOptions bytes{impl->caseless, !options.no_unicode,
-                                     options.multiline_dotall, options.crlf, false};
+      detail::ByteRegexOptions bytes{impl->caseless, !options.no_unicode, options.multiline_dotall,
+                                     options.crlf, false};
       CTX_TRY_ASSIGN(pcre_regex, detail::rust_to_bytes(regex, bytes));
       bytes.superset = true;
       CTX_TRY_ASSIGN(regex, detail::rust_to_bytes(regex, bytes));
@@ -1301,8 +1301,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     pcre_regexes.push_back(std::move(pcre_regex));
     any_empty = any_empty || min_length == 0;
     all_literal = all_literal && !byte_mode && (options.fixed_strings || is_literal(p)) &&
-                  !p.empty() &&
-                  p.find('\n') == std::string::npos && (!impl->caseless || is_ascii(p));
+                  !p.empty() && p.find('\n') == std::string::npos &&
+                  (!impl->caseless || is_ascii(p));
     regexes.push_back(std::move(regex));
   }
   // Without UTF, PCRE2 tries every byte position itself.

@@ -49,8 +49,12 @@ PatternOptions no_unicode() {
 }  // namespace
 
 TEST_CASE("(?-u) matches raw bytes where Unicode mode matches characters", "[engine][bytes]") {
-  CHECK(spans_of("(?-u)\\xff", "a\xff" "b") == SpanPairs{{1, 2}});
-  CHECK(spans_of("(?-u:[^a])", "a\xff" "b") == SpanPairs{{1, 2}, {2, 3}});
+  CHECK(spans_of("(?-u)\\xff",
+                 "a\xff"
+                 "b") == SpanPairs{{1, 2}});
+  CHECK(spans_of("(?-u:[^a])",
+                 "a\xff"
+                 "b") == SpanPairs{{1, 2}, {2, 3}});
   CHECK(spans_of("(?-u).", "\xC3\xA9") == SpanPairs{{0, 1}, {1, 2}});
   CHECK(spans_of("(?-u).", "a\nb", [] {
           PatternOptions o;
@@ -95,8 +99,7 @@ TEST_CASE("\\p{..} and non-ASCII class literals are errors with Unicode off", "[
         "regex parse error in '(?-u)\\pL' at offset 5: Unicode not allowed here");
   CHECK(error_of("(?-u)[\xC3\xA9]").find("at offset 6: Unicode not allowed here") !=
         std::string::npos);
-  CHECK(error_of("\\p{Greek}", no_unicode()).find("Unicode not allowed here") !=
-        std::string::npos);
+  CHECK(error_of("\\p{Greek}", no_unicode()).find("Unicode not allowed here") != std::string::npos);
   CHECK(error_of("(?-u)[\\x{e9}]").find("Unicode not allowed here") != std::string::npos);
   CHECK(error_of("(?-u)(?=a)").find("look-around") != std::string::npos);
   CHECK(error_of("(?-u)(a").find("unclosed group") != std::string::npos);
@@ -120,12 +123,19 @@ TEST_CASE("-w uses ASCII half word boundaries under --no-unicode, Unicode ones w
   PatternOptions word = no_unicode();
   word.word = true;
   CHECK(spans_of("caf", "caf\xC3\xA9", word) == SpanPairs{{0, 3}});
-  CHECK(spans_of("caf", "\xFF" "caf!", word) == SpanPairs{{1, 4}});
+  CHECK(spans_of("caf",
+                 "\xFF"
+                 "caf!",
+                 word) == SpanPairs{{1, 4}});
   word.no_unicode = false;
   CHECK(spans_of("caf", "caf\xC3\xA9", word).empty());
   CHECK(spans_of("(?-u)caf", "caf\xC3\xA9", word).empty());
   // Unicode half boundaries fail next to invalid UTF-8.
-  CHECK(spans_of("(?-u)caf", "\xFF" "caf!", word).empty());
+  CHECK(spans_of("(?-u)caf",
+                 "\xFF"
+                 "caf!",
+                 word)
+            .empty());
   CHECK(spans_of("(?-u)caf", "\xC3\xA9 caf!", word) == SpanPairs{{3, 6}});
 }
 
@@ -133,10 +143,22 @@ TEST_CASE("byte-mode Unicode classes match exactly the UTF-8 path's characters",
           "[engine][bytes]") {
   // Every pattern also runs with a never-matching (?-u) alternative, which puts the set in byte
   // mode; both must match the same characters, sampled across every range of code points.
-  const std::vector<std::string> pieces = {
-      ".",       "\\w",        "\\W",      "\\d",          "\\s",     "\\p{Greek}", "(?i)k",
-      "[^a-z]",  "(?i)[^k]",   "\\P{L}",   "(?i)\\p{Lu}",  "[\\w--\\d]", "(?i)\xCF\x83",
-      "[\\x{80}-\\x{10FFFF}&&\\p{Han}]",   "[[:^alpha:]]", "(?i)[[:upper:]]"};
+  const std::vector<std::string> pieces = {".",
+                                           "\\w",
+                                           "\\W",
+                                           "\\d",
+                                           "\\s",
+                                           "\\p{Greek}",
+                                           "(?i)k",
+                                           "[^a-z]",
+                                           "(?i)[^k]",
+                                           "\\P{L}",
+                                           "(?i)\\p{Lu}",
+                                           "[\\w--\\d]",
+                                           "(?i)\xCF\x83",
+                                           "[\\x{80}-\\x{10FFFF}&&\\p{Han}]",
+                                           "[[:^alpha:]]",
+                                           "(?i)[[:upper:]]"};
   std::string hay;
   for (std::uint32_t cp = 1; cp <= 0x10FFFF; cp += (cp < 0x3000 ? 7 : 997)) {
     if (cp >= 0xD800 && cp <= 0xDFFF) continue;
@@ -157,18 +179,29 @@ TEST_CASE("byte-mode Unicode classes match exactly the UTF-8 path's characters",
 
 TEST_CASE("byte-mode word look-arounds agree with the UTF-8 path next to invalid UTF-8",
           "[engine][bytes]") {
-  const std::vector<std::string> lines = {
-      "b\x80 x",        "\x80" "bar",   "a\xCE\xB1\xFF" "b", "\xE2\x84 ab", "ab\xC3",
-      "\xCE\xB1\x80\x80" "c", "x \xC3\xA9t\xC3\xA9 ", "\xF0\x9F\x98\x80" "a_1 \xFF\xFE",
-      "\x80\x80\x80" "a", "\x80" "a"};
+  const std::vector<std::string> lines = {"b\x80 x",
+                                          "\x80"
+                                          "bar",
+                                          "a\xCE\xB1\xFF"
+                                          "b",
+                                          "\xE2\x84 ab",
+                                          "ab\xC3",
+                                          "\xCE\xB1\x80\x80"
+                                          "c",
+                                          "x \xC3\xA9t\xC3\xA9 ",
+                                          "\xF0\x9F\x98\x80"
+                                          "a_1 \xFF\xFE",
+                                          "\x80\x80\x80"
+                                          "a",
+                                          "\x80"
+                                          "a"};
   const std::vector<std::string> patterns = {"\\b", "\\B", "\\b\\w+\\b", "\\Ba", "a\\b", "\\w\\B"};
   for (bool after_line_break : {false, true}) {
     for (const std::string& p : patterns) {
       for (const std::string& line : lines) {
         INFO("pattern " << p << " after_line_break " << after_line_break);
         const SpanPairs utf8 = spans_of(std::vector<std::string>{p}, line, {}, after_line_break);
-        CHECK(spans_of(std::vector<std::string>{p + "(?-u)"}, line, {}, after_line_break) ==
-              utf8);
+        CHECK(spans_of(std::vector<std::string>{p + "(?-u)"}, line, {}, after_line_break) == utf8);
       }
     }
     PatternOptions word;
@@ -176,8 +209,7 @@ TEST_CASE("byte-mode word look-arounds agree with the UTF-8 path next to invalid
     for (const char* p : {"a", "\\w+", "ab|bar|c"}) {
       for (const std::string& line : lines) {
         INFO("-w pattern " << p << " after_line_break " << after_line_break);
-        const SpanPairs utf8 =
-            spans_of(std::vector<std::string>{p}, line, word, after_line_break);
+        const SpanPairs utf8 = spans_of(std::vector<std::string>{p}, line, word, after_line_break);
         CHECK(spans_of(std::vector<std::string>{std::string(p) + "(?-u)"}, line, word,
                        after_line_break) == utf8);
       }
@@ -188,9 +220,13 @@ TEST_CASE("byte-mode word look-arounds agree with the UTF-8 path next to invalid
 TEST_CASE("byte-mode sets agree with PCRE2 alone through the Hyperscan prefilter",
           "[engine][bytes]") {
   // The Hyperscan expressions are supersets over bytes; PCRE2 alone is the reference.
-  const std::vector<std::vector<std::string>> sets = {
-      {"(?-u)\\xff"}, {"(?-u)\\w+x"}, {"\\p{Greek}+(?-u)", "foo"}, {"(?i-u)ab|(?i)k"},
-      {"(?-u)[^\\x00-\\x7f]{2}"}, {"\\w{3}(?-u:\\b)"}, {"(?-u)caf\\xc3|\\s\\S"}};
+  const std::vector<std::vector<std::string>> sets = {{"(?-u)\\xff"},
+                                                      {"(?-u)\\w+x"},
+                                                      {"\\p{Greek}+(?-u)", "foo"},
+                                                      {"(?i-u)ab|(?i)k"},
+                                                      {"(?-u)[^\\x00-\\x7f]{2}"},
+                                                      {"\\w{3}(?-u:\\b)"},
+                                                      {"(?-u)caf\\xc3|\\s\\S"}};
   const std::string hay =
       "foo \xCE\xB1\xCE\xB2 \xFF\xFE abx K\xE2\x84\xAA \xC3\xA9t\xC3\xA9 caf\xC3\n"
       "plain ascii\nAB \xCF\x83\n";
