@@ -250,6 +250,17 @@ class Translator {
   }
 
   Result<std::string> run() {
+    // ripgrep takes patterns as UTF-8 only (bytes are written as (?-u)\xNN).
+    for (std::size_t i = 0; i < re_.size();) {
+      std::size_t len = 0;
+      bool raw = false;
+      char_at(i, len, raw);
+      if (raw) {
+        fail(i, "the pattern is not valid UTF-8 (match a byte with (?-u)\\xNN)");
+        break;
+      }
+      i += len;
+    }
     while (pos_ < re_.size() && why_.empty()) step();
     if (why_.empty() && !scopes_.empty()) fail(open_.back(), "unclosed group");
     if (!why_.empty()) {

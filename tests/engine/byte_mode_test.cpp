@@ -273,6 +273,8 @@ TEST_CASE("byte mode accepts and rejects the shapes Rust does", "[engine][bytes]
   CHECK(error_of("(?-u)a{").find("counted repetition") != std::string::npos);
   CHECK(error_of("(?-u)\\1").find("backreferences are not supported") != std::string::npos);
   CHECK(error_of("(?-u)\\x{110000}").find("not a Unicode scalar value") != std::string::npos);
+  CHECK(error_of("(?-u)\xFF").find("at offset 5: the pattern is not valid UTF-8") !=
+        std::string::npos);
 }
 
 TEST_CASE("disables_unicode finds (?-u) flag groups", "[engine][bytes]") {
