@@ -423,6 +423,30 @@ std::string compile_error_message(std::string_view shown, PCRE2_SIZE offset, int
   return message;
 }
 
+// The error for byte-mode `regex` (byte_mode.hpp), the translation of `typed`, that PCRE2 refuses
+// to compile with `flags`: its offsets would point into the translation, so none is named.
+Error byte_mode_compile_error(std::string_view typed, const std::string& regex,
+                              std::uint32_t flags) {
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  if (pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(),
+                                       flags, &error, &offset, nullptr)) {
+    pcre2_code_free(code);  // not expected
+  }
+  std::string message = fmt::format(
+      "regex parse error in '{}': {} (in its translation to a regex over bytes, which Unicode "
+      "mode off needs)",
+      typed, pcre2_error_text(error));
+  if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
+    message += fmt::format(
+        ": PCRE2 compiles a regex into at most {}, and Unicode classes (\\w, \\p{{..}}, `.`) "
+        "become alternations of UTF-8 byte sequences there: repeat them less, or use ASCII "
+        "classes",
+        pcre2_size_limit());
+  }
+  return Error{ErrorCode::kInvalidArgument, std::move(message)};
+}
+
 // `jit`: also JIT-compile (each JIT compile maps executable memory: skip it for a code that only
 // validates a pattern or reports its properties).
 Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
@@ -1291,6 +1315,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       min_length = static_cast<std::uint32_t>(std::min<std::size_t>(p.size(), UINT32_MAX));
     } else {
       auto alone_or = compile_pcre2(pcre_regex, pcre_flags, p, /*jit=*/false);
+      if (!alone_or.ok() && byte_mode) {  // the translation parsed: PCRE2 refuses what it made
+        return byte_mode_compile_error(p, pcre_regex, pcre_flags);
+      }
       if (!alone_or.ok() && pcre_regex != p) {  // the offset should point into what was typed
         if (auto typed = compile_pcre2(p, pcre_flags, p, /*jit=*/false); !typed.ok())
           return std::move(typed).error();

@@ -273,6 +273,7 @@ TEST_CASE("byte mode accepts and rejects the shapes Rust does", "[engine][bytes]
   CHECK(error_of("(?-u)a{").find("counted repetition") != std::string::npos);
   CHECK(error_of("(?-u)\\1").find("backreferences are not supported") != std::string::npos);
   CHECK(error_of("(?-u)\\x{110000}").find("not a Unicode scalar value") != std::string::npos);
+  CHECK(error_of("(?-u:x)|[\\pL\\pN]{100}").find("at most") != std::string::npos);
   CHECK(error_of("(?-u)\xFF").find("at offset 5: the pattern is not valid UTF-8") !=
         std::string::npos);
 }
