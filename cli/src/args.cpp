@@ -326,6 +326,16 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.pattern.multiline_dotall = true; return {}; }},
   {"no-multiline-dotall", 0, "", "Undo --multiline-dotall.",
    [](Args& a, std::string_view) -> Status { a.pattern.multiline_dotall = false; return {}; }},
+  {"no-unicode", 0, "", "Disable Unicode mode for every pattern, as a leading (?-u): '.' and "
+   "negated classes match any byte, \\xFF is the byte, \\w \\d \\s \\b and case folding are "
+   "ASCII. With -P, PCRE2 without UTF and UCP.",
+   [](Args& a, std::string_view) -> Status { a.pattern.no_unicode = true; return {}; }},
+  {"unicode", 0, "", "Undo --no-unicode (Unicode mode is the default).",
+   [](Args& a, std::string_view) -> Status { a.pattern.no_unicode = false; return {}; }},
+  {"no-pcre2-unicode", 0, "", "(DEPRECATED) Alias of --no-unicode.",
+   [](Args& a, std::string_view) -> Status { a.pattern.no_unicode = true; return {}; }},
+  {"pcre2-unicode", 0, "", "(DEPRECATED) Alias of --unicode.",
+   [](Args& a, std::string_view) -> Status { a.pattern.no_unicode = false; return {}; }},
   {"max-columns", 'M', "NUM", "Omit printed lines longer than NUM bytes (0: no limit).",
    [](Args& a, std::string_view v) -> Status {
      CTX_TRY_ASSIGN(auto n, parse_count("max-columns", v));

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "bit_matcher.hpp"
+#include "byte_mode.hpp"
 #include "byte_prefilter.hpp"
 #include "ctx/base/utf8.hpp"
 #include "line_anchors.hpp"
@@ -421,6 +422,30 @@ std::string compile_error_message(std::string_view shown, PCRE2_SIZE offset, int
         pcre2_size_limit());
   }
   return message;
+}
+
+// The error for byte-mode `regex` (byte_mode.hpp), the translation of `typed`, that PCRE2 refuses
+// to compile with `flags`: its offsets would point into the translation, so none is named.
+Error byte_mode_compile_error(std::string_view typed, const std::string& regex,
+                              std::uint32_t flags) {
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  if (pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(),
+                                       flags, &error, &offset, nullptr)) {
+    pcre2_code_free(code);  // not expected
+  }
+  std::string message = fmt::format(
+      "regex parse error in '{}': {} (in its translation to a regex over bytes, which Unicode "
+      "mode off needs)",
+      typed, pcre2_error_text(error));
+  if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
+    message += fmt::format(
+        ": PCRE2 compiles a regex into at most {}, and Unicode classes (\\w, \\p{{..}}, `.`) "
+        "become alternations of UTF-8 byte sequences there: repeat them less, or use ASCII "
+        "classes",
+        pcre2_size_limit());
+  }
+  return Error{ErrorCode::kInvalidArgument, std::move(message)};
 }
 
 // `jit`: also JIT-compile (each JIT compile maps executable memory: skip it for a code that only
@@ -1007,13 +1032,78 @@ bool can_match_newline(std::string_view p, bool dotall, bool literal) {
   return false;
 }
 
+// What Rust's LookMatcher sees on one side of a position: no character (the haystack's edge), an
+// invalid one, a word character or another character.
+enum class Side { kNone, kInvalid, kWord, kNonWord };
+
+Side side_of(std::string_view ch) { return is_rust_word_char(ch) ? Side::kWord : Side::kNonWord; }
+
+// regex-automata's utf8::decode_last of the subject before `at` (a line terminator precedes the
+// subject when `after_line_break`, within the 4 bytes Rust looks back).
+Side rust_side_before(std::string_view subject, std::size_t at, bool after_line_break) {
+  if (at == 0) return after_line_break ? Side::kNonWord : Side::kNone;
+  std::size_t start = at - 1;
+  const std::size_t limit = at >= 4 ? at - 4 : 0;
+  while (start > limit && is_continuation_byte(static_cast<unsigned char>(subject[start]))) --start;
+  if (is_continuation_byte(static_cast<unsigned char>(subject[start]))) {
+    return start == 0 && at <= 3 && after_line_break ? Side::kNonWord : Side::kInvalid;
+  }
+  const std::string_view head = subject.substr(0, at);
+  const std::size_t len = rust_decode_length(head, start);
+  return len == 0 ? Side::kInvalid : side_of(head.substr(start, len));
+}
+
+// regex-automata's utf8::decode of the subject from `at`.
+Side rust_side_after(std::string_view subject, std::size_t at) {
+  if (at >= subject.size()) return Side::kNone;
+  const std::size_t len = rust_decode_length(subject, at);
+  return len == 0 ? Side::kInvalid : side_of(subject.substr(at, len));
+}
+
+// The byte-mode callouts (byte_mode.hpp): regex-automata 0.4's Unicode word look-arounds at the
+// current position, 0 when it holds, 1 when not.
+int rust_look_callout(std::uint32_t number, std::string_view subject, std::size_t at,
+                      bool after_line_break) {
+  const Side before = rust_side_before(subject, at, after_line_break);
+  const Side after = rust_side_after(subject, at);
+  const bool word_before = before == Side::kWord, word_after = after == Side::kWord;
+  bool holds = false;
+  switch (number) {
+    case detail::kCalloutWordBoundary:
+      holds = word_before != word_after;
+      break;
+    case detail::kCalloutNotWordBoundary:  // neither side may be invalid UTF-8
+      holds = before != Side::kInvalid && after != Side::kInvalid && word_before == word_after;
+      break;
+    case detail::kCalloutWordStart:
+      holds = !word_before && word_after;
+      break;
+    case detail::kCalloutWordEnd:
+      holds = word_before && !word_after;
+      break;
+    case detail::kCalloutWordStartHalf:
+      holds = before != Side::kInvalid && !word_before;
+      break;
+    default:  // kCalloutWordEndHalf
+      holds = after != Side::kInvalid && !word_after;
+      break;
+  }
+  return holds ? 0 : 1;
+}
+
 // The PCRE2 callout of rust_syntax.hpp's kCalloutWordBefore / kCalloutNonWordBefore: 0 (go on)
 // when the bytes before the current position end in stray continuation bytes after a valid
 // character that Rust's decode_last reads as the character before, and that character is (is
-// not) a word character; 1 (fail here) otherwise. Other callout numbers (none are generated)
-// pass.
+// not) a word character; 1 (fail here) otherwise. The byte-mode callouts (byte_mode.hpp) go to
+// rust_look_callout; other callout numbers (none are generated) pass.
 int rust_word_callout(pcre2_callout_block* block, void* after_line_break) {
   const std::uint32_t number = block->callout_number;
+  if (number >= detail::kCalloutWordBoundary && number <= detail::kCalloutWordEndHalf) {
+    const std::string_view subject(reinterpret_cast<const char*>(block->subject),
+                                   block->subject_length);
+    return rust_look_callout(number, subject, block->current_position,
+                             *static_cast<const bool*>(after_line_break));
+  }
   if (number != detail::kCalloutWordBefore && number != detail::kCalloutNonWordBefore) return 0;
   const auto* bytes = reinterpret_cast<const unsigned char*>(block->subject);
   const std::size_t at = block->current_position;
@@ -1062,6 +1152,7 @@ struct PatternSet::Impl {
   // (empty_match_in_invalid_utf8).
   bool empty_in_invalid_utf8 = false;
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
+  bool byte_mode = false;  // the regexes are over bytes (byte_mode.hpp), PCRE2 without UTF
   bool multiline = false;  // -U and some pattern can match a line feed
   CrlfLines crlf_lines = CrlfLines::kOff;        // what confirm_line and each_match run line_re on
   Alternation ml_re;                             // multiline mode: the whole-buffer regex
@@ -1154,8 +1245,25 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   }
 
   // The regex of each pattern, validated alone so errors point into what the user typed.
-  const std::uint32_t pcre_flags =
+  // Rust's non-Unicode mode ((?-u), --no-unicode): every pattern of the set becomes a regex over
+  // bytes (byte_mode.hpp) for PCRE2 without UTF and Hyperscan without HS_FLAG_UTF8. Sets without
+  // it keep the UTF-8 path untouched, and so do --no-unicode sets of plain literals that neither
+  // case nor word boundaries make differ.
+  bool byte_mode = false;
+  if (!options.pcre2) {
+    bool turns_off = false, literals = true;
+    for (const std::string& p : patterns) {
+      turns_off = turns_off || (!options.fixed_strings && detail::disables_unicode(p));
+      literals = literals && (options.fixed_strings || is_literal(p));
+    }
+    byte_mode =
+        turns_off || (options.no_unicode && !(literals && !impl->caseless && !options.word));
+  }
+  impl->byte_mode = byte_mode;
+  std::uint32_t pcre_flags =
       PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | (impl->caseless ? PCRE2_CASELESS : 0U);
+  if (byte_mode) pcre_flags = 0;  // case folding is spelled out in the regexes
+  if (options.pcre2 && options.no_unicode) pcre_flags &= PCRE2_CASELESS;
   // originals: as typed (-F: escaped); regexes: rust_to_pcre2's kKeep form of each.
   std::vector<std::string> originals, regexes, pcre_regexes;
   bool all_literal = true;
@@ -1199,7 +1307,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     // supersets of Rust's.
     std::string pcre_regex = regex;
     originals.push_back(regex);
-    if (!options.fixed_strings && !options.pcre2) {
+    if (byte_mode) {
+      detail::ByteRegexOptions bytes{impl->caseless, !options.no_unicode, options.multiline_dotall,
+                                     options.crlf, false};
+      CTX_TRY_ASSIGN(pcre_regex, detail::rust_to_bytes(regex, bytes));
+      bytes.superset = true;
+      CTX_TRY_ASSIGN(regex, detail::rust_to_bytes(regex, bytes));
+    } else if (!options.fixed_strings && !options.pcre2) {
       CTX_TRY_ASSIGN(std::string rust,
                      detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kRust));
       pcre_regex = scripts_as_in_rust(rust);
@@ -1218,6 +1332,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       min_length = static_cast<std::uint32_t>(std::min<std::size_t>(p.size(), UINT32_MAX));
     } else {
       auto alone_or = compile_pcre2(pcre_regex, pcre_flags, p, /*jit=*/false);
+      if (!alone_or.ok() && byte_mode) {  // the translation parsed: PCRE2 refuses what it made
+        return byte_mode_compile_error(p, pcre_regex, pcre_flags);
+      }
       if (!alone_or.ok() && pcre_regex != p) {  // the offset should point into what was typed
         if (auto typed = compile_pcre2(p, pcre_flags, p, /*jit=*/false); !typed.ok())
           return std::move(typed).error();
@@ -1227,11 +1344,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }
     pcre_regexes.push_back(std::move(pcre_regex));
     any_empty = any_empty || min_length == 0;
-    all_literal = all_literal && (options.fixed_strings || is_literal(p)) && !p.empty() &&
-                  p.find('\n') == std::string::npos && (!impl->caseless || is_ascii(p));
+    all_literal = all_literal && !byte_mode && (options.fixed_strings || is_literal(p)) &&
+                  !p.empty() && p.find('\n') == std::string::npos &&
+                  (!impl->caseless || is_ascii(p));
     regexes.push_back(std::move(regex));
   }
-  impl->empty_in_invalid_utf8 = any_empty && !options.pcre2;
+  // Without UTF, PCRE2 tries every byte position itself.
+  impl->empty_in_invalid_utf8 = any_empty && !options.pcre2 && !byte_mode;
   if (options.crlf && !options.multiline) {
     impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
   }
@@ -1258,7 +1377,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     // Under -i, k and s also match U+212A and U+017F, which ASCII caseless matching misses: a
     // literal with them is searched by its longest piece without them (a superset), and PCRE2
     // confirms every candidate line.
-    bool plain_literals = std::ranges::all_of(patterns, [&](const auto& p) {
+    bool plain_literals = !byte_mode && std::ranges::all_of(patterns, [&](const auto& p) {
       return !p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p)) &&
              p.find('\n') == std::string::npos;
     });
@@ -1312,6 +1431,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         unsigned f = HS_FLAG_MULTILINE;
         if (impl->caseless) f |= HS_FLAG_CASELESS;
         if (anchored) hs_patterns[i] = "^(?:" + regexes[i] + ")$";
+        if (byte_mode) {  // a superset over bytes, case folding spelled out
+          flags.push_back(HS_FLAG_MULTILINE);
+          continue;
+        }
         // A regex runs on Hyperscan as its byte-mode superset (byte_prefilter.hpp: compiles in
         // milliseconds where UCP classes take seconds, and scans invalid UTF-8 too); PCRE2
         // confirms. What the rewriter does not model runs as UTF-8 with UCP (haystacks that are
@@ -1416,7 +1539,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   impl->exact = (impl->literals.mode == LiteralMode::kSubstring && !impl->literals.cut) ||
                 (impl->hs != nullptr && all_literal && !options.word &&
                  impl->literals.mode != LiteralMode::kWholeLine);
-  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.crlf &&
+  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.crlf && !byte_mode &&
       !options.fixed_strings && !options.word && !any_empty && !patterns.empty() && !impl->exact &&
       impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
@@ -1433,7 +1556,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       word_start = fmt::format("(?<!{})", kPcre2WordClass);
       word_end = fmt::format("(?!{})", kPcre2WordClass);
     }
-    if (!options.pcre2) {
+    if (byte_mode && options.no_unicode) {  // regex-automata's WordStartHalfAscii and so on
+      word_start = "(?<![0-9A-Za-z_])";
+      word_end = "(?![0-9A-Za-z_])";
+    } else if (byte_mode) {
+      word_start = fmt::format("(?C{})", detail::kCalloutWordStartHalf);
+      word_end = fmt::format("(?C{})", detail::kCalloutWordEndHalf);
+    } else if (!options.pcre2) {
       const std::string non_word = fmt::format("[^{}]", detail::kRustWordItems);
       word_start = fmt::format("(?:\\A|(?<={})|(?C{}))", non_word, detail::kCalloutNonWordBefore);
       word_end = "(?:\\z|(?=" + non_word + "))";
@@ -1452,7 +1581,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     const std::uint32_t line_flags = options.crlf ? PCRE2_MULTILINE : 0U;
     CTX_TRY_ASSIGN(impl->line_re, compile_alternation(pcre_regexes, patterns, line_wrap,
                                                       pcre_flags | limit_flag | line_flags));
-    if (!options.pcre2 && !options.fixed_strings && !patterns.empty()) {
+    if (!options.pcre2 && !options.fixed_strings && !byte_mode && !patterns.empty()) {
       std::vector<std::string> ascii_regexes;
       ascii_regexes.reserve(regexes.size());
       for (const std::string& r : regexes) ascii_regexes.push_back(scripts_as_in_rust(r));
@@ -1485,7 +1614,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                                                       pcre_flags | PCRE2_MULTILINE | limit_flag));
     if (impl->multiline) {
       if (!options.pcre2 && !options.pcre2_only && !options.crlf && !options.fixed_strings &&
-          !options.word && !options.line && !any_empty && !patterns.empty()) {
+          !byte_mode && !options.word && !options.line && !any_empty && !patterns.empty()) {
         impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
                                                               options.multiline_dotall);
       }
@@ -1512,7 +1641,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           // The byte-mode superset (byte_prefilter.hpp) compiles in milliseconds where UCP takes
           // seconds; its classes keep '\n' but its `.` never matches one: not under dot-all.
           std::optional<std::string> bytes;
-          if (!options.multiline_dotall && !options.fixed_strings) {
+          if (byte_mode) {
+            bytes = re;  // already over bytes, case folding and dot-all spelled out
+          } else if (!options.multiline_dotall && !options.fixed_strings) {
             bytes = detail::byte_prefilter(re, impl->caseless);
           }
           if (bytes) {
@@ -1527,7 +1658,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
             utf8 = true;
           }
           ml_patterns.push_back(std::move(re));
-          if (impl->caseless) f |= HS_FLAG_CASELESS;
+          if (impl->caseless && !byte_mode) f |= HS_FLAG_CASELESS;
           if (options.multiline_dotall) f |= HS_FLAG_DOTALL;
           flags.push_back(f);
           ids.push_back(static_cast<unsigned>(i));

@@ -15,7 +15,8 @@
 //   [a[b]] [a&&b]   nested classes and the set operations && -- ~~ (intersection, difference,
 //                   symmetric difference) become look-aheads around one-character classes.
 //   [:alpha:]       at the top level: a class of ':', 'a', 'l', ... in Rust, an error in PCRE2.
-//   (?u)            dropped (Unicode mode is the default); (?-u) is an error (not supported).
+//   (?u)            dropped (Unicode mode is the default); (?-u) is an error here: patterns with
+//                   it (and --no-unicode) go to byte_mode.hpp instead.
 #pragma once
 
 #include <array>

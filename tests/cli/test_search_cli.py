@@ -262,6 +262,49 @@ golden("- alone is one file: no path printed", ["-n", "foo", "-"], b"2:foo c\n",
 golden("- after a path", ["-H", "foo", "d/sub", "-"], b"d/sub/c.txt:x foo\n<stdin>:foo\n", 0,
        stdin=b"foo\n")
 
+# Unicode mode off: (?-u), --no-unicode (rg 14: also for -P), --no-pcre2-unicode
+U = b"a\xffb\ncaf\xc3\xa9 \xc3\x89COLE\nK\xe2\x84\xaa k\n\xce\xb1\xce\xb2 x_1\n"
+U_ASCII_WORDS = b"a\nb\ncaf\nCOLE\nK\nk\nx_1\n"
+U_WORDS = b"a\nb\ncaf\xc3\xa9\n\xc3\x89COLE\nK\xe2\x84\xaa\nk\n\xce\xb1\xce\xb2\nx_1\n"
+golden("(?-u) matches a raw byte", ["-o", "(?-u)\\xff"], b"\xff\n", 0, stdin=U)
+golden("(?-u) negated classes match any byte but a line feed", ["-o", "-n", "(?-u:[^a-z\\n ])"],
+       b"1:\xff\n2:\xc3\n2:\xa9\n2:\xc3\n2:\x89\n2:C\n2:O\n2:L\n2:E\n3:K\n3:\xe2\n3:\x84\n"
+       b"3:\xaa\n4:\xce\n4:\xb1\n4:\xce\n4:\xb2\n4:_\n4:1\n", 0, stdin=U)
+golden("(?-u) makes \\w ASCII", ["-o", "(?-u)\\w+"], U_ASCII_WORDS, 0, stdin=U)
+golden("(?u) turns Unicode mode back on", ["-o", "(?-u)(?u:\\w+)"], U_WORDS, 0, stdin=U)
+golden("(?i-u) folds ASCII letters only", ["-o", "(?i-u)k|\\xc3\\xa9"], b"\xc3\xa9\nK\nk\n", 0,
+       stdin=U)
+golden("a pattern mixes both modes", ["-o", "\\p{Greek}+(?-u:\\x20)|caf(?-u:\\xc3)"],
+       b"caf\xc3\n\xce\xb1\xce\xb2 \n", 0, stdin=U)
+golden("a set mixes patterns of both modes", ["-o", "-e", "(?-u)\\xff", "-e", "(?i)k"],
+       b"\xff\nK\n\xe2\x84\xaa\nk\n", 0, stdin=U)
+golden("--no-unicode makes \\w ASCII", ["-o", "--no-unicode", "\\w+"], U_ASCII_WORDS, 0, stdin=U)
+golden("--unicode undoes --no-unicode", ["-o", "--no-unicode", "--unicode", "\\w+"], U_WORDS, 0,
+       stdin=U)
+golden("--no-pcre2-unicode is an alias of --no-unicode", ["-o", "--no-pcre2-unicode", "\\w+"],
+       U_ASCII_WORDS, 0, stdin=U)
+golden("--pcre2-unicode is an alias of --unicode",
+       ["-o", "--no-unicode", "--pcre2-unicode", "\\w+"], U_WORDS, 0, stdin=U)
+golden("--no-unicode -i folds no non-ASCII character", ["-o", "--no-unicode", "-i",
+                                                          "k|\\xc3\\xa9cole"],
+       b"K\nk\n", 0, stdin=U)
+golden("--no-unicode -F -i folds ASCII only", ["-c", "--no-unicode", "-F", "-i", "\u00e9cOLE"],
+       b"", 1, stdin=U)
+golden("-F -i folds non-ASCII in Unicode mode", ["-c", "-F", "-i", "\u00e9cOLE"], b"1\n", 0,
+       stdin=U)
+golden("--no-unicode -w has ASCII word boundaries", ["-o", "--no-unicode", "-w", "caf|a"],
+       b"a\ncaf\n", 0, stdin=U)
+golden("-w with a (?-u) pattern keeps Unicode word boundaries",
+       ["-o", "-w", "-e", "caf", "-e", "(?-u)x_1|a"], b"x_1\n", 0, stdin=U)
+golden("--no-unicode with -P searches without UTF", ["-o", "--no-unicode", "-P", "\\w+"],
+       U_ASCII_WORDS, 0, stdin=U)
+golden("\\p{..} with Unicode off is an error", ["--no-unicode", "\\pL"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '\\pL' at offset 0: Unicode not allowed here")],
+       stdin=U)
+golden("a non-ASCII class literal with Unicode off is an error", ["(?-u)[\u00e9]"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '(?-u)[\u00e9]' at offset 6: Unicode not "
+                 "allowed here")], stdin=U)
+
 
 @case
 def stdin_pieces_keep_line_numbers_and_offsets():

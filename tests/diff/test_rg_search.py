@@ -379,6 +379,11 @@ PATTERNS = [
     "a*", "x?", "(foo)*", "",
     # repetition and dots
     "fo+", "o{2}", "a.*b", "foo.*bar", ".", ".+", "f.o",
+    # Unicode mode off (bytes), alone and mixed with Unicode pieces
+    "(?-u)\\xff", "(?-u:[^a-z ])+", "(?-u).", "(?-u)\\w+", "(?-u:\\b)foo", "(?i-u)k",
+    "(?-u)[\\x80-\\xff]+", "\\w+(?-u:\\W)", "(?-u)(?u:\\w+)", "(?-u:\\xce\\xb1)", "(?-u)\\B.",
+    "(?i-u)strasse|ß", "(?-u)[[:^alpha:]]+", "é(?-u:\\xc3)", "(?-u)\\bfoo\\b|\\p{Greek}+",
+    "(?i)σ(?-u:.)", "(?-u)\\S+", "(?-u)f.o|.\\xaf",
 ]
 
 # Patterns for -U (multiline): line feeds, classes and anchors that reach across lines. Without -U
@@ -387,7 +392,8 @@ ML_PATTERNS = [
     "foo\\nbar", "o\\n", "\\n\\n", "foo\\s+bar", "[a-z]\\n[a-z]", "a.*\\n.*b", "\\nfoo",
     "bar\\n?", "(?s)foo.bar", "foo.{0,30}bar", "x\\n|y", "\\w+\\n\\w+", "^\\s*$\\n",
     "[^x]{5}", "[\\s\\S]{3}", "}\\n", "\\n$", "^foo", "bar$", "\\n\\S", "[^a-z]+", "\\s+$",
-    "α\\n|中文", "(?m)^$", "(?-m)^foo", "(?-m)\\n$", "bar$(?-m:\\s+$)",
+    "α\\n|中文", "(?m)^$", "(?-m)^foo", "(?-m)\\n$", "bar$(?-m:\\s+$)", "(?-u)\\n[^a]",
+    "(?s-u).\\n",
 ]
 
 OUTPUT_MODES = ["lines"] * 8 + ["-c", "-l", "--files-without-match", "--count-matches", "-o", "-o"]
@@ -396,7 +402,7 @@ BOOL_FLAGS = [("-n", 0.35), ("-i", 0.2), ("-w", 0.15), ("-x", 0.07), ("-F", 0.12
               ("-S", 0.1), ("-s", 0.04), ("-P", 0.1), ("--column", 0.12), ("-b", 0.1), ("-H", 0.1),
               ("-I", 0.08), ("--null", 0.08), ("--heading", 0.04), ("-a", 0.07), ("-q", 0.04),
               ("--binary", 0.05), ("--passthru", 0.04), ("--stop-on-nonmatch", 0.04),
-              ("--include-zero", 0.04), ("--crlf", 0.1)]
+              ("--include-zero", 0.04), ("--crlf", 0.1), ("--no-unicode", 0.08)]
 
 # Separator flags (values with rg's escapes: \t, \x2D, a lone backslash).
 SEPARATOR_FLAGS = ["--context-separator=@@", "--context-separator=", "--no-context-separator",

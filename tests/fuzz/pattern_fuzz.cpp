@@ -1,4 +1,5 @@
-// Fuzz target for the pattern front-end and the searcher. Input: byte 0 picks the options, the
+// Fuzz target for the pattern front-end and the searcher. Input: byte 0 picks the options (bits
+// 32 and 64 together also mean --no-unicode), the
 // bytes up to the first '\n' after it are one pattern (a second pattern follows a '\x01' in it),
 // the rest is the haystack. Traps when:
 // - compiling with Hyperscan (the normal path) and with PCRE2 alone (-P) disagree on whether the
@@ -89,6 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.smart_case = (flags & 4) != 0;
   options.word = (flags & 8) != 0;
   options.line = (flags & 16) != 0;
+  // --no-unicode (byte mode, engine/src/byte_mode.hpp) with -v and -m 2 together.
+  options.no_unicode = (flags & 96) == 96;
   auto tested = PatternSet::compile(patterns, options);
   PatternOptions reference_options = options;
   reference_options.pcre2_only = true;

@@ -26,6 +26,9 @@ struct PatternOptions {
   bool word = false;              // -w: matches must be surrounded by non-word characters
   bool line = false;              // -x: matches must be whole lines
   bool pcre2 = false;             // -P: PCRE2 syntax (look-around, backreferences)
+  // --no-unicode: Rust's Unicode mode off for every pattern, as a leading (?-u) ((?u) turns it
+  // back on); with -P, PCRE2 without UTF and UCP (rg's --no-pcre2-unicode).
+  bool no_unicode = false;
   // -U: matches may span lines. Without it a pattern holding a literal line feed (`\n`, `\x0a`)
   // is an error, as in ripgrep.
   bool multiline = false;

@@ -1,0 +1,1041 @@
+#include "byte_mode.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "ctx/base/utf8.hpp"
+#include "rust_syntax.hpp"
+#include "unicode_props.hpp"
+
+namespace ctx::engine::detail {
+namespace {
+
+using Range = std::pair<std::uint32_t, std::uint32_t>;
+
+// A character class: byte values (Unicode off) or Unicode scalar values (Unicode on), as sorted,
+// disjoint ranges.
+struct Set {
+  bool bytes = false;
+  CodepointRanges r;
+};
+
+CodepointRanges intersect(const CodepointRanges& a, const CodepointRanges& b) {
+  CodepointRanges out;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const std::uint32_t lo = std::max(a[i].first, b[j].first);
+    const std::uint32_t hi = std::min(a[i].second, b[j].second);
+    if (lo <= hi) out.emplace_back(lo, hi);
+    (a[i].second < b[j].second) ? ++i : ++j;
+  }
+  return out;
+}
+
+// The complement of `r` within the set's universe (bytes 0-255, or every scalar value).
+CodepointRanges negate(const Set& s) {
+  if (!s.bytes) return complement(s.r);
+  CodepointRanges out;
+  std::uint32_t next = 0;
+  for (auto [lo, hi] : s.r) {
+    if (lo > next) out.emplace_back(next, lo - 1);
+    next = hi + 1;
+  }
+  if (next <= 0xFF) out.emplace_back(next, 0xFF);
+  return out;
+}
+
+CodepointRanges unite(CodepointRanges a, const CodepointRanges& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return canonical_ranges(std::move(a));
+}
+
+CodepointRanges subtract(const Set& a, const CodepointRanges& b) {
+  return intersect(a.r, negate(Set{a.bytes, b}));
+}
+
+// Simple case folding: regex-syntax's ClassBytes::case_fold_simple (ASCII letters) or
+// ClassUnicode::try_case_fold_simple.
+void fold(Set& s) {
+  if (!s.bytes) {
+    s.r = case_fold_closure(s.r);
+    return;
+  }
+  CodepointRanges extra = s.r;
+  for (auto [lo, hi] : s.r) {
+    for (std::uint32_t c = std::max<std::uint32_t>(lo, 'A'); c <= std::min<std::uint32_t>(hi, 'z');
+         ++c) {
+      if (c <= 'Z') extra.emplace_back(c + 32, c + 32);
+      if (c >= 'a') extra.emplace_back(c - 32, c - 32);
+    }
+  }
+  s.r = canonical_ranges(std::move(extra));
+}
+
+// Rust's Unicode \w \d \s (regex-syntax's perl_word, perl_digit, perl_space; Unicode 15).
+const CodepointRanges& perl_unicode(char kind) {
+  auto build = [](std::initializer_list<std::string_view> names) {
+    CodepointRanges out;
+    std::string why;
+    for (std::string_view n : names) {
+      if (auto c = unicode_class(n, why)) out.insert(out.end(), c->ranges.begin(), c->ranges.end());
+    }
+    return canonical_ranges(std::move(out));
+  };
+  static const CodepointRanges word = build({"Alphabetic", "M", "Nd", "Pc", "Join_Control"});
+  static const CodepointRanges digit = build({"Nd"});
+  static const CodepointRanges space = build({"White_Space"});
+  return kind == 'w' ? word : kind == 'd' ? digit : space;
+}
+
+CodepointRanges perl_ascii(char kind) {
+  AsciiSet a{};
+  ascii_class(kind == 'w' ? "word" : kind == 'd' ? "digit" : "space", a);
+  CodepointRanges out;
+  for (std::uint32_t c = 0; c < 128; ++c) {
+    if (a[c]) out.emplace_back(c, c);
+  }
+  return canonical_ranges(std::move(out));
+}
+
+// One sequence of byte ranges, each byte of a UTF-8 encoding in its range.
+using Seq = std::vector<std::pair<std::uint8_t, std::uint8_t>>;
+
+// regex-syntax's Utf8Sequences: the UTF-8 encodings of the scalar values in [lo, hi] as
+// sequences of byte ranges, ascending, none overlapping.
+void utf8_sequences(std::uint32_t lo, std::uint32_t hi, std::vector<Seq>& out) {
+  std::vector<Range> stack{{lo, hi}};
+  constexpr std::array<std::uint32_t, 3> kMaxScalar = {0x7F, 0x7FF, 0xFFFF};
+  while (!stack.empty()) {
+    Range r = stack.back();
+    stack.pop_back();
+    for (;;) {
+      if (r.first < 0xE000 && r.second > 0xD7FF) {  // around the surrogates
+        stack.emplace_back(0xE000, r.second);
+        r.second = 0xD7FF;
+        continue;
+      }
+      if (r.first > r.second) break;
+      bool split = false;
+      for (std::uint32_t max : kMaxScalar) {
+        if (r.first <= max && max < r.second) {
+          stack.emplace_back(max + 1, r.second);
+          r.second = max;
+          split = true;
+          break;
+        }
+      }
+      if (split) continue;
+      if (r.second <= 0x7F) {
+        out.push_back(
+            Seq{{static_cast<std::uint8_t>(r.first), static_cast<std::uint8_t>(r.second)}});
+        break;
+      }
+      for (std::uint32_t i = 1; i < 4 && !split; ++i) {
+        const std::uint32_t m = (std::uint32_t{1} << (6 * i)) - 1;
+        if ((r.first & ~m) != (r.second & ~m)) {
+          if ((r.first & m) != 0) {
+            stack.emplace_back((r.first | m) + 1, r.second);
+            r.second = r.first | m;
+            split = true;
+          } else if ((r.second & m) != m) {
+            stack.emplace_back(r.second & ~m, r.second);
+            r.second = (r.second & ~m) - 1;
+            split = true;
+          }
+        }
+      }
+      if (split) continue;
+      const std::string a = utf8_of(r.first), b = utf8_of(r.second);
+      Seq seq;
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        seq.emplace_back(static_cast<std::uint8_t>(a[k]), static_cast<std::uint8_t>(b[k]));
+      }
+      out.push_back(std::move(seq));
+      break;
+    }
+  }
+}
+
+// A byte as a regex atom: ASCII letters and digits as themselves, anything else as \xHH (PCRE2
+// and Hyperscan read \xHH as that byte without UTF).
+std::string byte_text(std::uint32_t b) {
+  const bool alnum = (b >= '0' && b <= '9') || (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z');
+  if (alnum) return std::string(1, static_cast<char>(b));
+  return fmt::format("\\x{:02X}", b);
+}
+
+// Class items of byte ranges.
+std::string byte_items(const CodepointRanges& r) {
+  std::string out;
+  for (auto [lo, hi] : r) {
+    out += byte_text(lo);
+    if (hi > lo) {
+      if (hi > lo + 1) out += '-';
+      out += byte_text(hi);
+    }
+  }
+  return out;
+}
+
+// One atom matching exactly the bytes in `r` (non-empty).
+std::string byte_class(const CodepointRanges& r) {
+  if (r.size() == 1 && r[0].first == r[0].second) return byte_text(r[0].first);
+  return "[" + byte_items(r) + "]";
+}
+
+// The alternation of `seqs` (sharing their first `depth` ranges) from range `depth` on, with
+// common prefixes factored out.
+std::string emit_sequences(const std::vector<const Seq*>& seqs, std::size_t depth) {
+  std::vector<std::string> alternatives;
+  CodepointRanges last;  // ranges ending here, joined into one class
+  for (std::size_t i = 0; i < seqs.size();) {
+    const auto range = (*seqs[i])[depth];
+    if (seqs[i]->size() == depth + 1) {
+      last.emplace_back(range.first, range.second);
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < seqs.size() && seqs[j]->size() > depth + 1 && (*seqs[j])[depth] == range) ++j;
+    std::vector<const Seq*> group(seqs.begin() + static_cast<std::ptrdiff_t>(i),
+                                  seqs.begin() + static_cast<std::ptrdiff_t>(j));
+    alternatives.push_back(byte_class({{range.first, range.second}}) +
+                           emit_sequences(group, depth + 1));
+    i = j;
+  }
+  if (!last.empty()) alternatives.insert(alternatives.begin(), byte_class(canonical_ranges(last)));
+  if (alternatives.size() == 1) return alternatives.front();
+  std::string out = "(?:";
+  for (std::size_t k = 0; k < alternatives.size(); ++k) {
+    if (k > 0) out += '|';
+    out += alternatives[k];
+  }
+  return out + ")";
+}
+
+// A set of scalar values as an atom over UTF-8 bytes.
+std::string unicode_atom(const CodepointRanges& r) {
+  std::vector<Seq> seqs;
+  for (auto [lo, hi] : r) utf8_sequences(lo, hi, seqs);
+  std::vector<const Seq*> all;
+  all.reserve(seqs.size());
+  for (const Seq& s : seqs) all.push_back(&s);
+  std::string out = emit_sequences(all, 0);
+  // One atom already: a byte, a class, or a group around the whole alternation (emit_sequences
+  // starts its alternatives with a byte or a class, never with a group).
+  const bool one_byte = out.size() == 1 || (out.size() == 4 && out.starts_with("\\x"));
+  const bool one_class = out.front() == '[' && out.find(']') == out.size() - 1;
+  if (one_byte || one_class || out.starts_with("(?:")) return out;
+  return "(?:" + out + ")";
+}
+
+struct Flags {
+  bool i = false, m = false, s = false, U = false, u = true, x = false, R = false;
+};
+
+constexpr std::string_view kUnicodeNotAllowed = "Unicode not allowed here";
+
+class Translator {
+ public:
+  Translator(std::string_view re, const ByteRegexOptions& o) : re_(re), superset_(o.superset) {
+    flags_.i = o.caseless;
+    flags_.u = o.unicode;
+    flags_.s = o.dotall;
+    flags_.R = o.crlf;
+  }
+
+  Result<std::string> run() {
+    // ripgrep takes patterns as UTF-8 only (bytes are written as (?-u)\xNN).
+    for (std::size_t i = 0; i < re_.size();) {
+      std::size_t len = 0;
+      bool raw = false;
+      char_at(i, len, raw);
+      if (raw) {
+        fail(i, "the pattern is not valid UTF-8 (match a byte with (?-u)\\xNN)");
+        break;
+      }
+      i += len;
+    }
+    while (pos_ < re_.size() && why_.empty()) step();
+    if (why_.empty() && !scopes_.empty()) fail(open_.back(), "unclosed group");
+    if (!why_.empty()) {
+      return Error{ErrorCode::kInvalidArgument,
+                   fmt::format("regex parse error in '{}' at offset {}: {}", re_, error_at_, why_)};
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void fail(std::size_t at, std::string_view why) {
+    if (!why_.empty()) return;
+    error_at_ = at;
+    why_ = std::string(why);
+  }
+
+  bool at_end(std::size_t j) const { return j >= re_.size(); }
+
+  // Skips whitespace and # comments under (?x), from `j`.
+  void skip_space(std::size_t& j, bool in_class = false) {
+    if (!flags_.x) return;
+    while (j < re_.size()) {
+      const char c = re_[j];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+        ++j;
+      } else if (c == '#' && !in_class) {
+        while (j < re_.size() && re_[j] != '\n') ++j;
+        // ripgrep wraps the pattern in (?:...): a comment to the end hides the group's ')'.
+        if (j == re_.size()) fail(0, "unclosed group");
+      } else {
+        break;
+      }
+    }
+  }
+
+  // The character at `j` of the pattern: its code point and length; a byte that does not start
+  // valid UTF-8 comes back as itself with `raw` set.
+  std::uint32_t char_at(std::size_t j, std::size_t& len, bool& raw) const {
+    const auto b = static_cast<unsigned char>(re_[j]);
+    raw = false;
+    len = 1;
+    if (b < 0x80) return b;
+    const std::size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 0;
+    if (n == 0 || j + n > re_.size() || !ctx::is_valid_utf8(re_.substr(j, n))) {
+      raw = true;
+      return b;
+    }
+    len = n;
+    std::uint32_t cp = n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+    for (std::size_t k = 1; k < n; ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(re_[j + k]) & 0x3F);
+    }
+    return cp;
+  }
+
+  // The atom of a set (its own universe).
+  std::string set_atom(const Set& s) const {
+    if (s.r.empty()) return superset_ ? "\\xFF\\xFE\\xFF\\xFE" : "(?!)";
+    if (s.bytes) return byte_class(s.r);
+    CodepointRanges ascii, rest;
+    for (auto [lo, hi] : s.r) {
+      if (lo < 0x80) ascii.emplace_back(lo, std::min<std::uint32_t>(hi, 0x7F));
+      if (hi >= 0x80) rest.emplace_back(std::max<std::uint32_t>(lo, 0x80), hi);
+    }
+    // Hyperscan compiles big alternations slowly and they filter little: every non-ASCII
+    // character instead.
+    if (superset_ && rest.size() > kMaxExactRanges) rest = {{0x80, 0x10FFFF}};
+    if (rest.empty()) return byte_class(ascii);
+    CodepointRanges all = ascii;
+    all.insert(all.end(), rest.begin(), rest.end());
+    return unicode_atom(all);
+  }
+
+  // A literal character (`byte`: a raw byte, from \xNN with Unicode off).
+  std::string literal_atom(std::uint32_t cp, bool byte) const {
+    if (byte) return byte_text(cp);
+    if (flags_.i) {
+      if (flags_.u) {
+        CodepointRanges folded = case_fold_closure({{cp, cp}});
+        if (folded.size() > 1 || folded[0].first != folded[0].second) {
+          return set_atom(Set{false, std::move(folded)});
+        }
+      } else if ((cp >= 'A' && cp <= 'Z') || (cp >= 'a' && cp <= 'z')) {
+        const std::uint32_t up = cp & ~0x20U;
+        return fmt::format("[{}{}]", static_cast<char>(up), static_cast<char>(up | 0x20));
+      }
+    }
+    const std::string bytes = utf8_of(cp);
+    std::string out;
+    for (char b : bytes) out += byte_text(static_cast<unsigned char>(b));
+    return bytes.size() == 1 ? out : "(?:" + out + ")";
+  }
+
+  void emit_atom(const std::string& atom) {
+    atom_start_ = out_.size();
+    quantified_ = false;
+    assertion_ = false;
+    out_ += atom;
+  }
+
+  // An assertion as an atom that a quantifier may follow (Rust allows ^*; PCRE2 a group of it).
+  void emit_assertion(const std::string& text) {
+    emit_atom(text);
+    assertion_ = true;
+  }
+
+  // A quantifier after the last atom; Rust repeats a repetition (a**) and assertions (^*),
+  // PCRE2 wants a group around them.
+  void quantifier(const std::string& q) {
+    if (quantified_ || assertion_) {
+      out_.insert(atom_start_, "(?:");
+      out_ += ')';
+    }
+    out_ += q;
+    quantified_ = true;
+    assertion_ = false;
+  }
+
+  // A Unicode look-around as a callout (nothing in a superset: dropping an assertion widens).
+  void emit_callout(int number) {
+    emit_assertion(superset_ ? "" : fmt::format("(?:(?C{}))", number));
+  }
+
+  // ASCII versions of the word look-arounds, over bytes.
+  void emit_ascii_look(std::string_view kind) {
+    constexpr std::string_view w = "[0-9A-Za-z_]";
+    if (superset_) {  // Hyperscan has no look-arounds: \b, or nothing (a superset)
+      emit_assertion(kind == "start" || kind == "end" ? "\\b" : "");
+    } else if (kind == "start") {
+      emit_assertion(fmt::format("(?:\\b(?={}))", w));
+    } else if (kind == "end") {
+      emit_assertion(fmt::format("(?:\\b(?<={}))", w));
+    } else if (kind == "start-half") {
+      emit_assertion(fmt::format("(?<!{})", w));
+    } else {
+      emit_assertion(fmt::format("(?!{})", w));
+    }
+  }
+
+  void step() {
+    skip_space(pos_);
+    if (at_end(pos_)) return;
+    const char c = re_[pos_];
+    switch (c) {
+      case '(':
+        group_open();
+        return;
+      case ')':
+        if (scopes_.empty()) {
+          fail(pos_, "unopened group");
+          return;
+        }
+        flags_ = scopes_.back();
+        scopes_.pop_back();
+        open_.pop_back();
+        out_ += ')';
+        atom_start_ = open_out_.back();
+        open_out_.pop_back();
+        quantified_ = assertion_ = false;
+        ++pos_;
+        return;
+      case '|':
+        out_ += c;
+        ++pos_;
+        return;
+      case '^':
+      case '$':
+        emit_assertion(std::string(1, c));
+        ++pos_;
+        return;
+      case '*':
+      case '+':
+      case '?':
+        quantifier(std::string(1, c));
+        ++pos_;
+        lazy();
+        return;
+      case '{':
+        counted();
+        return;
+      case '.':
+        ++pos_;
+        // Rust's CRLF mode (R, --crlf) keeps `.` off \r too.
+        if (flags_.u) {
+          emit_atom(
+              set_atom(Set{false, flags_.s   ? CodepointRanges{{0, 0x10FFFF}}
+                                  : flags_.R ? CodepointRanges{{0, 9}, {11, 12}, {14, 0x10FFFF}}
+                                             : CodepointRanges{{0, 9}, {11, 0x10FFFF}}}));
+        } else {
+          emit_atom(flags_.s ? "[\\x00-\\xFF]" : flags_.R ? "[^\\n\\r]" : "[^\\n]");
+        }
+        return;
+      case '[': {
+        std::size_t j = pos_;
+        Set s = parse_class(j);
+        if (!why_.empty()) return;
+        pos_ = j;
+        emit_atom(set_atom(s));
+        return;
+      }
+      case '\\':
+        escape();
+        return;
+      default: {
+        std::size_t len = 0;
+        bool raw = false;
+        const std::uint32_t cp = char_at(pos_, len, raw);
+        pos_ += len;
+        emit_atom(literal_atom(cp, raw));
+        return;
+      }
+    }
+  }
+
+  // An optional '?' (lazy) after a quantifier.
+  void lazy() {
+    std::size_t j = pos_;
+    skip_space(j);
+    if (j < re_.size() && re_[j] == '?') {
+      out_ += '?';
+      pos_ = j + 1;
+    }
+  }
+
+  // {n}, {n,}, {n,m}: copied; anything else an error as in Rust.
+  void counted() {
+    const std::size_t open = pos_;
+    std::size_t j = pos_ + 1;
+    std::string text = "{";
+    auto digits = [&] {
+      skip_space(j);
+      const std::size_t from = j;
+      while (j < re_.size() && re_[j] >= '0' && re_[j] <= '9') text += re_[j++];
+      skip_space(j);
+      return j > from;
+    };
+    if (!digits()) {
+      fail(open, at_end(j) ? "unclosed counted repetition"
+                           : "repetition quantifier expects a valid decimal");
+      return;
+    }
+    if (j < re_.size() && re_[j] == ',') {
+      text += ',';
+      ++j;
+      digits();
+    }
+    if (at_end(j) || re_[j] != '}') {
+      fail(open, "unclosed counted repetition");
+      return;
+    }
+    quantifier(text + "}");
+    pos_ = j + 1;
+    lazy();
+  }
+
+  void group_open() {
+    const std::size_t open = pos_;
+    if (re_.substr(pos_, 2) != "(?") {
+      scopes_.push_back(flags_);
+      open_.push_back(open);
+      open_out_.push_back(out_.size());
+      out_ += '(';
+      ++pos_;
+      return;
+    }
+    std::size_t j = pos_ + 2;
+    if (re_.substr(j, 2) == "P<" ||
+        (re_.substr(j, 1) == "<" && re_.substr(j + 1, 1) != "=" && re_.substr(j + 1, 1) != "!")) {
+      const std::size_t name_at = j + (re_[j] == 'P' ? 2 : 1);
+      const std::size_t close = re_.find('>', name_at);
+      if (close == std::string_view::npos) {
+        fail(open, "unclosed capture group name");
+        return;
+      }
+      scopes_.push_back(flags_);
+      open_.push_back(open);
+      open_out_.push_back(out_.size());
+      out_ += superset_ ? "(" : fmt::format("(?<{}>", re_.substr(name_at, close - name_at));
+      pos_ = close + 1;
+      return;
+    }
+    if (re_.substr(j, 1) == "=" || re_.substr(j, 1) == "!" || re_.substr(j, 2) == "<=" ||
+        re_.substr(j, 2) == "<!") {
+      fail(open, "look-around, including look-ahead and look-behind, is not supported");
+      return;
+    }
+    Flags f = flags_;
+    bool on = true, negation = false;
+    std::string seen;
+    std::string passed;  // the flags PCRE2 gets: m and U
+    for (; j < re_.size() && re_[j] != ')' && re_[j] != ':'; ++j) {
+      const char k = re_[j];
+      if (k != '-' && seen.find(k) != std::string::npos) {
+        fail(j, "duplicate flag");
+        return;
+      }
+      seen += k;
+      switch (k) {
+        case '-':
+          if (negation) {
+            fail(j, "duplicate negation flag");
+            return;
+          }
+          negation = true;
+          on = false;
+          passed += '-';
+          continue;
+        case 'i':
+          f.i = on;
+          continue;
+        case 'm':
+          f.m = on;
+          passed += k;
+          continue;
+        case 's':
+          f.s = on;
+          continue;
+        case 'U':
+          f.U = on;
+          passed += k;
+          continue;
+        case 'u':
+          f.u = on;
+          continue;
+        case 'x':
+          f.x = on;
+          continue;
+        case 'R':
+          f.R = on;
+          continue;
+        default:
+          fail(j, "unrecognized flag");
+          return;
+      }
+    }
+    if (at_end(j)) {
+      fail(open, "unclosed group");
+      return;
+    }
+    if (negation && re_[j - 1] == '-') {
+      fail(j - 1, "flag negation operator missing flag");
+      return;
+    }
+    // PCRE2 wants no dangling '-' and nothing for (?-): keep "m-U" shapes only.
+    if (!passed.empty() && passed.back() == '-') passed.pop_back();
+    if (!passed.empty() && passed.front() == '-' && passed.size() == 1) passed.clear();
+    if (superset_) passed.clear();
+    if (re_[j] == ')') {
+      flags_ = f;
+      if (!passed.empty()) out_ += "(?" + passed + ")";
+      pos_ = j + 1;
+      return;
+    }
+    scopes_.push_back(flags_);
+    open_.push_back(open);
+    flags_ = f;
+    open_out_.push_back(out_.size());
+    out_ += "(?" + passed + ":";
+    pos_ = j + 1;
+  }
+
+  // Reads hex digits after \x, \u or \U at `j` (past the letter): the code point, or fails.
+  bool hex_escape(std::size_t& j, char kind, std::uint32_t& cp, bool& two_digit) {
+    two_digit = false;
+    const std::size_t start = j - 2;
+    std::string_view digits;
+    if (j < re_.size() && re_[j] == '{') {
+      const std::size_t close = re_.find('}', j);
+      if (close == std::string_view::npos) {
+        fail(start, "unclosed hexadecimal literal");
+        return false;
+      }
+      digits = re_.substr(j + 1, close - j - 1);
+      j = close + 1;
+      if (digits.empty() || digits.size() > 8) {
+        fail(start, "invalid hexadecimal literal");
+        return false;
+      }
+    } else {
+      const std::size_t n = kind == 'x' ? 2 : kind == 'u' ? 4 : 8;
+      digits = re_.substr(j, n);
+      j += digits.size();
+      two_digit = kind == 'x';
+      if (digits.size() != n) {
+        fail(start, "invalid hexadecimal literal");
+        return false;
+      }
+    }
+    std::uint64_t v = 0;
+    for (char d : digits) {
+      const int x = d >= '0' && d <= '9'   ? d - '0'
+                    : d >= 'a' && d <= 'f' ? d - 'a' + 10
+                    : d >= 'A' && d <= 'F' ? d - 'A' + 10
+                                           : -1;
+      if (x < 0) {
+        fail(start, "hexadecimal literal is not a Unicode scalar value");
+        return false;
+      }
+      v = v * 16 + static_cast<std::uint64_t>(x);
+    }
+    if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+      fail(start, "hexadecimal literal is not a Unicode scalar value");
+      return false;
+    }
+    cp = static_cast<std::uint32_t>(v);
+    return true;
+  }
+
+  // An escape at `j` (a backslash) that stands for one character or a class. Returns the set
+  // (class escapes) or sets `cp`/`byte` (literals); false when it is neither (assertions), or
+  // on an error (why_ set). `j` moves past it.
+  enum class Esc { kLiteral, kSet, kOther, kError };
+  Esc class_or_literal_escape(std::size_t& j, Set& set, std::uint32_t& cp, bool& byte) {
+    const std::size_t start = j;
+    if (j + 1 >= re_.size()) {
+      fail(start, "incomplete escape sequence, reached end of pattern prematurely");
+      return Esc::kError;
+    }
+    const char e = re_[j + 1];
+    byte = false;
+    j += 2;
+    switch (e) {
+      case 'd':
+      case 's':
+      case 'w':
+      case 'D':
+      case 'S':
+      case 'W': {
+        const char lower = static_cast<char>(e | 0x20);
+        set = flags_.u ? Set{false, perl_unicode(lower)} : Set{true, perl_ascii(lower)};
+        if (e != lower) set.r = negate(set);
+        return Esc::kSet;
+      }
+      case 'p':
+      case 'P': {
+        std::string_view body;
+        if (j < re_.size() && re_[j] == '{') {
+          const std::size_t close = re_.find('}', j);
+          if (close == std::string_view::npos) {
+            fail(start, "unclosed Unicode class literal");
+            return Esc::kError;
+          }
+          body = re_.substr(j + 1, close - j - 1);
+          j = close + 1;
+        } else if (j < re_.size()) {
+          std::size_t len = 0;
+          bool raw = false;
+          char_at(j, len, raw);
+          body = re_.substr(j, len);
+          j += len;
+        }
+        if (!flags_.u) {
+          fail(start, kUnicodeNotAllowed);
+          return Esc::kError;
+        }
+        if (body.empty()) {
+          fail(start, "missing Unicode property name");
+          return Esc::kError;
+        }
+        if (body.starts_with('^')) {
+          fail(start, "Unicode property not found (write \\P{..} for the complement)");
+          return Esc::kError;
+        }
+        std::string why;
+        auto cls = unicode_class(body, why);
+        if (!cls) {
+          fail(start, why);
+          return Esc::kError;
+        }
+        set = Set{false, cls->ranges};
+        if (flags_.i) fold(set);
+        if (e == 'P') set.r = negate(set);
+        return Esc::kSet;
+      }
+      case 'x':
+      case 'u':
+      case 'U': {
+        bool two_digit = false;
+        if (!hex_escape(j, e, cp, two_digit)) return Esc::kError;
+        byte = !flags_.u && two_digit && cp >= 0x80;
+        return Esc::kLiteral;
+      }
+      case 'a':
+        cp = 0x07;
+        return Esc::kLiteral;
+      case 'f':
+        cp = 0x0C;
+        return Esc::kLiteral;
+      case 't':
+        cp = '\t';
+        return Esc::kLiteral;
+      case 'n':
+        cp = '\n';
+        return Esc::kLiteral;
+      case 'r':
+        cp = '\r';
+        return Esc::kLiteral;
+      case 'v':
+        cp = 0x0B;
+        return Esc::kLiteral;
+      case 'A':
+      case 'z':
+      case 'b':
+      case 'B':
+      case '<':
+      case '>':
+        return Esc::kOther;
+      default:
+        break;
+    }
+    const auto u = static_cast<unsigned char>(e);
+    if (e >= '0' && e <= '9') {
+      fail(start, "backreferences are not supported");
+      return Esc::kError;
+    }
+    if (u < 0x80 && std::isalnum(u) == 0) {  // escaped punctuation (or space): itself
+      cp = u;
+      return Esc::kLiteral;
+    }
+    fail(start, "unrecognized escape sequence");
+    return Esc::kError;
+  }
+
+  void escape() {
+    std::size_t j = pos_;
+    Set set;
+    std::uint32_t cp = 0;
+    bool byte = false;
+    switch (class_or_literal_escape(j, set, cp, byte)) {
+      case Esc::kError:
+        return;
+      case Esc::kSet:
+        pos_ = j;
+        emit_atom(set_atom(set));
+        return;
+      case Esc::kLiteral:
+        pos_ = j;
+        emit_atom(literal_atom(cp, byte));
+        return;
+      case Esc::kOther:
+        break;
+    }
+    const char e = re_[pos_ + 1];
+    pos_ += 2;
+    if (e == 'A') {
+      emit_assertion(superset_ ? "^" : "\\A");  // Hyperscan's \A is the buffer's start
+      return;
+    }
+    if (e == 'z') {
+      emit_assertion(superset_ ? "$" : "\\z");
+      return;
+    }
+    std::string_view kind;
+    if (e == '<') kind = "start";
+    if (e == '>') kind = "end";
+    if (e == 'b' && re_.substr(pos_, 1) == "{") {
+      const std::size_t close = re_.find('}', pos_);
+      const std::string_view name =
+          close == std::string_view::npos ? "" : re_.substr(pos_ + 1, close - pos_ - 1);
+      if (name == "start" || name == "end" || name == "start-half" || name == "end-half") {
+        kind = name;
+        pos_ = close + 1;
+      } else if (close == std::string_view::npos) {
+        fail(pos_ - 2, "unclosed word boundary");
+        return;
+      } else {
+        fail(pos_ - 2, "unrecognized word boundary");
+        return;
+      }
+    }
+    if (kind.empty()) {  // \b or \B
+      if (!flags_.u) {
+        emit_assertion(e == 'b' ? "\\b" : "\\B");
+      } else {
+        emit_callout(e == 'b' ? kCalloutWordBoundary : kCalloutNotWordBoundary);
+      }
+      return;
+    }
+    if (!flags_.u) {
+      emit_ascii_look(kind);
+      return;
+    }
+    emit_callout(kind == "start"        ? kCalloutWordStart
+                 : kind == "end"        ? kCalloutWordEnd
+                 : kind == "start-half" ? kCalloutWordStartHalf
+                                        : kCalloutWordEndHalf);
+  }
+
+  // Class parsing, regex-syntax's bracketed classes: items (literals, ranges, escapes, POSIX
+  // classes, nested classes) united, then && -- ~~ left to right, then case folding, then
+  // negation. `j` at '['; moves past the ']'.
+  Set parse_class(std::size_t& j) {
+    const std::size_t open = j;
+    const bool bytes = !flags_.u;
+    ++j;
+    skip_space(j, true);
+    const bool negated = j < re_.size() && re_[j] == '^';
+    if (negated) {
+      ++j;
+      skip_space(j, true);
+    }
+    Set acc{bytes, parse_union(j, true)};
+    while (why_.empty() && j < re_.size() && at_set_op(j)) {
+      const char op = re_[j];
+      j += 2;
+      skip_space(j, true);
+      CodepointRanges rhs = parse_union(j, false);
+      if (op == '&') {
+        acc.r = intersect(acc.r, rhs);
+      } else if (op == '-') {
+        acc.r = subtract(acc, rhs);
+      } else {
+        CodepointRanges both = intersect(acc.r, rhs);
+        acc.r = subtract(Set{bytes, unite(acc.r, rhs)}, both);
+      }
+    }
+    if (!why_.empty()) return acc;
+    if (j >= re_.size() || re_[j] != ']') {
+      fail(open, "unclosed character class");
+      return acc;
+    }
+    ++j;
+    if (flags_.i) fold(acc);
+    if (negated) acc.r = negate(acc);
+    return acc;
+  }
+
+  bool at_set_op(std::size_t j) const {
+    const std::string_view two = re_.substr(j, 2);
+    return two == "&&" || two == "--" || two == "~~";
+  }
+
+  // One class literal at `j` (a character or a literal escape): false (why_ set) when it is not
+  // one, or is not allowed.
+  bool class_literal(std::size_t& j, std::uint32_t& value) {
+    const std::size_t at = j;
+    bool byte = false;
+    if (re_[j] == '\\') {
+      Set ignored;
+      const Esc kind = class_or_literal_escape(j, ignored, value, byte);
+      if (kind == Esc::kError) return false;
+      if (kind != Esc::kLiteral) {
+        fail(at, "invalid range boundary, must be a literal");
+        return false;
+      }
+    } else {
+      std::size_t len = 0;
+      value = char_at(j, len, byte);
+      j += len;
+    }
+    if (!flags_.u && !byte && value >= 0x80) {
+      fail(at, kUnicodeNotAllowed);
+      return false;
+    }
+    return true;
+  }
+
+  // The items of a class up to ']' or a set operation, united.
+  CodepointRanges parse_union(std::size_t& j, bool first) {
+    const bool bytes = !flags_.u;
+    CodepointRanges acc;
+    while (why_.empty()) {
+      skip_space(j, true);
+      if (j >= re_.size()) break;
+      const char c = re_[j];
+      if (c == ']' && !first) break;
+      if (at_set_op(j) && !(first && c == '-')) break;
+      first = false;
+      if (c == '[') {
+        if (re_.substr(j, 2) == "[:") {
+          const std::size_t close = re_.find(":]", j + 2);
+          if (close != std::string_view::npos) {
+            std::string_view name = re_.substr(j + 2, close - j - 2);
+            const bool neg = name.starts_with('^');
+            if (neg) name.remove_prefix(1);
+            AsciiSet a{};
+            if (ascii_class(name, a)) {
+              Set s{bytes, {}};
+              for (std::uint32_t k = 0; k < 128; ++k) {
+                if (a[k]) s.r.emplace_back(k, k);
+              }
+              s.r = canonical_ranges(std::move(s.r));
+              if (flags_.i) fold(s);
+              if (neg) s.r = negate(s);
+              acc = unite(std::move(acc), s.r);
+              j = close + 2;
+              continue;
+            }
+          }
+        }
+        Set nested = parse_class(j);
+        acc = unite(std::move(acc), nested.r);
+        continue;
+      }
+      if (c == '\\') {
+        std::size_t k = j;
+        Set s;
+        std::uint32_t cp = 0;
+        bool byte = false;
+        const std::size_t at = j;
+        const Esc kind = class_or_literal_escape(k, s, cp, byte);
+        if (kind == Esc::kError) break;
+        if (kind == Esc::kSet) {
+          acc = unite(std::move(acc), s.r);
+          j = k;
+          skip_space(k, true);
+          if (k + 1 < re_.size() && re_[k] == '-' && re_[k + 1] != ']' && !at_set_op(k)) {
+            fail(at, "invalid range boundary, must be a literal");
+            break;
+          }
+          continue;
+        }
+        if (kind == Esc::kOther) {
+          fail(at, "unrecognized escape sequence");
+          break;
+        }
+      }
+      std::uint32_t lo = 0;
+      if (!class_literal(j, lo)) break;
+      std::size_t k = j;
+      skip_space(k, true);
+      std::uint32_t hi = lo;
+      if (k + 1 < re_.size() && re_[k] == '-' && re_[k + 1] != ']' && !at_set_op(k)) {
+        ++k;
+        skip_space(k, true);
+        if (!class_literal(k, hi)) break;
+        if (hi < lo) {
+          fail(j, "invalid range, the start must be <= the end");
+          break;
+        }
+        j = k;
+      }
+      acc = unite(std::move(acc), {{lo, hi}});
+    }
+    return acc;
+  }
+
+  std::string_view re_;
+  bool superset_;
+  Flags flags_;
+  std::vector<Flags> scopes_;          // the flags outside each open group
+  std::vector<std::size_t> open_;      // where each open group starts
+  std::vector<std::size_t> open_out_;  // where each open group starts in out_
+  std::size_t atom_start_ = 0;         // where the last atom (or group) starts in out_
+  bool quantified_ = false;            // a quantifier follows that atom
+  bool assertion_ = false;             // that atom is an assertion
+  std::size_t pos_ = 0;
+  std::string out_;
+  std::size_t error_at_ = 0;
+  std::string why_;
+  static constexpr std::size_t kMaxExactRanges = 64;
+};
+
+}  // namespace
+
+bool disables_unicode(std::string_view regex) {
+  for (std::size_t at = regex.find("(?"); at != std::string_view::npos;
+       at = regex.find("(?", at + 2)) {
+    bool negation = false;
+    for (std::size_t j = at + 2; j < regex.size(); ++j) {
+      const char c = regex[j];
+      if (c == '-') {
+        negation = true;
+      } else if (c == 'u' && negation) {
+        return true;
+      } else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+        break;
+      }
+    }
+  }
+  return false;
+}
+
+Result<std::string> rust_to_bytes(std::string_view regex, const ByteRegexOptions& options) {
+  return Translator(regex, options).run();
+}
+
+}  // namespace ctx::engine::detail
