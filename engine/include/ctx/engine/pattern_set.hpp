@@ -37,6 +37,13 @@ struct PatternOptions {
   // PCRE2 alone, without the Hyperscan and BitMatcher prefilters: the same matches, slower (the
   // reference that tests of the prefilters compare against).
   bool pcre2_only = false;
+  // What ends a line: '\n', or '\0' (--null-data). With '\0', as ripgrep's: no match holds a NUL
+  // without -U (a literal one is then the error a literal line feed is otherwise), a line feed is
+  // an ordinary byte (`\n` matches it; `^` and `$` still match next to it and at the line's ends;
+  // `.` never matches it), -U searches in multiline mode when a pattern can match a NUL, and lines
+  // run on PCRE2 one at a time, without the Hyperscan and BitMatcher prefilters (whose lines end
+  // at '\n'). Any other byte is an error.
+  char line_terminator = '\n';
 };
 
 // A line of a haystack: [start, end), `end` excluding the line terminator.
@@ -107,8 +114,11 @@ class PatternSet {
   bool hyperscan_exact() const;
 
   // Multiline mode (-U): true when -U was given and some pattern can match a line feed (as in
-  // ripgrep, -U with patterns that cannot is plain line-by-line search).
+  // ripgrep, -U with patterns that cannot is plain line-by-line search); with --null-data, a NUL.
   bool multiline() const;
+
+  // PatternOptions::line_terminator: what the searcher splits lines at.
+  char line_terminator() const;
 
   // Multiline mode: the first match in `haystack` at or after `from`, searched as ripgrep does, as
   // if `haystack` began at `from` (`^` and look-behinds see a start there). Offsets are absolute.

@@ -89,6 +89,10 @@ class LineSink {
   // or UTF-16 transcoded); the lines given later point into it. It lives until search_buffer
   // returns.
   virtual void on_haystack(std::string_view /*haystack*/) {}
+  // ripgrep's buffer, in which its printer searches a reported line again (seeing the bytes before
+  // the line, back to the buffer's start), now starts at `start` in the haystack: called before
+  // the lines of each round of its roll buffer. Without a call, the buffer is the whole haystack.
+  virtual void on_buffer(std::size_t /*start*/) {}
 };
 
 // Reusable per-thread file buffer: read(2) into memory that grows to the largest file seen
@@ -152,6 +156,8 @@ std::string utf16_to_utf8(std::string_view in, bool little_endian,
 
 // The number of '\n' bytes in `s` (SIMD; the line counter of every searcher and tool).
 std::uint64_t count_newlines(std::string_view s);
+// The number of `byte` bytes in `s` (the same, for any line terminator).
+std::uint64_t count_byte(std::string_view s, char byte);
 
 // Searches `haystack` (a whole file's bytes). Returns how many lines were reported.
 Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scratch& scratch,
