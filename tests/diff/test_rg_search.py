@@ -13,9 +13,11 @@ entry explains are printed as notes.
 Trees (deterministic from the seed, Python stdlib only): C/Python/Rust/Markdown/text files in a
 few directories, CRLF files, long lines (tens of KiB), files without a trailing newline, empty
 files, binary files (a NUL byte early, or late: beyond the first 64 KiB), UTF-8 text (Greek,
-Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with a UTF-8 BOM.
+Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with a UTF-8 BOM,
+NUL-separated records holding line feeds (for --null-data).
 
 Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b --crlf
+--null-data (NUL as the line terminator; trees hold NUL-separated records for it)
 --count-matches --files-without-match -H -I --null --heading -a --binary -q, --passthru,
 --stop-on-nonmatch, --include-zero, --context-separator / --no-context-separator,
 --field-match-separator, --field-context-separator, --path-separator, -r/--replace (groups
@@ -240,6 +242,15 @@ def gen_binary_late(rng):
     return join(before) + b"bin\x00ary " + gen_line(rng) + b"\n" + join(after)
 
 
+def gen_nul_records(rng):
+    """NUL-separated records (--null-data's lines), some holding line feeds, empty ones too;
+    the last NUL sometimes missing."""
+    records = []
+    for _ in range(rng.randint(1, 12)):
+        records.append(b"\n".join(gen_line(rng) for _ in range(rng.choice([0, 1, 1, 1, 2, 3]))))
+    return join(records, b"\x00", trailing=rng.random() < 0.7)
+
+
 FILE_KINDS = [
     # (kind, weight, generator)
     ("text", 10, lambda rng: gen_text(rng)),
@@ -256,6 +267,7 @@ FILE_KINDS = [
                                    for _ in range(rng.randint(1, 10))])),
     ("bin-early", 1, gen_binary_early),
     ("bin-late", 1, gen_binary_late),
+    ("nul-records", 2, gen_nul_records),
 ]
 
 NAMES = [
@@ -368,7 +380,7 @@ BOOL_FLAGS = [("-n", 0.35), ("-i", 0.2), ("-w", 0.15), ("-x", 0.07), ("-F", 0.12
               ("-S", 0.1), ("-s", 0.04), ("-P", 0.1), ("--column", 0.12), ("-b", 0.1), ("-H", 0.1),
               ("-I", 0.08), ("--null", 0.08), ("--heading", 0.04), ("-a", 0.07), ("-q", 0.04),
               ("--binary", 0.05), ("--passthru", 0.04), ("--stop-on-nonmatch", 0.04),
-              ("--include-zero", 0.04), ("--crlf", 0.1)]
+              ("--include-zero", 0.04), ("--crlf", 0.1), ("--null-data", 0.08)]
 
 # Separator flags (values with rg's escapes: \t, \x2D, a lone backslash).
 SEPARATOR_FLAGS = ["--context-separator=@@", "--context-separator=", "--no-context-separator",
