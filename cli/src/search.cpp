@@ -204,7 +204,9 @@ class FilePrinter final : public engine::LineSink {
     const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || color_matches() ||
                             p_.replace != nullptr || p_.stats;
     const std::string_view bytes = with_terminator(line);
-    if (need_spans && !invert_) record_matches(line, bytes);
+    // An inverted line holds no match, except where ripgrep's searcher ran its regex over its
+    // buffer and its printer finds one in the line (--null-data -U: `foo$` before a NUL).
+    if (need_spans && (!invert_ || patterns_.searches_buffer())) record_matches(line, bytes);
     matches_ += w_.spans.size();
     sink(bytes, offset, line_number, false);
     if (w_.out.size() >= p_.stream_threshold) stream_.stream(w_.out);
@@ -358,9 +360,11 @@ class FilePrinter final : public engine::LineSink {
   }
 
   // Whether a line terminator precedes `line` where rg's printer searches it: in the haystack,
-  // or under --null-data in its buffer (where `^` then cannot match at the line's start).
-  bool after_break(std::string_view line) const {
-    return line.data() != hay_.data() + (p_.term == '\n' ? 0 : buffer_start_);
+  // or under --null-data in its buffer (where `^` then cannot match at the line's start), except
+  // a context line, which it searches alone.
+  bool after_break(std::string_view line, bool context = false) const {
+    if (p_.term == '\n') return line.data() != hay_.data();
+    return !context && line.data() != hay_.data() + buffer_start_;
   }
 
   // `line` (a view into the haystack) with its terminator when the haystack has one right after it.
@@ -406,10 +410,10 @@ class FilePrinter final : public engine::LineSink {
                                   &w_.expansions);
     } else if (p_.replace != nullptr) {
       s = patterns_.expand_matches(subject(line), *p_.replace, scratch_, w_.spans, w_.expansions,
-                                   after_break(line));
+                                   after_break(line, context));
       drop_match_at_end(line);
     } else {
-      s = patterns_.find_spans(subject(line), scratch_, w_.spans, after_break(line));
+      s = patterns_.find_spans(subject(line), scratch_, w_.spans, after_break(line, context));
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -755,7 +759,8 @@ class FilePrinter final : public engine::LineSink {
         const auto start = static_cast<std::size_t>(line.data() - hay_.data());
         st = patterns_.find_spans_in(hay_, start, start + with_end.size(), scratch_, w_.spans);
       } else {
-        st = patterns_.find_spans(subject(line), scratch_, w_.spans, after_break(line));
+        st = patterns_.find_spans(subject(line), scratch_, w_.spans,
+                                  after_break(line, type == "context"));
         drop_match_at_end(line);
       }
       if (!st.ok()) error_ = st.error();
@@ -971,7 +976,10 @@ class Search {
     options.line_numbers = print_.line_numbers;
     // ripgrep memory-maps the files named on the command line when they are all it searches.
     options.whole_file = whole_files_ && explicit_file && !is_stdin && !piped;
-    options.slow_lines = args_.pattern.pcre2 || args_.search.passthru;
+    // --null-data: ripgrep's regex names NUL as its line terminator, for which its searcher steps
+    // line by line too (unless the regex runs over its buffer: PatternSet::searches_buffer).
+    options.slow_lines = args_.pattern.pcre2 || args_.search.passthru ||
+                         (print_.term == '\0' && !patterns_.searches_buffer());
     options.stdin_reader = is_stdin;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();

@@ -1076,8 +1076,9 @@ struct PatternSet::Impl {
   bool empty_in_invalid_utf8 = false;
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
   bool multiline = false;  // -U and some pattern can match a line feed
-  CrlfLines crlf_lines = CrlfLines::kOff;        // what confirm_line and each_match run line_re on
-  Alternation ml_re;                             // multiline mode: the whole-buffer regex
+  bool buffer_search = false;              // see PatternSet::searches_buffer; scan_re is its regex
+  CrlfLines crlf_lines = CrlfLines::kOff;  // what confirm_line and each_match run line_re on
+  Alternation ml_re;                       // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
   // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
@@ -1150,6 +1151,7 @@ PatternSet::Scratch::~Scratch() = default;
 
 bool PatternSet::hyperscan_exact() const { return impl_->exact; }
 bool PatternSet::multiline() const { return impl_->multiline; }
+bool PatternSet::searches_buffer() const { return impl_->buffer_search; }
 char PatternSet::line_terminator() const { return impl_->options.line_terminator; }
 
 Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
@@ -1246,6 +1248,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     regexes.push_back(std::move(regex));
   }
   impl->empty_in_invalid_utf8 = any_empty && !options.pcre2;
+  // --null-data: ripgrep's regex (not -P's) names no line terminator under -U; NUL being a byte it
+  // never matches, ripgrep's fast line search then runs it over its buffer (grep-searcher's
+  // is_line_by_line_fast), taking its matches as they are (no inner literals without a line
+  // terminator). (A haystack anchor, \A or \z, does the same without -U, but there ripgrep
+  // confirms candidate lines alone when it extracts inner literals, which is not modelled: those
+  // patterns run line by line.)
+  impl->buffer_search = nul && !impl->multiline && !options.pcre2 && options.multiline;
   if (options.crlf && !options.multiline) {
     impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
   }
@@ -1494,8 +1503,11 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       if (options.word) regex = word_start + "(?:" + regex + ")" + word_end;
       return newline + regex + names_newline;
     };
-    CTX_TRY_ASSIGN(impl->scan_re, compile_alternation(pcre_regexes, patterns, scan_wrap,
-                                                      pcre_flags | PCRE2_MULTILINE | limit_flag));
+    // (Under --null-data it is the regex of searches_buffer: Rust's (?m)^ after a final LF too.)
+    CTX_TRY_ASSIGN(impl->scan_re,
+                   compile_alternation(pcre_regexes, patterns, scan_wrap,
+                                       pcre_flags | PCRE2_MULTILINE | limit_flag |
+                                           (nul && !options.pcre2 ? PCRE2_ALT_CIRCUMFLEX : 0U)));
     if (impl->multiline) {
       if (!options.pcre2 && !options.pcre2_only && !options.crlf && !nul &&
           !options.fixed_strings && !options.word && !options.line && !any_empty &&
@@ -1890,9 +1902,27 @@ std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes
 }  // namespace
 
 Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std::size_t from,
-                                                      Scratch& scratch) const {
+                                                      Scratch& scratch, std::size_t until) const {
   Scratch::Impl& s = *scratch.impl_;
   if (from > hay.size()) return std::optional<LineSpan>{};
+  if (impl_->buffer_search && until != std::string_view::npos) {
+    // ripgrep's find_by_line_fast: its regex over buffer[from, until), the line of the first
+    // match (none when it starts at `until`).
+    const std::size_t end = std::min(until, hay.size());
+    if (from >= end) return std::optional<LineSpan>{};
+    if (s.interrupt.stop != nullptr && (*s.interrupt.stop)()) return interrupted_error();
+    const std::string_view sub = hay.substr(from, end - from);
+    CTX_TRY_ASSIGN(bool hit, search(impl_->scan_re, sub, 0, s.m));
+    std::size_t at = hit ? pcre2_get_ovector_pointer(s.m.md)[0] : sub.size() + 1;
+    if (impl_->empty_in_invalid_utf8) {
+      CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(impl_->scan_re, sub, 0, at, s.m));
+      if (probe == Probe::kHit) at = pcre2_get_ovector_pointer(s.m.md)[0];
+    }
+    if (at > sub.size()) return std::optional<LineSpan>{};
+    const LineSpan line = line_around(hay, from + at, from, impl_->options.line_terminator);
+    if (line.start >= end) return std::optional<LineSpan>{};
+    return std::optional<LineSpan>{line};
+  }
   if (s.hay_data != hay.data() || s.hay_size != hay.size() || from == 0) {
     s.hay_data = hay.data();
     s.hay_size = hay.size();

@@ -694,11 +694,21 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     }
     pos = hay.size() + 1;
   }
+  // --null-data where ripgrep's regex runs over its buffer (PatternSet::searches_buffer): one
+  // round of the roll buffer at a time, from where the search stands to the round's end. Not
+  // under --passthru, where ripgrep searches each line alone.
+  const bool rounds = patterns.searches_buffer() && !passthru;
   while (pos <= hay.size()) {
-    CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, pos, scratch));
+    std::size_t until = hay.size();
+    if (rounds) {
+      if (pos >= hay.size() || (roll && !reach(pos))) break;
+      if (roll) until = roll->end();
+    }
+    CTX_TRY_ASSIGN(std::optional<LineSpan> hit,
+                   patterns.find_line(hay, pos, scratch, rounds ? until : std::string_view::npos));
     if (options.invert) {
       // Every line from pos up to the hit (or the end) is a non-matching line.
-      std::size_t stop = hit ? hit->start : hay.size();
+      std::size_t stop = hit ? hit->start : until;
       if (!options.slow_lines && pos < stop) {
         rg_pos = hit ? std::min(hit->end + 1, hay.size()) : hay.size();
       }
@@ -727,8 +737,12 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         }
       }
       if (reported > 0) quirk_done = true;  // the fast search is over
-      if (!go_on || !hit) break;
-      pos = hit->end + 1;
+      if (!go_on || (!hit && until == hay.size())) break;
+      pos = hit ? hit->end + 1 : until;
+      continue;
+    }
+    if (!hit && until < hay.size()) {  // the next round
+      pos = until;
       continue;
     }
     if (!hit) break;

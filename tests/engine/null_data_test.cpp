@@ -17,6 +17,7 @@ namespace {
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::testing::compile_ok;
+using namespace std::string_literals;
 using namespace std::string_view_literals;
 
 PatternOptions nul_options() {
@@ -144,9 +145,10 @@ TEST_CASE("null data: -U is multiline only for patterns that can match a NUL",
   CHECK(search_nul({"o.b"}, "foo\0bar\0baz\0"sv, ml) == Lines{"1@0:foo\0bar"s});
 }
 
-TEST_CASE("null data: NUL bytes are no binary data, and the line terminator is configurable only "
-          "to NUL",
-          "[engine][null_data]") {
+TEST_CASE(
+    "null data: NUL bytes are no binary data, and the line terminator is configurable only "
+    "to NUL",
+    "[engine][null_data]") {
   ctx::engine::SearchOptions options;
   options.binary = ctx::engine::BinaryMode::kQuit;
   CHECK(search_nul({"b"}, "a\0b\0"sv, nul_options(), options) == Lines{"2@2:b"});
@@ -158,8 +160,7 @@ TEST_CASE("null data: NUL bytes are no binary data, and the line terminator is c
   CHECK_FALSE(PatternSet::compile({"x"}, both).ok());
 }
 
-TEST_CASE("null data: context lines, -v and -m count NUL-terminated lines",
-          "[engine][null_data]") {
+TEST_CASE("null data: context lines, -v and -m count NUL-terminated lines", "[engine][null_data]") {
   const auto hay = "a\0b\0c\0d\0e"sv;
   ctx::engine::SearchOptions context;
   context.before = 1;
@@ -197,7 +198,8 @@ TEST_CASE("null data: spans after a NUL see no line start for ^ (ripgrep's print
   CHECK(span_pairs(set, "a\nbar", scratch, true) == Pairs{{2, 3}});
   // Without --null-data a line after a line feed starts a line.
   const auto lf = compile_ok({"^b"});
-  CHECK(span_pairs(lf, "bar", scratch = lf.make_scratch(), true) == Pairs{{0, 1}});
+  auto lf_scratch = lf.make_scratch();
+  CHECK(span_pairs(lf, "bar", lf_scratch, true) == Pairs{{0, 1}});
 }
 
 TEST_CASE("count_byte counts any byte as count_newlines counts line feeds", "[engine][null_data]") {

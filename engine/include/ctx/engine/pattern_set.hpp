@@ -94,8 +94,18 @@ class PatternSet {
 
   // The first matching line that starts at or after `from` (a line start) in `haystack`, or
   // nullopt. Error only when a PCRE2 resource limit was hit (the message says which).
+  // When searches_buffer() and `until` is given, the search sees haystack[from, until) alone
+  // (`until` a line start or the end), as ripgrep's regex sees its buffer from where its search
+  // stands; without `until`, each line alone, as ripgrep's line-by-line search (--passthru).
   Result<std::optional<LineSpan>> find_line(std::string_view haystack, std::size_t from,
-                                            Scratch& scratch) const;
+                                            Scratch& scratch,
+                                            std::size_t until = std::string_view::npos) const;
+
+  // --null-data where ripgrep runs its regex over its buffer, not over each line alone (-U with
+  // patterns that cannot match a NUL): `^` and \A then match at line feeds and where the search
+  // starts (find_line's `from`) only, `$` and \z at line feeds and at `until`. The searcher
+  // searches its roll buffer's rounds one at a time then.
+  bool searches_buffer() const;
 
   // Appends the non-overlapping matches in `line` (no line terminator) to `out`, left to right.
   // `after_line_break`: a line terminator precedes the line (it is not the haystack's first),
