@@ -1293,6 +1293,12 @@ golden("--null-data: a literal NUL is an error without -U", ["--null-data", "a\\
        b"", 2, [("line", "ctxsearch: the literal \"\\0\" is not allowed in a regex")])
 golden("--null-data -U: a match spans a NUL", ["--null-data", "-U", "-n", "o\\x00b", "nd/n1.dat"],
        b"1:foo\x002:bar baz\nqux\x00", 0)
+golden("--null-data -U: a pattern that cannot match a NUL runs over rg's buffer: ^ matches where "
+       "the search stands, not after a NUL", ["--null-data", "-U", "-c", "^f", "nd/sep.dat"], b"",
+       1)
+golden("--null-data -U: a walked file's buffer rounds start where ^ then matches",
+       ["--null-data", "--sort", "path", "-U", "-c", "^f", "nd"],
+       b"nd/n1.dat:1\x00nd/sep.dat:1\x00", 0)
 golden("--null-data implies --text (a NUL is no binary data)",
        ["--null-data", "--sort", "path", "-c", "foo", "bin/mixed"],
        b"bin/mixed/bin.dat:2\x00bin/mixed/t.txt:1\x00",

@@ -145,6 +145,25 @@ TEST_CASE("null data: -U is multiline only for patterns that can match a NUL",
   CHECK(search_nul({"o.b"}, "foo\0bar\0baz\0"sv, ml) == Lines{"1@0:foo\0bar"s});
 }
 
+TEST_CASE("null data: -U with a pattern that cannot match a NUL searches rounds of the buffer",
+          "[engine][null_data]") {
+  auto ml = nul_options();
+  ml.multiline = true;
+  const auto set = compile_ok({"^f"}, ml);
+  CHECK(set.searches_buffer());
+  CHECK_FALSE(compile_ok({"^f"}, nul_options()).searches_buffer());
+  CHECK_FALSE(compile_ok({"^f"}).searches_buffer());
+  // The whole buffer (a memory map): `^` matches at its start and after line feeds only.
+  ctx::engine::SearchOptions whole;
+  whole.whole_file = true;
+  CHECK(search(set, "x\0foo\0a\nfoo\0"sv, whole) == Lines{"3@6:a\nfoo"});
+  // The roll buffer: the first read (3 bytes) ends a round at the NUL, so the next starts at foo,
+  // and after a reported line the search stands at the next one.
+  CHECK(search(set, "x\0foo\0foo\0a\nfoo\0"sv) == Lines{"2@2:foo", "3@6:foo", "4@10:a\nfoo"});
+  // Line by line (the slow search), every line start is a start.
+  CHECK(search_nul({"^f"}, "x\0foo\0a\nfoo\0"sv) == Lines{"2@2:foo", "3@6:a\nfoo"});
+}
+
 TEST_CASE(
     "null data: NUL bytes are no binary data, and the line terminator is configurable only "
     "to NUL",
