@@ -1076,9 +1076,13 @@ struct PatternSet::Impl {
   bool empty_in_invalid_utf8 = false;
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
   bool multiline = false;  // -U and some pattern can match a line feed
-  bool buffer_search = false;              // see PatternSet::searches_buffer; scan_re is its regex
-  CrlfLines crlf_lines = CrlfLines::kOff;  // what confirm_line and each_match run line_re on
-  Alternation ml_re;                       // multiline mode: the whole-buffer regex
+  bool buffer_search = false;  // see PatternSet::searches_buffer; scan_re is its regex
+  // --null-data without anchors (^ $ \A \z, -x) or -P: scan_re over the buffer finds every line
+  // that matches alone (a NUL is no word character, as a line's ends are not), so it serves as
+  // a prefilter; PCRE2 confirms each candidate line alone.
+  bool nul_scan = false;
+  CrlfLines crlf_lines = CrlfLines::kOff;        // what confirm_line and each_match run line_re on
+  Alternation ml_re;                             // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
   // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
@@ -1255,6 +1259,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // confirms candidate lines alone when it extracts inner literals, which is not modelled: those
   // patterns run line by line.)
   impl->buffer_search = nul && !impl->multiline && !options.pcre2 && options.multiline;
+  impl->nul_scan = nul && !impl->multiline && !impl->buffer_search && !options.pcre2 &&
+                   !options.line && std::ranges::none_of(patterns, [&](const std::string& p) {
+                     return !options.fixed_strings && (p.find_first_of("^$") != std::string::npos ||
+                                                       p.find("\\A") != std::string::npos ||
+                                                       p.find("\\z") != std::string::npos);
+                   });
   if (options.crlf && !options.multiline) {
     impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
   }
@@ -1889,12 +1899,12 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
   return 0;
 }
 
-// The end of the PCRE2 scan window that starts at `from`: just after the line feed that ends the
-// line holding byte from + bytes - 1, or the end of `hay`. A line boundary.
-std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes) {
+// The end of the PCRE2 scan window that starts at `from`: just after the line terminator `lt` that
+// ends the line holding byte from + bytes - 1, or the end of `hay`. A line boundary.
+std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes, char lt = '\n') {
   const std::size_t at = from + bytes - 1;
   if (at >= hay.size()) return hay.size();
-  const void* nl = std::memchr(hay.data() + at, '\n', hay.size() - at);
+  const void* nl = std::memchr(hay.data() + at, lt, hay.size() - at);
   return nl == nullptr ? hay.size()
                        : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data()) + 1;
 }
@@ -1964,7 +1974,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       if (ctx.interrupted) return interrupted_error();
       return ctx.found;
     }
-    if (impl_->options.line_terminator != '\n') {
+    if (impl_->options.line_terminator != '\n' && !impl_->nul_scan) {
       // --null-data: each line alone, as ripgrep's line-by-line search (PCRE2 on the buffer would
       // see `^` and `$` at line feeds only, not at the NULs that end lines).
       std::uint32_t lines = 0;
@@ -2003,7 +2013,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       InterruptState& interrupt = s.interrupt;
       if (interrupt.stop != nullptr) {
         if ((*interrupt.stop)()) return interrupted_error();
-        limit = window_end(view, cur, interrupt.window_bytes);
+        limit = window_end(view, cur, interrupt.window_bytes, impl_->options.line_terminator);
         window_start = std::chrono::steady_clock::now();
       }
       CTX_TRY_ASSIGN(bool hit, search(impl_->scan_re, view.substr(0, limit), cur, s.m));
@@ -2032,7 +2042,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         cur = limit;
         continue;
       }
-      LineSpan line = line_around(view, std::min(at, view.size()), cur);
+      LineSpan line =
+          line_around(view, std::min(at, view.size()), cur, impl_->options.line_terminator);
       CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
                                                   impl_->empty_in_invalid_utf8, impl_->crlf_lines));
       if (confirmed) return std::optional<LineSpan>{line};
