@@ -626,8 +626,12 @@ class FilePrinter final : public engine::LineSink {
     if (!p_.trim) return;
     while (r.start < r.end) {
       const char c = bytes[r.start];
-      // As rg, a byte of the line terminator (--crlf's CR) is never trimmed.
-      if (c != '\t' && c != '\x0B' && c != '\x0C' && (c != '\r' || p_.crlf) && c != ' ') break;
+      // As rg, a byte of the line terminator (--crlf's CR) is never trimmed; a LF is under
+      // --null-data.
+      if (c != '\t' && c != '\x0B' && c != '\x0C' && (c != '\r' || p_.crlf) && c != ' ' &&
+          (c != '\n' || p_.term == '\n')) {
+        break;
+      }
       ++r.start;
     }
   }

@@ -155,6 +155,7 @@ FILES = {
     "nd/n1.dat": b"foo\x00bar baz\nqux\x00foo bar\x00\x00last foo",
     "nd/sep.dat": b"x\x00foo\x00a\x00b\x00c\x00foo\x00",
     "nd/u16.txt": b"\xff\xfeh\x00i\x00\n\x00",  # UTF-16LE with a BOM: "hi\n"
+    "nd/trim.dat": b"\n  x\x00",
 }
 
 TREE = None
@@ -1305,6 +1306,8 @@ golden("--null-data implies --text (a NUL is no binary data)",
        0)
 golden("--null-data: UTF-16 is still transcoded", ["--null-data", "hi", "nd/u16.txt"],
        b"hi\n\x00", 0)
+golden("--null-data --trim trims a leading line feed too", ["--null-data", "--trim", "x",
+                                                           "nd/trim.dat"], b"x\x00", 0)
 golden("--null-data from stdin", ["--null-data", "-n", "b"], b"2:b\x00", 0, stdin=b"a\x00b\x00")
 golden("--crlf after --null-data wins", ["--null-data", "--crlf", "-c", "foo", "nd/n1.dat"],
        b"2\r\n", 0)
