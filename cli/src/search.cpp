@@ -938,9 +938,10 @@ class Search {
     const bool is_stdin = path == "-";
     // stdin from a pipe, socket or terminal is searched as it arrives (see search_stream), unless
     // context lines or multiline mode need the lines around a match.
+    // (Nor where ripgrep's regex runs over its roll buffer, whose rounds pieces would not be.)
     const bool streamed = is_stdin && stdin_is_stream() && args_.search.before == 0 &&
                           args_.search.after == 0 && !print_.multiline &&
-                          !args_.search.stop_on_nonmatch;
+                          !args_.search.stop_on_nonmatch && !patterns_.searches_buffer();
     // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
     // --null-data implies --text, as in rg.
     const bool text = args_.text || print_.term == '\0';

@@ -722,6 +722,10 @@ KNOWN_RG13_BUGS = [
      "-m 0: rg 14 exits 1 before it compiles the pattern, so a pattern that is an error (a line "
      "feed without -U) is none; rg 13 reports it (exit 2)",
      lambda c: "-m" in c.flags and c.flags[c.flags.index("-m") + 1] == "0"),
+    ("null-data",
+     "--null-data: rg 13 matches lines differently (`--null-data '(?m)^$'` finds no empty line "
+     "where rg 14 finds each; its regex crate handles the NUL line terminator otherwise)",
+     lambda c: c.has("--null-data")),
     ("multiline-replace",
      "-U with --replace: rg 13 prints the lines of a match that spans lines again after the "
      "replaced text, or bytes of the line after it (`-U -r '[$0]' '^\\s*$\\n'` prints `]n`); "

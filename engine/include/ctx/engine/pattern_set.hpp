@@ -40,9 +40,10 @@ struct PatternOptions {
   // What ends a line: '\n', or '\0' (--null-data). With '\0', as ripgrep's: no match holds a NUL
   // without -U (a literal one is then the error a literal line feed is otherwise), a line feed is
   // an ordinary byte (`\n` matches it; `^` and `$` still match next to it and at the line's ends;
-  // `.` never matches it), -U searches in multiline mode when a pattern can match a NUL, and lines
-  // run on PCRE2 one at a time, without the Hyperscan and BitMatcher prefilters (whose lines end
-  // at '\n'). Any other byte is an error.
+  // `.` never matches it), -U searches in multiline mode when a pattern can match a NUL, and PCRE2
+  // confirms each line alone, without the Hyperscan and BitMatcher prefilters (whose lines end at
+  // '\n'); PCRE2 over the buffer is the prefilter of patterns without anchors. Any other byte is an
+  // error, and so is '\0' with `crlf`.
   char line_terminator = '\n';
 };
 
@@ -109,7 +110,8 @@ class PatternSet {
 
   // Appends the non-overlapping matches in `line` (no line terminator) to `out`, left to right.
   // `after_line_break`: a line terminator precedes the line (it is not the haystack's first),
-  // which word boundaries next to invalid UTF-8 at its start can depend on, as in ripgrep.
+  // which word boundaries next to invalid UTF-8 at its start can depend on, as in ripgrep; under
+  // --null-data `^` then does not match at the line's start (ripgrep's printer sees the NUL).
   Status find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out,
                     bool after_line_break = false) const;
 

@@ -69,7 +69,8 @@ class LineSink {
   virtual ~LineSink() = default;
   // A reported line without its terminator; `line_number` is 0 unless asked for. The line dies
   // with the call. In multiline mode (PatternSet::multiline()) a reported "line" is a block of
-  // whole lines holding one or more matches (inner line feeds included, the last one's not);
+  // whole lines holding one or more matches (inner line terminators (PatternSet::
+  // line_terminator) included, the last one's not);
   // `line_number` is its first line's.
   virtual Flow on_line(std::uint64_t line_number, std::uint64_t byte_offset,
                        std::string_view line) = 0;
