@@ -319,9 +319,16 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.pattern.multiline = false; return {}; }},
   {"crlf", 0, "", "Treat CRLF as a line terminator: `$` also matches before \\r\\n (and any CR), `^` "
    "after it (never between CR and LF), `.` matches neither; printed lines end in \\r\\n.",
-   [](Args& a, std::string_view) -> Status { a.pattern.crlf = true; return {}; }},
+   [](Args& a, std::string_view) -> Status {
+     a.pattern.crlf = true; a.pattern.line_terminator = '\n'; return {}; }},
   {"no-crlf", 0, "", "Undo --crlf.",
    [](Args& a, std::string_view) -> Status { a.pattern.crlf = false; return {}; }},
+  // As rg 14: no negation; --crlf after it undoes it.
+  {"null-data", 0, "", "Use NUL as the line terminator instead of \\n (for NUL-separated data, "
+   "or binary files with huge lines): lines end at NUL, matches never span one (without -U), "
+   "printed lines end in NUL; implies --text and overrides --crlf.",
+   [](Args& a, std::string_view) -> Status {
+     a.pattern.crlf = false; a.pattern.line_terminator = '\0'; return {}; }},
   {"multiline-dotall", 0, "", "With --multiline, let '.' match line feeds too.",
    [](Args& a, std::string_view) -> Status { a.pattern.multiline_dotall = true; return {}; }},
   {"no-multiline-dotall", 0, "", "Undo --multiline-dotall.",

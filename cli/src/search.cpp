@@ -77,7 +77,8 @@ struct PrintOptions {
   // Between two files' output: with context lines, and under --heading (see group_separator).
   std::string_view files_context_separator, files_heading_separator;
   bool crlf;                   // --crlf: lines end in "\r\n" (a CR before the LF is no content)
-  std::string_view line_term;  // what ends a printed line rg writes itself: "\n", or "\r\n"
+  std::string_view line_term;  // what ends a printed line rg writes itself: "\n", "\r\n" or NUL
+  char term;                   // what ends a line in the haystack: '\n', or NUL (--null-data)
   std::string_view field_match_separator;  // ":" unless --field-match-separator
   std::string_view field_context_separator;
   std::optional<char> path_separator;  // --path-separator
@@ -160,7 +161,11 @@ class FilePrinter final : public engine::LineSink {
     }
   }
 
-  void on_haystack(std::string_view hay) override { hay_ = hay; }
+  void on_haystack(std::string_view hay) override {
+    hay_ = hay;
+    buffer_start_ = 0;
+  }
+  void on_buffer(std::size_t start) override { buffer_start_ = start; }
 
   engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
                        std::string_view line) override {
@@ -168,13 +173,11 @@ class FilePrinter final : public engine::LineSink {
     if (binary_stops_printing()) {
       // ripgrep's standard printer after binary data under BinaryMode::convert: the line counts
       // (and its matches, for --stats), is not printed, and the search stops.
-      matched_lines_ +=
-          multi() ? 1 + static_cast<std::uint64_t>(std::count(line.begin(), line.end(), '\n')) : 1;
+      matched_lines_ += multi() ? 1 + engine::count_byte(line, p_.term) : 1;
       if (p_.stats && !invert_) count_matches(line);
       return engine::Flow::kStop;
     }
-    matched_lines_ +=
-        multi() ? 1 + static_cast<std::uint64_t>(std::count(line.begin(), line.end(), '\n')) : 1;
+    matched_lines_ += multi() ? 1 + engine::count_byte(line, p_.term) : 1;
     if (p_.output != Args::Output::kLines || p_.quiet) {
       const bool counting =
           p_.output == Args::Output::kCount || p_.output == Args::Output::kCountMatches;
@@ -201,7 +204,9 @@ class FilePrinter final : public engine::LineSink {
     const bool need_spans = p_.only_matching || p_.column || p_.vimgrep || color_matches() ||
                             p_.replace != nullptr || p_.stats;
     const std::string_view bytes = with_terminator(line);
-    if (need_spans && !invert_) record_matches(line, bytes);
+    // An inverted line holds no match, except where ripgrep's searcher ran its regex over its
+    // buffer and its printer finds one in the line (--null-data -U: `foo$` before a NUL).
+    if (need_spans && (!invert_ || patterns_.searches_buffer())) record_matches(line, bytes);
     matches_ += w_.spans.size();
     sink(bytes, offset, line_number, false);
     if (w_.out.size() >= p_.stream_threshold) stream_.stream(w_.out);
@@ -354,10 +359,18 @@ class FilePrinter final : public engine::LineSink {
     return binary_offset_ && convert_ && p_.output == Args::Output::kLines && !p_.quiet && !p_.json;
   }
 
-  // `line` (a view into the haystack) with its '\n' when the haystack has one right after it.
+  // Whether a line terminator precedes `line` where rg's printer searches it: in the haystack,
+  // or under --null-data in its buffer (where `^` then cannot match at the line's start), except
+  // a context line, which it searches alone.
+  bool after_break(std::string_view line, bool context = false) const {
+    if (p_.term == '\n') return line.data() != hay_.data();
+    return !context && line.data() != hay_.data() + buffer_start_;
+  }
+
+  // `line` (a view into the haystack) with its terminator when the haystack has one right after it.
   std::string_view with_terminator(std::string_view line) const {
     const char* end = line.data() + line.size();
-    if (!hay_.empty() && end >= hay_.data() && end < hay_.data() + hay_.size() && *end == '\n') {
+    if (!hay_.empty() && end >= hay_.data() && end < hay_.data() + hay_.size() && *end == p_.term) {
       return std::string_view(line.data(), line.size() + 1);
     }
     return line;
@@ -397,10 +410,10 @@ class FilePrinter final : public engine::LineSink {
                                   &w_.expansions);
     } else if (p_.replace != nullptr) {
       s = patterns_.expand_matches(subject(line), *p_.replace, scratch_, w_.spans, w_.expansions,
-                                   line.data() != hay_.data());
+                                   after_break(line, context));
       drop_match_at_end(line);
     } else {
-      s = patterns_.find_spans(subject(line), scratch_, w_.spans, line.data() != hay_.data());
+      s = patterns_.find_spans(subject(line), scratch_, w_.spans, after_break(line, context));
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -420,7 +433,7 @@ class FilePrinter final : public engine::LineSink {
     // Line by line, the line terminator after the last match is not part of the replaced text,
     // as in ripgrep's replacer (so -M measures the replaced text alone); the writers add it back.
     std::string_view rest = bytes.substr(std::min(at, bytes.size()));
-    if (!multi() && !rest.empty() && rest.back() == '\n') {
+    if (!multi() && !rest.empty() && rest.back() == p_.term) {
       rest.remove_suffix(1);
       if (p_.crlf && !rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
     }
@@ -497,7 +510,7 @@ class FilePrinter final : public engine::LineSink {
       trim_ascii_prefix(u.bytes, line);
       // ripgrep measures -r's replaced text without its line terminator.
       const bool replaced = u.matches == &w_.replaced_spans;
-      const std::size_t measured = replaced && !line.empty() && u.bytes[line.end - 1] == '\n'
+      const std::size_t measured = replaced && !line.empty() && u.bytes[line.end - 1] == p_.term
                                        ? line.size() - 1
                                        : line.size();
       if (exceeds(measured)) {
@@ -589,11 +602,11 @@ class FilePrinter final : public engine::LineSink {
   }
 
   // The lines of `bytes`, each with its terminator.
-  static std::vector<Range> lines_of(std::string_view bytes) {
+  std::vector<Range> lines_of(std::string_view bytes) const {
     std::vector<Range> out;
     std::size_t at = 0;
     while (at < bytes.size()) {
-      std::size_t nl = bytes.find('\n', at);
+      std::size_t nl = bytes.find(p_.term, at);
       std::size_t end = nl == std::string_view::npos ? bytes.size() : nl + 1;
       out.push_back(Range{at, end});
       at = end;
@@ -613,13 +626,17 @@ class FilePrinter final : public engine::LineSink {
     if (!p_.trim) return;
     while (r.start < r.end) {
       const char c = bytes[r.start];
-      // As rg, a byte of the line terminator (--crlf's CR) is never trimmed.
-      if (c != '\t' && c != '\x0B' && c != '\x0C' && (c != '\r' || p_.crlf) && c != ' ') break;
+      // As rg, a byte of the line terminator (--crlf's CR) is never trimmed; a LF is under
+      // --null-data.
+      if (c != '\t' && c != '\x0B' && c != '\x0C' && (c != '\r' || p_.crlf) && c != ' ' &&
+          (c != '\n' || p_.term == '\n')) {
+        break;
+      }
       ++r.start;
     }
   }
   void trim_line_terminator(std::string_view bytes, Range& r) const {
-    if (r.end > r.start && bytes[r.end - 1] == '\n') {
+    if (r.end > r.start && bytes[r.end - 1] == p_.term) {
       --r.end;
       if (p_.crlf && r.end > r.start && bytes[r.end - 1] == '\r') --r.end;
     }
@@ -635,7 +652,7 @@ class FilePrinter final : public engine::LineSink {
       return;
     }
     w_.out.append(line);
-    if (line.empty() || line.back() != '\n') w_.out.append(p_.line_term);
+    if (line.empty() || line.back() != p_.term) w_.out.append(p_.line_term);
   }
 
   void write_colored_line(const Unit& u, const std::vector<engine::MatchSpan>& matches,
@@ -746,7 +763,8 @@ class FilePrinter final : public engine::LineSink {
         const auto start = static_cast<std::size_t>(line.data() - hay_.data());
         st = patterns_.find_spans_in(hay_, start, start + with_end.size(), scratch_, w_.spans);
       } else {
-        st = patterns_.find_spans(subject(line), scratch_, w_.spans, line.data() != hay_.data());
+        st = patterns_.find_spans(subject(line), scratch_, w_.spans,
+                                  after_break(line, type == "context"));
         drop_match_at_end(line);
       }
       if (!st.ok()) error_ = st.error();
@@ -866,7 +884,7 @@ class FilePrinter final : public engine::LineSink {
       s = patterns_.find_spans_in(hay_, start, start + with_terminator(line).size(), scratch_,
                                   w_.spans);
     } else {
-      s = patterns_.find_spans(subject(line), scratch_, w_.spans, line.data() != hay_.data());
+      s = patterns_.find_spans(subject(line), scratch_, w_.spans, after_break(line));
       drop_match_at_end(line);
     }
     if (!s.ok()) error_ = s.error();
@@ -883,6 +901,7 @@ class FilePrinter final : public engine::LineSink {
   std::optional<std::optional<std::string>> link_path_;  // link_path() once known
   OutputStream& stream_;
   std::string_view hay_;
+  std::size_t buffer_start_ = 0;     // see on_buffer
   std::uint64_t lines_ = 0;          // reported lines (blocks, in multiline mode)
   std::uint64_t matched_lines_ = 0;  // lines in them
   std::uint64_t matches_ = 0;
@@ -919,13 +938,17 @@ class Search {
     const bool is_stdin = path == "-";
     // stdin from a pipe, socket or terminal is searched as it arrives (see search_stream), unless
     // context lines or multiline mode need the lines around a match.
+    // (Nor where ripgrep's regex runs over its roll buffer, whose rounds pieces would not be.)
     const bool streamed = is_stdin && stdin_is_stream() && args_.search.before == 0 &&
                           args_.search.after == 0 && !print_.multiline &&
-                          !args_.search.stop_on_nonmatch && !args_.search.encoding;
+                          !args_.search.stop_on_nonmatch && !args_.search.encoding &&
+                          !patterns_.searches_buffer();
     // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
     // (-E: the NUL bytes that count are the decoded ones, so files are read whole.)
-    const bool quit_on_binary = !args_.text && !explicit_file && !args_.binary &&
-                                !print_.multiline && !args_.search.encoding;
+    // --null-data implies --text, as in rg.
+    const bool text = args_.text || print_.term == '\0';
+    const bool quit_on_binary = !text && !explicit_file && !args_.binary && !print_.multiline &&
+                                !args_.search.encoding;
     Result<std::string_view> bytes = std::string_view();
     // --pre and -z: the output of a program is searched instead (never for stdin), as ripgrep
     // reads it: through its roll buffer.
@@ -955,13 +978,16 @@ class Search {
     // ripgrep's searcher still steps over those lines (which decides where it notices binary
     // data), and its printer ignores them.
     engine::SearchOptions options = args_.search;
-    options.binary = args_.text                        ? engine::BinaryMode::kText
+    options.binary = text                              ? engine::BinaryMode::kText
                      : (explicit_file || args_.binary) ? engine::BinaryMode::kConvert
                                                        : engine::BinaryMode::kQuit;
     options.line_numbers = print_.line_numbers;
     // ripgrep memory-maps the files named on the command line when they are all it searches.
     options.whole_file = whole_files_ && explicit_file && !is_stdin && !piped;
-    options.slow_lines = args_.pattern.pcre2 || args_.search.passthru;
+    // --null-data: ripgrep's regex names NUL as its line terminator, for which its searcher steps
+    // line by line too (unless the regex runs over its buffer: PatternSet::searches_buffer).
+    options.slow_lines = args_.pattern.pcre2 || args_.search.passthru ||
+                         (print_.term == '\0' && !patterns_.searches_buffer());
     options.stdin_reader = is_stdin;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
@@ -1123,7 +1149,7 @@ class Search {
       if (whole && !eof) continue;
       std::size_t cut = buf.size();
       if (!eof) {
-        const std::size_t nl = buf.rfind('\n');
+        const std::size_t nl = buf.rfind(print_.term);
         if (nl == std::string::npos) continue;  // no complete line yet
         cut = nl + 1;
       }
@@ -1136,8 +1162,7 @@ class Search {
         CTX_TRY_ASSIGN(std::uint64_t got,
                        engine::search_buffer(patterns_, w.scratch, o, piece, printer));
         reported += got;
-        if (options.line_numbers)
-          line += static_cast<std::uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
+        if (options.line_numbers) line += engine::count_byte(piece, print_.term);
         // Offsets count from after a UTF-8 BOM, as for files.
         base += piece.size() -
                 (base == 0 && options.bom_sniffing && piece.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
@@ -1494,7 +1519,10 @@ int run_search(Args& args) {
   // As rg 14 under --crlf: the lines it ends itself end in "\r\n"; so do the separators between
   // files when one thread prints them all (its printer), not those of its parallel buffer writer.
   print.crlf = args.pattern.crlf;
-  print.line_term = print.crlf ? "\r\n" : "\n";
+  print.term = args.pattern.line_terminator;
+  print.line_term = print.crlf           ? std::string_view("\r\n")
+                    : print.term == '\0' ? std::string_view("\0", 1)
+                                         : std::string_view("\n");
   const std::string_view files_term = print.rg_one_thread ? print.line_term : "\n";
   const std::string context_separator = args.context_separator
                                             ? *args.context_separator + std::string(print.line_term)

@@ -392,6 +392,8 @@ struct MatchState {
   pcre2_match_data* spare = nullptr;  // where a chunked search tries the next chunk
   pcre2_match_context* mctx = nullptr;
   std::uint32_t chunk = 0;  // the chunk of the Alternation that found the match in md
+  // pcre2_match options of search() (PCRE2_NOTBOL: the subject does not start a line, for `^`).
+  std::uint32_t options = 0;
 };
 
 Error interrupted_error() {
@@ -792,29 +794,34 @@ long parse_hex_escape(std::string_view p, std::size_t& i) {
   return v;
 }
 
-// One escape `\X...` starting at p[i] (the backslash). Returns what it can match as far as a line
-// feed is concerned: 'n' exactly a line feed, 'y' maybe a line feed among others, '0' never.
-// Moves `i` past the escape.
-char escape_newline(std::string_view p, std::size_t& i) {
+// One escape `\X...` starting at p[i] (the backslash). Returns what it can match as far as the
+// line terminator `lt` ('\n' or '\0') is concerned: 'n' exactly `lt`, 'y' maybe `lt` among
+// others, '0' never. Moves `i` past the escape.
+char escape_newline(std::string_view p, std::size_t& i, char lt = '\n') {
   i += 1;
   if (i >= p.size()) return '0';
   char c = p[i++];
+  const bool lf = lt == '\n';
   switch (c) {
     case 'n':
-      return 'n';
+      return lf ? 'n' : '0';
     case 's':
+      return lf ? 'y' : '0';
+    case 'S':
+      return lf ? '0' : 'y';
+    case 'A':  // ripgrep counts the anchors \A \z ^ $ as matching a line feed (see
+    case 'z':  // can_match_newline), never a NUL
+    case 'Z':
+      return lf ? 'y' : '0';
     case 'W':
     case 'D':
-    case 'A':  // ripgrep counts the anchors \A \z ^ $ as matching a line feed (see
-    case 'z':  // can_match_newline)
-    case 'Z':
     case 'v':  // PCRE2's vertical space (in Rust \v is VT; harmless as a "maybe")
     case 'R':
     case 'X':
     case 'C':
       return 'y';
     case 'x':
-      return parse_hex_escape(p, i) == 0x0A ? 'n' : '0';
+      return parse_hex_escape(p, i) == static_cast<unsigned char>(lt) ? 'n' : '0';
     case 'p':
     case 'P': {
       std::string name;
@@ -832,8 +839,9 @@ char escape_newline(std::string_view p, std::size_t& i) {
       const auto cls = detail::unicode_class(name, why);
       if (!cls) return 'y';
       bool newline = c == 'P';
+      const auto byte = static_cast<unsigned char>(lt);
       for (const auto& [lo, hi] : cls->ranges) {
-        if (lo <= 0x0A && 0x0A <= hi) newline = !newline;
+        if (lo <= byte && byte <= hi) newline = !newline;
       }
       return newline ? 'y' : '0';
     }
@@ -843,9 +851,9 @@ char escape_newline(std::string_view p, std::size_t& i) {
 }
 
 // Reads the class starting at p[i] ('['); moves `i` past it. Returns 'n' when the class is a lone
-// line feed (`[\n]`), 'y' when it may match a line feed, '0' when it cannot.
-char class_newline(std::string_view p, std::size_t& i) {
-  if (auto exact = detail::set_operation_class_newline(p.substr(i))) {  // [a-z&&[^aeiou]]
+// line terminator `lt` (`[\n]`), 'y' when it may match `lt`, '0' when it cannot.
+char class_newline(std::string_view p, std::size_t& i, char lt = '\n') {
+  if (auto exact = detail::set_operation_class_newline(p.substr(i), lt)) {  // [a-z&&[^aeiou]]
     i += exact->length;
     return exact->newline ? 'y' : '0';
   }
@@ -866,14 +874,16 @@ char class_newline(std::string_view p, std::size_t& i) {
       std::size_t close = p.find(":]", j + 2);
       if (close == std::string_view::npos) break;
       std::string_view name = p.substr(j + 2, close - j - 2);
-      item(name == "space" || name == "cntrl" || name == "ascii" || name.substr(0, 1) == "^" ? 'y'
-                                                                                             : '0');
+      item((name == "space" && lt == '\n') || name == "cntrl" || name == "ascii" ||
+                   name.substr(0, 1) == "^"
+               ? 'y'
+               : '0');
       j = close + 2;
       last_char = -1;
       continue;
     }
     if (p[j] == '[') {  // a nested class (Rust syntax)
-      char inner = class_newline(p, j);
+      char inner = class_newline(p, j, lt);
       item(inner);
       last_char = -1;
       continue;
@@ -884,20 +894,21 @@ char class_newline(std::string_view p, std::size_t& i) {
       if (p[k] == '\\') {
         std::size_t e = k + 1;
         hi = (e < p.size() && p[e] == 'x') ? (++e, parse_hex_escape(p, e)) : -1;
-        if (hi < 0) escape_newline(p, k), e = k;
+        if (hi < 0) escape_newline(p, k, lt), e = k;
         j = e;
       } else {
         hi = static_cast<unsigned char>(p[k]);
         j = k + 1;
       }
-      if (last_char <= 0x0A && hi >= 0x0A) item('y');
+      const long byte = static_cast<unsigned char>(lt);
+      if (last_char <= byte && hi >= byte) item('y');
       last_char = -1;
       continue;
     }
     if (p[j] == '\\') {
       std::size_t k = j;
       bool hex = j + 1 < p.size() && p[j + 1] == 'x';
-      char v = escape_newline(p, k);
+      char v = escape_newline(p, k, lt);
       if (hex) {
         std::size_t e = j + 2;
         last_char = parse_hex_escape(p, e);
@@ -909,7 +920,7 @@ char class_newline(std::string_view p, std::size_t& i) {
       continue;
     }
     last_char = static_cast<unsigned char>(p[j]);
-    item(p[j] == '\n' ? 'n' : '0');
+    item(p[j] == lt ? 'n' : '0');
     ++j;
   }
   i = std::min(j + 1, p.size());
@@ -919,16 +930,16 @@ char class_newline(std::string_view p, std::size_t& i) {
   return any_newline ? 'y' : '0';
 }
 
-// True when `pattern` holds a literal line feed (`\n`, `\x0A`, `[\n]`): ripgrep's error
-// without -U.
-bool has_literal_newline(std::string_view p) {
+// True when `pattern` holds a literal line terminator `lt` (`\n`, `\x0A`, `[\n]`; `\x00` under
+// --null-data): ripgrep's error without -U.
+bool has_literal_newline(std::string_view p, char lt = '\n') {
   for (std::size_t i = 0; i < p.size();) {
     if (p[i] == '\\') {
-      if (escape_newline(p, i) == 'n') return true;
+      if (escape_newline(p, i, lt) == 'n') return true;
     } else if (p[i] == '[') {
-      if (class_newline(p, i) == 'n') return true;
+      if (class_newline(p, i, lt) == 'n') return true;
     } else {
-      if (p[i] == '\n') return true;
+      if (p[i] == lt) return true;
       ++i;
     }
   }
@@ -1003,16 +1014,18 @@ bool has_literal_cr(std::string_view p) {
   return false;
 }
 
-// True when some match of `pattern` may hold a line feed: ripgrep's test for multiline mode, which
-// looks at the bytes a regex can never match and counts the anchors (^ $ \A \z) as matching a
-// line feed. Errs on the side of "may".
-bool can_match_newline(std::string_view p, bool dotall, bool literal) {
-  if (literal) return p.find('\n') != std::string_view::npos;
+// True when some match of `pattern` may hold the line terminator `lt`: ripgrep's test for
+// multiline mode, which looks at the bytes a regex can never match and counts the anchors (^ $ \A
+// \z) as matching a line feed (not a NUL: `.` matches that even without dot-all). Errs on the
+// side of "may".
+bool can_match_newline(std::string_view p, bool dotall, bool literal, char lt = '\n') {
+  if (literal) return p.find(lt) != std::string_view::npos;
+  if (lt != '\n') dotall = true;
   for (std::size_t i = 0; i < p.size();) {
     if (p[i] == '\\') {
-      if (escape_newline(p, i) != '0') return true;
+      if (escape_newline(p, i, lt) != '0') return true;
     } else if (p[i] == '[') {
-      if (class_newline(p, i) != '0') return true;
+      if (class_newline(p, i, lt) != '0') return true;
     } else if (p[i] == '(' && i + 2 < p.size() && p[i + 1] == '?') {
       // Inline flags: (?s) or (?is:...) turn dot-all on.
       std::size_t j = i + 2;
@@ -1025,7 +1038,8 @@ bool can_match_newline(std::string_view p, bool dotall, bool literal) {
       i = j;
     } else {
       // ripgrep's non_matching_bytes removes '\n' for the anchors ^ and $ too.
-      if (p[i] == '\n' || p[i] == '^' || p[i] == '$' || (p[i] == '.' && dotall)) return true;
+      if (p[i] == lt || (p[i] == '.' && dotall)) return true;
+      if ((p[i] == '^' || p[i] == '$') && lt == '\n') return true;
       ++i;
     }
   }
@@ -1154,6 +1168,11 @@ struct PatternSet::Impl {
   bool hs_utf8 = false;    // some Hyperscan expression is UTF-8: invalid UTF-8 input must avoid it
   bool byte_mode = false;  // the regexes are over bytes (byte_mode.hpp), PCRE2 without UTF
   bool multiline = false;  // -U and some pattern can match a line feed
+  bool buffer_search = false;  // see PatternSet::searches_buffer; scan_re is its regex
+  // --null-data without anchors (^ $ \A \z, -x) or -P: scan_re over the buffer finds every line
+  // that matches alone (a NUL is no word character, as a line's ends are not), so it serves as
+  // a prefilter; PCRE2 confirms each candidate line alone.
+  bool nul_scan = false;
   CrlfLines crlf_lines = CrlfLines::kOff;        // what confirm_line and each_match run line_re on
   Alternation ml_re;                             // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
@@ -1228,9 +1247,17 @@ PatternSet::Scratch::~Scratch() = default;
 
 bool PatternSet::hyperscan_exact() const { return impl_->exact; }
 bool PatternSet::multiline() const { return impl_->multiline; }
+bool PatternSet::searches_buffer() const { return impl_->buffer_search; }
+char PatternSet::line_terminator() const { return impl_->options.line_terminator; }
 
 Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                                        const PatternOptions& options) {
+  if (options.line_terminator != '\n' && (options.line_terminator != '\0' || options.crlf)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "the line terminator must be '\\n', or NUL without CRLF mode"};
+  }
+  // --null-data: lines end at NUL (see PatternOptions::line_terminator).
+  const bool nul = options.line_terminator == '\0';
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->caseless = options.case_insensitive;
@@ -1269,7 +1296,16 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   bool all_literal = true;
   bool any_empty = false;
   for (const std::string& p : patterns) {
-    if (!options.multiline && !options.fixed_strings && !options.pcre2 && has_literal_newline(p)) {
+    if (!options.multiline && nul && !options.pcre2 &&
+        (options.fixed_strings ? p.find('\0') != std::string::npos
+                               : has_literal_newline(p, '\0'))) {
+      return Error{ErrorCode::kInvalidArgument,
+                   "the literal \"\\0\" is not allowed in a regex\n\n"
+                   "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
+                   "When multiline mode is enabled, new line characters can be matched."};
+    }
+    if (!options.multiline && !options.fixed_strings && !options.pcre2 && !nul &&
+        has_literal_newline(p)) {
       return Error{ErrorCode::kInvalidArgument,
                    "the literal \"\\n\" is not allowed in a regex\n\n"
                    "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
@@ -1293,12 +1329,14 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           options.multiline);
       regex = std::move(anchors.regex);
     }
-    // -P and -x (which adds anchors) always search in multiline mode under -U, as in ripgrep; so
-    // do anchors that only the whole buffer has, and (--crlf) Rust's CRLF-aware ones.
+    // -P and -x (which adds anchors, a line feed's for ripgrep) always search in multiline mode
+    // under -U, as in ripgrep; so do anchors that only the whole buffer has, and (--crlf) Rust's
+    // CRLF-aware ones.
     if (options.multiline &&
-        (options.pcre2 || options.line || anchors.buffer_anchors ||
+        (options.pcre2 || (options.line && !nul) || anchors.buffer_anchors ||
          (options.crlf && anchors.anchors) ||
-         can_match_newline(p, options.multiline_dotall, options.fixed_strings))) {
+         can_match_newline(p, options.multiline_dotall, options.fixed_strings,
+                           options.line_terminator))) {
       impl->multiline = true;
     }
     // What PCRE2 runs: in ripgrep's own dialect (not -P) rewritten where Rust and PCRE2 read the
@@ -1351,6 +1389,19 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   }
   // Without UTF, PCRE2 tries every byte position itself.
   impl->empty_in_invalid_utf8 = any_empty && !options.pcre2 && !byte_mode;
+  // --null-data: ripgrep's regex (not -P's) names no line terminator under -U; NUL being a byte it
+  // never matches, ripgrep's fast line search then runs it over its buffer (grep-searcher's
+  // is_line_by_line_fast), taking its matches as they are (no inner literals without a line
+  // terminator). (A haystack anchor, \A or \z, does the same without -U, but there ripgrep
+  // confirms candidate lines alone when it extracts inner literals, which is not modelled: those
+  // patterns run line by line.)
+  impl->buffer_search = nul && !impl->multiline && !options.pcre2 && options.multiline;
+  impl->nul_scan = nul && !impl->multiline && !impl->buffer_search && !options.pcre2 &&
+                   !options.line && std::ranges::none_of(patterns, [&](const std::string& p) {
+                     return !options.fixed_strings && (p.find_first_of("^$") != std::string::npos ||
+                                                       p.find("\\A") != std::string::npos ||
+                                                       p.find("\\z") != std::string::npos);
+                   });
   if (options.crlf && !options.multiline) {
     impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
   }
@@ -1360,8 +1411,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   }
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
-  bool use_hs =
-      !options.pcre2 && !options.pcre2_only && !options.crlf && !any_empty && !patterns.empty();
+  bool use_hs = !options.pcre2 && !options.pcre2_only && !options.crlf && !nul && !any_empty &&
+                !patterns.empty();
   // Multiline mode never looks for lines (find_line): only its own prefilter is compiled below.
   if (use_hs && !impl->multiline) {
     std::vector<const char*> exprs;
@@ -1540,6 +1591,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                 (impl->hs != nullptr && all_literal && !options.word &&
                  impl->literals.mode != LiteralMode::kWholeLine);
   if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.crlf && !byte_mode &&
+      !nul &&
       !options.fixed_strings && !options.word && !any_empty && !patterns.empty() && !impl->exact &&
       impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
@@ -1577,8 +1629,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     };
     // Searches for empty matches inside invalid UTF-8 stop at one position: the offset limit.
     const std::uint32_t limit_flag = impl->empty_in_invalid_utf8 ? PCRE2_USE_OFFSET_LIMIT : 0U;
-    // A line holds no LF, but under --crlf it may hold a CR, where `^` and `$` match too.
-    const std::uint32_t line_flags = options.crlf ? PCRE2_MULTILINE : 0U;
+    // A line holds no LF, but under --crlf it may hold a CR, where `^` and `$` match too; under
+    // --null-data it may hold a LF, where Rust's (?m)^ matches also at the line's end.
+    const std::uint32_t line_flags = options.crlf           ? PCRE2_MULTILINE
+                                     : nul && options.pcre2 ? PCRE2_MULTILINE
+                                     : nul                  ? PCRE2_MULTILINE | PCRE2_ALT_CIRCUMFLEX
+                                                            : 0U;
     CTX_TRY_ASSIGN(impl->line_re, compile_alternation(pcre_regexes, patterns, line_wrap,
                                                       pcre_flags | limit_flag | line_flags));
     if (!options.pcre2 && !options.fixed_strings && !byte_mode && !patterns.empty()) {
@@ -1610,11 +1666,15 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       if (options.word) regex = word_start + "(?:" + regex + ")" + word_end;
       return newline + regex + names_newline;
     };
-    CTX_TRY_ASSIGN(impl->scan_re, compile_alternation(pcre_regexes, patterns, scan_wrap,
-                                                      pcre_flags | PCRE2_MULTILINE | limit_flag));
+    // (Under --null-data it is the regex of searches_buffer: Rust's (?m)^ after a final LF too.)
+    CTX_TRY_ASSIGN(impl->scan_re,
+                   compile_alternation(pcre_regexes, patterns, scan_wrap,
+                                       pcre_flags | PCRE2_MULTILINE | limit_flag |
+                                           (nul && !options.pcre2 ? PCRE2_ALT_CIRCUMFLEX : 0U)));
     if (impl->multiline) {
-      if (!options.pcre2 && !options.pcre2_only && !options.crlf && !options.fixed_strings &&
-          !byte_mode && !options.word && !options.line && !any_empty && !patterns.empty()) {
+      if (!options.pcre2 && !options.pcre2_only && !options.crlf && !nul &&
+          !options.fixed_strings && !byte_mode && !options.word && !options.line && !any_empty &&
+          !patterns.empty()) {
         impl->ml_bits = detail::BitMatcher::compile_multiline(regexes, impl->caseless,
                                                               options.multiline_dotall);
       }
@@ -1715,10 +1775,11 @@ PatternSet::Scratch PatternSet::make_scratch() const {
 
 namespace {
 
-LineSpan line_around(std::string_view hay, std::size_t pos, std::size_t floor) {
+// The line of `hay` holding `pos`, not starting before `floor`; lines end at `lt`.
+LineSpan line_around(std::string_view hay, std::size_t pos, std::size_t floor, char lt = '\n') {
   std::size_t start = pos;
-  while (start > floor && hay[start - 1] != '\n') --start;
-  const void* nl = std::memchr(hay.data() + pos, '\n', hay.size() - pos);
+  while (start > floor && hay[start - 1] != lt) --start;
+  const void* nl = std::memchr(hay.data() + pos, lt, hay.size() - pos);
   std::size_t end = nl == nullptr
                         ? hay.size()
                         : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data());
@@ -1754,9 +1815,9 @@ Result<bool> search(const Alternation& alt, std::string_view subject, std::size_
   if (!alt.chunked()) {
     m.chunk = 0;
     if (limit == PCRE2_UNSET)
-      return run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx);
+      return run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx, m.options);
     pcre2_set_offset_limit(m.mctx, limit);
-    auto hit = run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx);
+    auto hit = run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx, m.options);
     pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
     return hit;
   }
@@ -1771,7 +1832,7 @@ Result<bool> search(const Alternation& alt, std::string_view subject, std::size_
       chunk_limit = std::min<PCRE2_SIZE>(limit, best - 1);
     }
     pcre2_set_offset_limit(m.mctx, chunk_limit);
-    auto hit = run_pcre2(alt.chunks[c].code.get(), subject, offset, m.spare, m.mctx);
+    auto hit = run_pcre2(alt.chunks[c].code.get(), subject, offset, m.spare, m.mctx, m.options);
     if (!hit.ok()) {
       pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
       return hit;
@@ -1993,12 +2054,12 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
   return 0;
 }
 
-// The end of the PCRE2 scan window that starts at `from`: just after the line feed that ends the
-// line holding byte from + bytes - 1, or the end of `hay`. A line boundary.
-std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes) {
+// The end of the PCRE2 scan window that starts at `from`: just after the line terminator `lt` that
+// ends the line holding byte from + bytes - 1, or the end of `hay`. A line boundary.
+std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes, char lt = '\n') {
   const std::size_t at = from + bytes - 1;
   if (at >= hay.size()) return hay.size();
-  const void* nl = std::memchr(hay.data() + at, '\n', hay.size() - at);
+  const void* nl = std::memchr(hay.data() + at, lt, hay.size() - at);
   return nl == nullptr ? hay.size()
                        : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data()) + 1;
 }
@@ -2006,9 +2067,27 @@ std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes
 }  // namespace
 
 Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std::size_t from,
-                                                      Scratch& scratch) const {
+                                                      Scratch& scratch, std::size_t until) const {
   Scratch::Impl& s = *scratch.impl_;
   if (from > hay.size()) return std::optional<LineSpan>{};
+  if (impl_->buffer_search && until != std::string_view::npos) {
+    // ripgrep's find_by_line_fast: its regex over buffer[from, until), the line of the first
+    // match (none when it starts at `until`).
+    const std::size_t end = std::min(until, hay.size());
+    if (from >= end) return std::optional<LineSpan>{};
+    if (s.interrupt.stop != nullptr && (*s.interrupt.stop)()) return interrupted_error();
+    const std::string_view sub = hay.substr(from, end - from);
+    CTX_TRY_ASSIGN(bool hit, search(impl_->scan_re, sub, 0, s.m));
+    std::size_t at = hit ? pcre2_get_ovector_pointer(s.m.md)[0] : sub.size() + 1;
+    if (impl_->empty_in_invalid_utf8) {
+      CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(impl_->scan_re, sub, 0, at, s.m));
+      if (probe == Probe::kHit) at = pcre2_get_ovector_pointer(s.m.md)[0];
+    }
+    if (at > sub.size()) return std::optional<LineSpan>{};
+    const LineSpan line = line_around(hay, from + at, from, impl_->options.line_terminator);
+    if (line.start >= end) return std::optional<LineSpan>{};
+    return std::optional<LineSpan>{line};
+  }
   if (s.hay_data != hay.data() || s.hay_size != hay.size() || from == 0) {
     s.hay_data = hay.data();
     s.hay_size = hay.size();
@@ -2050,6 +2129,22 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       if (ctx.interrupted) return interrupted_error();
       return ctx.found;
     }
+    if (impl_->options.line_terminator != '\n' && !impl_->nul_scan) {
+      // --null-data: each line alone, as ripgrep's line-by-line search (PCRE2 on the buffer would
+      // see `^` and `$` at line feeds only, not at the NULs that end lines).
+      std::uint32_t lines = 0;
+      for (std::size_t cur = start; cur < view.size(); ++lines) {
+        if (s.interrupt.stop != nullptr && (lines & 63) == 0 && (*s.interrupt.stop)()) {
+          return interrupted_error();
+        }
+        const LineSpan line = line_around(view, cur, cur, impl_->options.line_terminator);
+        CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re, impl_->ascii_re, view, line,
+                                                    s.m, impl_->empty_in_invalid_utf8));
+        if (confirmed) return std::optional<LineSpan>{line};
+        cur = line.end + 1;
+      }
+      return std::optional<LineSpan>{};
+    }
     if (impl_->crlf_lines == CrlfLines::kPcre2) {
       // Line by line: a scan of the buffer can miss a line whose subject keeps its LF (see
       // CrlfLines::kPcre2), as `\s+$` misses `a` in "a\nb\n".
@@ -2073,7 +2168,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       InterruptState& interrupt = s.interrupt;
       if (interrupt.stop != nullptr) {
         if ((*interrupt.stop)()) return interrupted_error();
-        limit = window_end(view, cur, interrupt.window_bytes);
+        limit = window_end(view, cur, interrupt.window_bytes, impl_->options.line_terminator);
         window_start = std::chrono::steady_clock::now();
       }
       CTX_TRY_ASSIGN(bool hit, search(impl_->scan_re, view.substr(0, limit), cur, s.m));
@@ -2102,7 +2197,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         cur = limit;
         continue;
       }
-      LineSpan line = line_around(view, std::min(at, view.size()), cur);
+      LineSpan line =
+          line_around(view, std::min(at, view.size()), cur, impl_->options.line_terminator);
       CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
                                                   impl_->empty_in_invalid_utf8, impl_->crlf_lines));
       if (confirmed) return std::optional<LineSpan>{line};
@@ -2327,6 +2423,9 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
     }
   }
   s.after_line_break = after_line_break;
+  // --null-data: a line after a NUL is no line start for `^` (ripgrep's printer searches it in its
+  // buffer, where `^` matches after a line feed only).
+  if (after_line_break && impl_->options.line_terminator != '\n') s.m.options = PCRE2_NOTBOL;
   Status status;
   if (impl_->crlf_lines == CrlfLines::kPieces && line.find('\r') != std::string_view::npos) {
     // Matches in each CR-free piece, at their offsets in the line (a CR before a piece reads as
@@ -2347,6 +2446,7 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
     });
   }
   s.after_line_break = false;
+  s.m.options = 0;
   s.restrict_chunks = false;
   return status;
 }

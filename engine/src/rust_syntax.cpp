@@ -653,15 +653,15 @@ class Rewriter {
 
 }  // namespace
 
-std::optional<ClassNewline> set_operation_class_newline(std::string_view regex) {
+std::optional<ClassNewline> set_operation_class_newline(std::string_view regex, char byte) {
   Rewriter r(regex, false, true, WordMode::kRust);
   bool set_ops = false;
   auto c = r.leading_class(set_ops);
   if (!c || !set_ops) return std::nullopt;
   auto members = ascii_members(c->first.expr(), false);
   if (!members) return std::nullopt;
-  // The members come back as class items: test '\n' against them.
-  auto newline = ascii_members("(?=\n)[" + *members + "]", false);
+  // The members come back as class items: test `byte` against them.
+  auto newline = ascii_members((byte == '\n' ? "(?=\n)[" : "(?=\\x00)[") + *members + "]", false);
   return ClassNewline{c->second, newline && !newline->empty()};
 }
 

@@ -65,12 +65,13 @@ enum class WordMode {
 };
 
 // For a class at the start of `regex` ('[') that uses set operations (&&, --, ~~) at any depth:
-// its length and whether it matches '\n'. nullopt for any other class, or one that does not parse.
+// its length and whether it matches `byte` ('\n' or '\0'). nullopt for any other class, or one that
+// does not parse.
 struct ClassNewline {
   std::size_t length;
   bool newline;
 };
-std::optional<ClassNewline> set_operation_class_newline(std::string_view regex);
+std::optional<ClassNewline> set_operation_class_newline(std::string_view regex, char byte = '\n');
 
 // `regex` (ripgrep's syntax) with POSIX classes as Rust's ASCII sets (`posix`) and the rest
 // per `words` (see WordMode). `caseless`: -i (inline (?i) groups are followed too); a negated

@@ -32,11 +32,13 @@ constexpr std::uint64_t kMmapMinBytes = 128 << 10;
 // SSE2 (every x86-64 has it): compare 16 bytes at a time, accumulate the 0/-1 results in 8-bit
 // lanes for at most 255 blocks, then fold the lanes with a sum of absolute differences (GCC does
 // not vectorize std::count at -O2).
-std::uint64_t count_newlines(std::string_view s) {
+std::uint64_t count_newlines(std::string_view s) { return count_byte(s, '\n'); }
+
+std::uint64_t count_byte(std::string_view s, char byte) {
   const char* p = s.data();
   std::size_t n = s.size();
   std::uint64_t total = 0;
-  const __m128i newline = _mm_set1_epi8('\n');
+  const __m128i newline = _mm_set1_epi8(byte);
   while (n >= 16) {
     std::size_t blocks = std::min<std::size_t>(n / 16, 255);
     __m128i lanes = _mm_setzero_si128();
@@ -49,20 +51,21 @@ std::uint64_t count_newlines(std::string_view s) {
              static_cast<std::uint64_t>(_mm_extract_epi16(sums, 4));
     n -= blocks * 16;
   }
-  for (; n > 0; --n, ++p) total += *p == '\n' ? 1 : 0;
+  for (; n > 0; --n, ++p) total += *p == byte ? 1 : 0;
   return total;
 }
 
 namespace {
 
-// Counts lines lazily: the line number of a position, advancing from the last one asked.
+// Counts lines (ending at `term`) lazily: the line number of a position, advancing from the last
+// one asked.
 class LineCounter {
  public:
-  LineCounter(std::string_view hay, bool enabled, std::uint64_t first)
-      : hay_(hay), enabled_(enabled), line_(first) {}
+  LineCounter(std::string_view hay, bool enabled, std::uint64_t first, char term)
+      : hay_(hay), enabled_(enabled), term_(term), line_(first) {}
   std::uint64_t at(std::size_t pos) {
     if (!enabled_) return 0;
-    line_ += count_newlines(hay_.substr(counted_, pos - counted_));
+    line_ += count_byte(hay_.substr(counted_, pos - counted_), term_);
     counted_ = pos;
     return line_;
   }
@@ -70,6 +73,7 @@ class LineCounter {
  private:
   std::string_view hay_;
   bool enabled_;
+  char term_;
   std::size_t counted_ = 0;
   std::uint64_t line_;
 };
@@ -303,9 +307,9 @@ class RollBuffer {
     bool utf8_bom = false;  // a UTF-8 BOM was read and dropped before `hay`
     const std::vector<std::size_t>* decoded = nullptr;  // decode_haystack's read ends
   };
-  // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B).
-  RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, Reads reads)
-      : hay_(hay), nul_(nul), context_(context), reads_(reads) {
+  // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B); lines end at `term`.
+  RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, Reads reads, char term)
+      : hay_(hay), nul_(nul), context_(context), reads_(reads), term_(term) {
     fill();
   }
   std::size_t start() const { return start_; }  // the first byte not consumed
@@ -335,7 +339,7 @@ class RollBuffer {
       const std::size_t from = read_;
       read_ = upto;
       if (nul_ >= from && nul_ < upto) nul_read_ = true;
-      const void* nl = ::memrchr(hay_.data() + from, '\n', upto - from);
+      const void* nl = ::memrchr(hay_.data() + from, term_, upto - from);
       if (nl != nullptr) {
         end_ = static_cast<std::size_t>(static_cast<const char*>(nl) - hay_.data()) + 1;
         return;
@@ -368,10 +372,10 @@ class RollBuffer {
   std::size_t preceding() const {
     std::size_t pos = end_;
     if (pos == start_) return start_;
-    if (hay_[pos - 1] == '\n') --pos;
+    if (hay_[pos - 1] == term_) --pos;
     std::size_t count = context_;
     for (;;) {
-      const void* nl = ::memrchr(hay_.data() + start_, '\n', pos - start_);
+      const void* nl = ::memrchr(hay_.data() + start_, term_, pos - start_);
       if (nl == nullptr) return start_;
       const auto i = static_cast<std::size_t>(static_cast<const char*>(nl) - hay_.data());
       if (count == 0) return i + 1;
@@ -385,6 +389,7 @@ class RollBuffer {
   std::size_t nul_;
   std::size_t context_;
   Reads reads_;
+  char term_;
   std::size_t next_decoded_ = 0;  // the first of reads_.decoded not yet passed
   std::size_t capacity_ = kChunkBytes;
   std::size_t start_ = 0, read_ = 0, end_ = 0;
@@ -399,6 +404,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
                                     LineSink& sink) {
   const std::uint64_t base_offset = options.base_offset;
   const BinaryMode mode = options.binary;
+  const char term = patterns.line_terminator();  // '\n', or '\0' (--null-data)
   std::string transcoded;
   std::vector<std::size_t> decoded_reads;  // where ripgrep's decoder's reads end
   RollBuffer::Reads reads{.stdin = options.stdin_reader};
@@ -427,7 +433,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // the first NUL when a read brings it in.
   const bool whole = multiline || (options.whole_file && !decoded);
   std::size_t nul = kNoNul;
-  if (mode != BinaryMode::kText) {
+  if (mode != BinaryMode::kText && term != '\0') {  // with NUL lines, no binary data (as rg)
     const std::size_t look = suppress && multiline ? std::min(hay.size(), kChunkBytes) : hay.size();
     const void* at = std::memchr(hay.data(), '\0', look);
     if (at != nullptr) nul = static_cast<std::size_t>(static_cast<const char*>(at) - hay.data());
@@ -436,16 +442,16 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   if (nul != kNoNul && mode == BinaryMode::kConvert && !whole) {
     // ripgrep's roll buffer reads a NUL as a line end under BinaryMode::convert.
     converted.assign(hay);
-    std::replace(converted.begin() + static_cast<std::ptrdiff_t>(nul), converted.end(), '\0', '\n');
+    std::replace(converted.begin() + static_cast<std::ptrdiff_t>(nul), converted.end(), '\0', term);
     hay = converted;
   }
   sink.on_haystack(hay);
   const bool report_lines = !(nul != kNoNul && suppress);
-  LineCounter lines(hay, options.line_numbers, options.first_line_number);
+  LineCounter lines(hay, options.line_numbers, options.first_line_number, term);
   std::uint64_t reported = 0;
   auto limit_reached = [&] { return options.max_count && reported >= *options.max_count; };
   auto line_end = [&](std::size_t start) {
-    const void* nl = std::memchr(hay.data() + start, '\n', hay.size() - start);
+    const void* nl = std::memchr(hay.data() + start, term, hay.size() - start);
     return nl == nullptr ? hay.size()
                          : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data());
   };
@@ -472,7 +478,8 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   std::optional<RollBuffer> roll;
   if (!whole && !suppress) {
     roll.emplace(hay, detect ? nul : kNoNul,
-                 report_lines ? std::max(options.before, options.after) : 0, reads);
+                 report_lines ? std::max(options.before, options.after) : 0, reads, term);
+    sink.on_buffer(roll->start());
     if (roll->nul_read()) notice(nul);
   }
 
@@ -532,6 +539,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       flush_after(roll->end());
       if (stopped) return false;
       roll->next(printed_until);
+      sink.on_buffer(roll->start());
       if (roll->nul_read() && !binary_at) {
         notice(nul);
         stopped = stopped || quit;
@@ -579,8 +587,8 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       }
       std::size_t first = start;
       for (std::size_t n = 0; n < before && first > printed_until; ++n) {
-        first = first - 1;  // the previous line's '\n'
-        while (first > printed_until && hay[first - 1] != '\n') --first;
+        first = first - 1;  // the previous line's terminator
+        while (first > printed_until && hay[first - 1] != term) --first;
       }
       if (printed_any && first > printed_until && !stopped) sink.on_context_break();
       while (!stopped && first < start) {
@@ -627,12 +635,12 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     // share a line are reported as one block. An empty block (a match right after the last line
     // feed) ends the search.
     auto block_end = [&](std::size_t bs, std::size_t be) {
-      return be > bs && hay[be - 1] == '\n' ? be - 1 : be;
+      return be > bs && hay[be - 1] == term ? be - 1 : be;
     };
     auto locate = [&](MatchSpan m) {  // the whole lines of a match, terminators included
       std::size_t start = m.start;
-      while (start > 0 && hay[start - 1] != '\n') --start;
-      if (m.end > start && hay[m.end - 1] == '\n') return LineSpan{start, m.end};
+      while (start > 0 && hay[start - 1] != term) --start;
+      if (m.end > start && hay[m.end - 1] == term) return LineSpan{start, m.end};
       std::size_t nl = line_end(m.end);
       return LineSpan{start, nl < hay.size() ? nl + 1 : hay.size()};
     };
@@ -692,11 +700,21 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     }
     pos = hay.size() + 1;
   }
+  // --null-data where ripgrep's regex runs over its buffer (PatternSet::searches_buffer): one
+  // round of the roll buffer at a time, from where the search stands to the round's end. Not
+  // under --passthru, where ripgrep searches each line alone.
+  const bool rounds = patterns.searches_buffer() && !passthru;
   while (pos <= hay.size()) {
-    CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, pos, scratch));
+    std::size_t until = hay.size();
+    if (rounds) {
+      if (pos >= hay.size() || (roll && !reach(pos))) break;
+      if (roll) until = roll->end();
+    }
+    CTX_TRY_ASSIGN(std::optional<LineSpan> hit,
+                   patterns.find_line(hay, pos, scratch, rounds ? until : std::string_view::npos));
     if (options.invert) {
       // Every line from pos up to the hit (or the end) is a non-matching line.
-      std::size_t stop = hit ? hit->start : hay.size();
+      std::size_t stop = hit ? hit->start : until;
       if (!options.slow_lines && pos < stop) {
         rg_pos = hit ? std::min(hit->end + 1, hay.size()) : hay.size();
       }
@@ -725,12 +743,16 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         }
       }
       if (reported > 0) quirk_done = true;  // the fast search is over
-      if (!go_on || !hit) break;
-      pos = hit->end + 1;
+      if (!go_on || (!hit && until == hay.size())) break;
+      pos = hit ? hit->end + 1 : until;
+      continue;
+    }
+    if (!hit && until < hay.size()) {  // the next round
+      pos = until;
       continue;
     }
     if (!hit) break;
-    if (hit->start == hay.size() && hit->start > 0 && hay.back() == '\n') break;  // past the end
+    if (hit->start == hay.size() && hit->start > 0 && hay.back() == term) break;  // past the end
     if (!emit(hit->start, hit->end)) break;
     pos = hit->end + 1;
   }

@@ -26,8 +26,10 @@ list every flag of --help; bash -n, zsh -n, fish --no-execute and groff check th
 --crlf/--no-crlf (`$` before CRLF and a lone CR, `^` after one, a CR never matched, the literal
 `\r` error, CRLF after every line rg ends itself), --hyperlink-format with every alias and a
 custom format ({path} {host} {line} {column} {wslprefix}; OSC 8 bytes with --color=always, none
-without colors; rg's format errors), --hostname-bin, --no-invert-match, --no-byte-offset and
---ignore-files.
+without colors; rg's format errors), --hostname-bin, --no-invert-match, --no-byte-offset,
+--ignore-files and --null-data (NUL-ended lines, line feeds inside them, NUL after every printed
+line, context separator, -c, -l, -o, -b, -x, -r, --vimgrep, --json, -U across a NUL, no binary
+detection, UTF-16 still transcoded, stdin, the literal NUL error, --crlf after it winning).
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
@@ -150,6 +152,11 @@ FILES = {
     "ig/skip.ignore": b"a.txt\n",
     # a, A, k, KELVIN SIGN, alpha, Alpha, 1, CHEROKEE SMALL LETTER YE (folds to U+13F0, Lu)
     "u/props.txt": b"a\nA\nk\n\xe2\x84\xaa\n\xce\xb1\n\xce\x91\n1\n\xe1\x8f\xb8\n",
+    # --null-data: NUL-separated records (one holding a line feed, one empty, the last unended)
+    "nd/n1.dat": b"foo\x00bar baz\nqux\x00foo bar\x00\x00last foo",
+    "nd/sep.dat": b"x\x00foo\x00a\x00b\x00c\x00foo\x00",
+    "nd/u16.txt": b"\xff\xfeh\x00i\x00\n\x00",  # UTF-16LE with a BOM: "hi\n"
+    "nd/trim.dat": b"\n  x\x00",
 }
 
 TREE = None
@@ -1310,6 +1317,62 @@ golden("--crlf with colors: CRLF after the colored line",
        ["--crlf", "--color", "always", "foo", "cr/a.txt"],
        b"\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\r\n\x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\rbaz\r\n"
        b"last \x1b[0m\x1b[1m\x1b[31mfoo\x1b[0m\r\n", 0)
+# --null-data (expected: rg 14.1.1's, checked by eye)
+golden("--null-data: lines end at NUL, numbered by NULs, printed with a NUL",
+       ["--null-data", "-n", "foo", "nd/n1.dat"], b"1:foo\x003:foo bar\x005:last foo\x00", 0)
+golden("--null-data: a line feed is inside a line", ["--null-data", "qux", "nd/n1.dat"],
+       b"bar baz\nqux\x00", 0)
+golden("--null-data: -c and -l end in NUL", ["--null-data", "-c", "foo", "nd/n1.dat"], b"3\x00", 0)
+golden("--null-data -l", ["--null-data", "--sort", "path", "-l", "foo", "nd"],
+       b"nd/n1.dat\x00nd/sep.dat\x00", 0)
+golden("--null-data: context lines and the context separator end in NUL",
+       ["--null-data", "-A1", "foo", "nd/sep.dat"], b"foo\x00a\x00--\x00foo\x00", 0)
+golden("--null-data: an empty context line", ["--null-data", "-C1", "-n", "last", "nd/n1.dat"],
+       b"4-\x005:last foo\x00", 0)
+golden("--null-data: . does not match a line feed", ["--null-data", "-o", "bar.*", "nd/n1.dat"],
+       b"bar baz\x00bar\x00", 0)
+golden("--null-data: ^ matches the line, but rg's printer finds no match after a NUL (-o prints "
+       "the line)", ["--null-data", "-o", "^b", "nd/n1.dat"], b"bar baz\nqux\x00", 0)
+golden("--null-data: -x", ["--null-data", "-c", "-x", "qux", "nd/n1.dat"], b"1\x00", 0)
+golden("--null-data: -b -o offsets", ["--null-data", "-b", "-o", "foo", "nd/n1.dat"],
+       b"0:foo\x0016:foo\x0030:foo\x00", 0)
+golden("--null-data: --vimgrep", ["--null-data", "--vimgrep", "bar", "nd/n1.dat"],
+       b"nd/n1.dat:2:1:bar baz\nqux\x00nd/n1.dat:3:5:foo bar\x00", 0)
+golden("--null-data: -r -o", ["--null-data", "-r", "X", "-o", "o+", "nd/n1.dat"],
+       b"X\x00X\x00X\x00", 0)
+@case
+def null_data_json_lines_keep_their_nul():
+    rc, out, err = tree().run(["--null-data", "--json", "qux", "nd/n1.dat"])
+    want = (b'{"type":"match","data":{"path":{"text":"nd/n1.dat"},"lines":{"text":"bar baz\\nqux'
+            b'\\u0000"},"line_number":2,"absolute_offset":4,"submatches":[{"match":{"text":"qux"},'
+            b'"start":8,"end":11}]}}\n')
+    check(rc == 0 and want in out and b'"matched_lines":1,"matches":1' in out,
+          "--null-data --json: rc=%d out=%r err=%r" % (rc, out[:600], err))
+
+
+golden("--null-data: a literal NUL is an error without -U", ["--null-data", "a\\x00b", "nd"],
+       b"", 2, [("line", "ctxsearch: the literal \"\\0\" is not allowed in a regex")])
+golden("--null-data -U: a match spans a NUL", ["--null-data", "-U", "-n", "o\\x00b", "nd/n1.dat"],
+       b"1:foo\x002:bar baz\nqux\x00", 0)
+golden("--null-data -U: a pattern that cannot match a NUL runs over rg's buffer: ^ matches where "
+       "the search stands, not after a NUL", ["--null-data", "-U", "-c", "^f", "nd/sep.dat"], b"",
+       1)
+golden("--null-data -U: a walked file's buffer rounds start where ^ then matches",
+       ["--null-data", "--sort", "path", "-U", "-c", "^f", "nd"],
+       b"nd/n1.dat:1\x00nd/sep.dat:1\x00", 0)
+golden("--null-data implies --text (a NUL is no binary data)",
+       ["--null-data", "--sort", "path", "-c", "foo", "bin/mixed"],
+       b"bin/mixed/bin.dat:2\x00bin/mixed/t.txt:1\x00",
+       0)
+golden("--null-data: UTF-16 is still transcoded", ["--null-data", "hi", "nd/u16.txt"],
+       b"hi\n\x00", 0)
+golden("--null-data --trim trims a leading line feed too", ["--null-data", "--trim", "x",
+                                                           "nd/trim.dat"], b"x\x00", 0)
+golden("--null-data from stdin", ["--null-data", "-n", "b"], b"2:b\x00", 0, stdin=b"a\x00b\x00")
+golden("--crlf after --null-data wins", ["--null-data", "--crlf", "-c", "foo", "nd/n1.dat"],
+       b"2\r\n", 0)
+golden("--no-crlf leaves --null-data", ["--null-data", "--no-crlf", "-c", "foo", "nd/n1.dat"],
+       b"3\x00", 0)
 golden("--no-invert-match undoes -v", ["-v", "--no-invert-match", "-n", "foo", "cr/a.txt"],
        b"1:foo\r\n3:foo\rbaz\r\n5:last foo\n", 0)
 golden("--no-byte-offset undoes -b", ["-b", "--no-byte-offset", "-n", "bar", "cr/a.txt"],

@@ -17,8 +17,10 @@ Cyrillic, CJK, ß, the Kelvin sign and long s), invalid UTF-8 bytes, a file with
 text in legacy encodings (latin1, cp1252, Shift_JIS, GBK, EUC-KR, Big5, KOI8-R, UTF-16 without
 a BOM, EUC-JP, ISO-2022-JP) and UTF-16 with a BOM, searched with -E LABEL (those encodings and
 others, none, auto) or without.
+NUL-separated records holding line feeds (for --null-data).
 
 Flags: -n -i -s -S -w -x -F -v -c -l -o -m N, -e (repeated), -f FILE, -P --column -b --crlf
+--null-data (NUL as the line terminator; trees hold NUL-separated records for it)
 --count-matches --files-without-match -H -I --null --heading -a --binary -q, --passthru,
 --stop-on-nonmatch, --include-zero, --context-separator / --no-context-separator,
 --field-match-separator, --field-context-separator, --path-separator, -r/--replace (groups
@@ -264,6 +266,15 @@ def gen_utf16_bom(rng):
     return b"\xfe\xff" + text.encode("utf-16-be")
 
 
+def gen_nul_records(rng):
+    """NUL-separated records (--null-data's lines), some holding line feeds, empty ones too;
+    the last NUL sometimes missing."""
+    records = []
+    for _ in range(rng.randint(1, 12)):
+        records.append(b"\n".join(gen_line(rng) for _ in range(rng.choice([0, 1, 1, 1, 2, 3]))))
+    return join(records, b"\x00", trailing=rng.random() < 0.7)
+
+
 FILE_KINDS = [
     # (kind, weight, generator)
     ("text", 10, lambda rng: gen_text(rng)),
@@ -282,6 +293,7 @@ FILE_KINDS = [
     ("bin-late", 1, gen_binary_late),
     ("legacy", 2, gen_legacy),
     ("utf16", 1, gen_utf16_bom),
+    ("nul-records", 2, gen_nul_records),
 ]
 
 NAMES = [
@@ -402,7 +414,8 @@ BOOL_FLAGS = [("-n", 0.35), ("-i", 0.2), ("-w", 0.15), ("-x", 0.07), ("-F", 0.12
               ("-S", 0.1), ("-s", 0.04), ("-P", 0.1), ("--column", 0.12), ("-b", 0.1), ("-H", 0.1),
               ("-I", 0.08), ("--null", 0.08), ("--heading", 0.04), ("-a", 0.07), ("-q", 0.04),
               ("--binary", 0.05), ("--passthru", 0.04), ("--stop-on-nonmatch", 0.04),
-              ("--include-zero", 0.04), ("--crlf", 0.1), ("--no-unicode", 0.08)]
+              ("--include-zero", 0.04), ("--crlf", 0.1), ("--no-unicode", 0.08),
+              ("--null-data", 0.08)]
 
 # Separator flags (values with rg's escapes: \t, \x2D, a lone backslash).
 SEPARATOR_FLAGS = ["--context-separator=@@", "--context-separator=", "--no-context-separator",
@@ -746,6 +759,10 @@ KNOWN_RG13_BUGS = [
      "-m 0: rg 14 exits 1 before it compiles the pattern, so a pattern that is an error (a line "
      "feed without -U) is none; rg 13 reports it (exit 2)",
      lambda c: "-m" in c.flags and c.flags[c.flags.index("-m") + 1] == "0"),
+    ("null-data",
+     "--null-data: rg 13 matches lines differently (`--null-data '(?m)^$'` finds no empty line "
+     "where rg 14 finds each; its regex crate handles the NUL line terminator otherwise)",
+     lambda c: c.has("--null-data")),
     ("multiline-replace",
      "-U with --replace: rg 13 prints the lines of a match that spans lines again after the "
      "replaced text, or bytes of the line after it (`-U -r '[$0]' '^\\s*$\\n'` prints `]n`); "

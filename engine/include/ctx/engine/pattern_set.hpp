@@ -40,6 +40,14 @@ struct PatternOptions {
   // PCRE2 alone, without the Hyperscan and BitMatcher prefilters: the same matches, slower (the
   // reference that tests of the prefilters compare against).
   bool pcre2_only = false;
+  // What ends a line: '\n', or '\0' (--null-data). With '\0', as ripgrep's: no match holds a NUL
+  // without -U (a literal one is then the error a literal line feed is otherwise), a line feed is
+  // an ordinary byte (`\n` matches it; `^` and `$` still match next to it and at the line's ends;
+  // `.` never matches it), -U searches in multiline mode when a pattern can match a NUL, and PCRE2
+  // confirms each line alone, without the Hyperscan and BitMatcher prefilters (whose lines end at
+  // '\n'); PCRE2 over the buffer is the prefilter of patterns without anchors. Any other byte is an
+  // error, and so is '\0' with `crlf`.
+  char line_terminator = '\n';
 };
 
 // A line of a haystack: [start, end), `end` excluding the line terminator.
@@ -90,12 +98,23 @@ class PatternSet {
 
   // The first matching line that starts at or after `from` (a line start) in `haystack`, or
   // nullopt. Error only when a PCRE2 resource limit was hit (the message says which).
+  // When searches_buffer() and `until` is given, the search sees haystack[from, until) alone
+  // (`until` a line start or the end), as ripgrep's regex sees its buffer from where its search
+  // stands; without `until`, each line alone, as ripgrep's line-by-line search (--passthru).
   Result<std::optional<LineSpan>> find_line(std::string_view haystack, std::size_t from,
-                                            Scratch& scratch) const;
+                                            Scratch& scratch,
+                                            std::size_t until = std::string_view::npos) const;
+
+  // --null-data where ripgrep runs its regex over its buffer, not over each line alone (-U with
+  // patterns that cannot match a NUL): `^` and \A then match at line feeds and where the search
+  // starts (find_line's `from`) only, `$` and \z at line feeds and at `until`. The searcher
+  // searches its roll buffer's rounds one at a time then.
+  bool searches_buffer() const;
 
   // Appends the non-overlapping matches in `line` (no line terminator) to `out`, left to right.
   // `after_line_break`: a line terminator precedes the line (it is not the haystack's first),
-  // which word boundaries next to invalid UTF-8 at its start can depend on, as in ripgrep.
+  // which word boundaries next to invalid UTF-8 at its start can depend on, as in ripgrep; under
+  // --null-data `^` then does not match at the line's start (ripgrep's printer sees the NUL).
   Status find_spans(std::string_view line, Scratch& scratch, std::vector<MatchSpan>& out,
                     bool after_line_break = false) const;
 
@@ -110,8 +129,11 @@ class PatternSet {
   bool hyperscan_exact() const;
 
   // Multiline mode (-U): true when -U was given and some pattern can match a line feed (as in
-  // ripgrep, -U with patterns that cannot is plain line-by-line search).
+  // ripgrep, -U with patterns that cannot is plain line-by-line search); with --null-data, a NUL.
   bool multiline() const;
+
+  // PatternOptions::line_terminator: what the searcher splits lines at.
+  char line_terminator() const;
 
   // Multiline mode: the first match in `haystack` at or after `from`, searched as ripgrep does, as
   // if `haystack` began at `from` (`^` and look-behinds see a start there). Offsets are absolute.

@@ -75,7 +75,8 @@ class LineSink {
   virtual ~LineSink() = default;
   // A reported line without its terminator; `line_number` is 0 unless asked for. The line dies
   // with the call. In multiline mode (PatternSet::multiline()) a reported "line" is a block of
-  // whole lines holding one or more matches (inner line feeds included, the last one's not);
+  // whole lines holding one or more matches (inner line terminators (PatternSet::
+  // line_terminator) included, the last one's not);
   // `line_number` is its first line's.
   virtual Flow on_line(std::uint64_t line_number, std::uint64_t byte_offset,
                        std::string_view line) = 0;
@@ -95,6 +96,10 @@ class LineSink {
   // or UTF-16 transcoded); the lines given later point into it. It lives until search_buffer
   // returns.
   virtual void on_haystack(std::string_view /*haystack*/) {}
+  // ripgrep's buffer, in which its printer searches a reported line again (seeing the bytes before
+  // the line, back to the buffer's start), now starts at `start` in the haystack: called before
+  // the lines of each round of its roll buffer. Without a call, the buffer is the whole haystack.
+  virtual void on_buffer(std::size_t /*start*/) {}
 };
 
 // Reusable per-thread file buffer: read(2) into memory that grows to the largest file seen
@@ -158,6 +163,8 @@ std::string utf16_to_utf8(std::string_view in, bool little_endian,
 
 // The number of '\n' bytes in `s` (SIMD; the line counter of every searcher and tool).
 std::uint64_t count_newlines(std::string_view s);
+// The number of `byte` bytes in `s` (the same, for any line terminator).
+std::uint64_t count_byte(std::string_view s, char byte);
 
 // Searches `haystack` (a whole file's bytes). Returns how many lines were reported.
 Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scratch& scratch,
