@@ -2,9 +2,40 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "ctx/base/json.hpp"
 
 namespace ctx::agent {
+
+namespace {
+
+// Strings up to this long are checked byte by byte for the fast path below; longer ones go to the
+// block-wise escaper at once.
+constexpr std::size_t kShortString = 64;
+
+// True when every byte of `s` is printable ASCII other than '"' and '\\': valid UTF-8 that JSON
+// writes as it is (keys, kinds, numbers as text, most paths).
+bool plain_ascii(std::string_view s) {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+// Appends `s` as a JSON string, copied as it is when it is short and plain_ascii.
+void append_string(std::string& out, std::string_view s) {
+  if (s.size() <= kShortString && plain_ascii(s)) {
+    out.push_back('"');
+    out.append(s);
+    out.push_back('"');
+    return;
+  }
+  append_json_string(out, s);
+}
+
+}  // namespace
 
 std::string lossy_utf8(std::string_view text) {
   if (is_valid_utf8(text)) return std::string(text);  // the usual text: one check, one copy
@@ -64,18 +95,28 @@ JsonWriter& JsonWriter::end_array() {
 }
 JsonWriter& JsonWriter::key(std::string_view name) {
   before_value();
-  append_json_string(out_, name);
+  append_string(out_, name);
   out_.push_back(':');
   after_key_ = true;
   return *this;
 }
 JsonWriter& JsonWriter::string(std::string_view value) {
   before_value();
-  if (is_valid_utf8(value)) {
+  if (value.size() <= kShortString && plain_ascii(value)) {
+    append_string(out_, value);
+  } else if (is_valid_utf8(value)) {
     append_json_string(out_, value);
   } else {
     append_json_string(out_, lossy_utf8(value));
   }
+  return *this;
+}
+JsonWriter& JsonWriter::valid_string(std::string_view value) {
+  before_value();
+#ifndef NDEBUG
+  if (!is_valid_utf8(value)) std::abort();  // the caller broke the contract
+#endif
+  append_string(out_, value);
   return *this;
 }
 JsonWriter& JsonWriter::integer(std::int64_t value) {
