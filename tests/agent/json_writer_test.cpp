@@ -42,12 +42,19 @@ TEST_CASE("short keys and strings are written as the escaper writes them, whatev
   }
   // Valid multi-byte UTF-8 is not plain ASCII but must come out the same.
   CHECK(written("caf\xC3\xA9") == expected("caf\xC3\xA9"));
-  // Lengths around the short-string bound, plain and with one escape at the end.
-  for (std::size_t n = 56; n <= 72; ++n) {
+  const std::string long_utf8 = std::string(20, 'a') + "\xC3\xA9" + std::string(20, 'b');
+  CHECK(written(long_utf8) == expected(long_utf8));
+  // Lengths around the 16-byte blocks of the check, plain and with one escape at the end.
+  for (std::size_t n = 0; n <= 40; ++n) {
     const std::string plain(n, 'x');
     CHECK(written(plain) == expected(plain));
-    const std::string quoted = plain + "\"";
-    CHECK(written(quoted) == expected(quoted));
+    for (std::size_t at = 0; at <= n; ++at) {
+      for (char special : {'"', '\\', '\n', '\x1f', '\x7f'}) {
+        std::string one = plain;
+        one.insert(at, 1, special);
+        CHECK(written(one) == expected(one));
+      }
+    }
   }
   // Random ASCII texts.
   std::mt19937 rng(7);
