@@ -208,8 +208,10 @@ class LineReader {
         };
         const int got = ::poll(&ready, 1, 0);
         if (got < 0 && errno == EINTR) continue;
-        if (got == 0) return Event::kNone;
-        // got < 0, or readable, or hung up: the read below tells (it does not block now).
+        // Nothing to read now, or poll failed: never risk a blocking read here (the blocking
+        // reader meets any error on the descriptor itself).
+        if (got <= 0) return Event::kNone;
+        // Readable or hung up: the read below does not block.
       }
       // Into a chunk of its own and then appended: growing buf_ by a chunk to read into would
       // zero-fill 64 KiB per read, for messages that are mostly a few hundred bytes.
