@@ -3,9 +3,10 @@
 // fuzzer drive) and `run` is the stdio loop around it: a reader that keeps reading and never
 // waits for the workers (so notifications/cancelled and ping are handled while calls run or
 // queue, and a call beyond the in-flight bound is refused at once), tool calls on worker
-// threads, and whole response lines written under a lock. Tools are reached through a
-// `ToolBackend`; the real one, `RegistryBackend`, runs the registry of tools.hpp inside a Sandbox
-// and Policy.
+// threads, except quick ones (ToolBackend::runs_inline) that the reader runs itself while its
+// CallPoller goes on reading, and whole response lines written under a lock. Tools are reached
+// through a `ToolBackend`; the real one, `RegistryBackend`, runs the registry of tools.hpp inside
+// a Sandbox and Policy.
 #pragma once
 
 #include <atomic>
