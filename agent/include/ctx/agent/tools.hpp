@@ -59,8 +59,9 @@ class SessionState {
 // What a call running on the thread that reads the client's messages (the MCP server's inline
 // calls) hands its context, so that messages arriving meanwhile (notifications/cancelled, ping)
 // are still read: CallContext::expired() calls poll() at most every kPollInterval of the call's
-// time. poll() must not block; it may set the call's `cancelled` flag. Called from any thread
-// that checks the context (a walk's workers too): an implementation acts only on its own thread.
+// time. poll() must not block; it may set the call's `cancelled` flag. Called from whichever
+// thread checks the context (a walk's workers too, so a walk whose reading thread only waits is
+// still polled): an implementation must be thread-safe and may skip a turn while another runs.
 class CallPoller {
  public:
   static constexpr std::chrono::microseconds kPollInterval{1000};
