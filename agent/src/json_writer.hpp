@@ -18,6 +18,8 @@ class JsonWriter {
   JsonWriter& end_array();
   JsonWriter& key(std::string_view name);
   JsonWriter& string(std::string_view value);  // lossy for invalid UTF-8
+  // `value` must be valid UTF-8 (checked in debug builds only): string() without the check.
+  JsonWriter& valid_string(std::string_view value);
   JsonWriter& integer(std::int64_t value);
   JsonWriter& unsigned_integer(std::uint64_t value);
   JsonWriter& boolean(bool value);

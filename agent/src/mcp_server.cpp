@@ -1,6 +1,7 @@
 #include "ctx/agent/mcp_server.hpp"
 
 #include <fmt/format.h>
+#include <poll.h>
 #include <simdjson.h>
 #include <unistd.h>
 
@@ -156,13 +157,15 @@ std::string_view trim(std::string_view s) {
 // limit (plus one read chunk) of an unfinished line.
 class LineReader {
  public:
-  enum class Event : std::uint8_t { kLine, kOversize, kEnd, kError };
+  enum class Event : std::uint8_t { kLine, kOversize, kEnd, kError, kNone };
 
   LineReader(int fd, std::size_t max_bytes) : fd_(fd), max_bytes_(max_bytes) {}
 
   // kLine: `line` holds the next message (without '\n'). kOversize: a line over the limit was
   // skipped, `skipped` says how long it was. kEnd: end of input. kError: read failed (errno).
-  Event next(std::string& line, std::size_t& skipped) {
+  // With `wait` false it never blocks: kNone when no whole message is buffered and the
+  // descriptor has nothing to read now (what did arrive stays buffered).
+  Event next(std::string& line, std::size_t& skipped, bool wait = true) {
     while (true) {
       std::size_t nl = buf_.find('\n', scan_);
       if (nl != std::string::npos) {
@@ -199,17 +202,32 @@ class LineReader {
         }
         return Event::kEnd;
       }
-      std::size_t old = buf_.size();
-      buf_.resize(old + kReadChunk);
-      ssize_t n = ::read(fd_, buf_.data() + old, kReadChunk);
+      if (!wait) {
+        struct pollfd ready {
+          fd_, POLLIN, 0
+        };
+        const int got = ::poll(&ready, 1, 0);
+        if (got < 0 && errno == EINTR) continue;
+        // Nothing to read now, or poll failed: never risk a blocking read here (the blocking
+        // reader meets any error on the descriptor itself).
+        if (got <= 0) return Event::kNone;
+        // Readable or hung up: the read below does not block.
+      }
+      // Into a chunk of its own and then appended: growing buf_ by a chunk to read into would
+      // zero-fill 64 KiB per read, for messages that are mostly a few hundred bytes.
+      ssize_t n = ::read(fd_, chunk_.get(), kReadChunk);
       if (n < 0) {
-        buf_.resize(old);
         if (errno == EINTR) continue;
         return Event::kError;
       }
-      buf_.resize(old + static_cast<std::size_t>(n));
+      buf_.append(chunk_.get(), static_cast<std::size_t>(n));
       if (n == 0) eof_ = true;
     }
+  }
+
+  // Whether a whole message is buffered already (the next `next` returns it without reading).
+  bool has_buffered_line() const {
+    return buf_.find('\n', scan_) != std::string::npos || (eof_ && start_ < buf_.size());
   }
 
  private:
@@ -223,6 +241,7 @@ class LineReader {
 
   int fd_;
   std::size_t max_bytes_;
+  std::unique_ptr<char[]> chunk_ = std::make_unique_for_overwrite<char[]>(kReadChunk);
   std::string buf_;
   std::size_t start_ = 0;  // first byte of the current line
   std::size_t scan_ = 0;   // bytes before this hold no '\n' of the current line
@@ -356,8 +375,12 @@ RegistryBackend::RegistryBackend(const Sandbox& sandbox, const Policy& policy,
                                  const AgentConfig& config, SessionState* session, AuditLog* audit)
     : sandbox_(sandbox), policy_(policy), config_(config), session_(session), audit_(audit) {}
 
+bool RegistryBackend::runs_inline(std::string_view name) const {
+  return name == "read_file" || name == "file_info" || name == "list_directory";
+}
+
 Expected<ToolOutput> RegistryBackend::call(std::string_view name, std::string_view arguments_json,
-                                           const std::atomic<bool>& cancelled) {
+                                           const std::atomic<bool>& cancelled, CallPoller* poller) {
   const auto wall = std::chrono::system_clock::now();
   const auto start = std::chrono::steady_clock::now();
   CallContext context{sandbox_,
@@ -366,7 +389,8 @@ Expected<ToolOutput> RegistryBackend::call(std::string_view name, std::string_vi
                       config_,
                       start + std::chrono::milliseconds(config_.limits.deadline_ms),
                       &cancelled,
-                      session_};
+                      session_,
+                      poller};
   Expected<ToolOutput> outcome = call_tool(name, arguments_json, context);
   if (outcome.ok()) outcome->structured_trusted = true;  // the registry's tools use JsonWriter
   if (audit_ != nullptr) {
@@ -382,10 +406,13 @@ Expected<ToolOutput> RegistryBackend::call(std::string_view name, std::string_vi
 
 struct McpServer::Impl {
   // What one message turns into: a reply now, or a job (a tool call, or a batch holding one)
-  // that produces the reply when run.
+  // that produces the reply when run: on a worker (given no poller), or, when `runs_inline`, on
+  // the reading thread itself with a poller that keeps reading messages while it runs.
+  using Job = std::function<std::optional<std::string>(CallPoller* poller)>;
   struct Dispatch {
     std::optional<std::string> reply;
-    std::function<std::optional<std::string>()> deferred;
+    Job deferred;
+    bool runs_inline = false;
   };
 
   Impl(ToolBackend& backend_in, McpServerOptions options_in)
@@ -479,11 +506,12 @@ struct McpServer::Impl {
       parts->push_back(dispatch_element(element, true));
       deferred = deferred || static_cast<bool>(parts->back().deferred);
     }
-    auto assemble = [parts]() -> std::optional<std::string> {
+    auto assemble =
+        [parts](CallPoller* /*poller: a batch runs on a worker*/) -> std::optional<std::string> {
       std::string out = "[";
       bool any = false;
       for (Dispatch& d : *parts) {
-        std::optional<std::string> r = d.deferred ? d.deferred() : std::move(d.reply);
+        std::optional<std::string> r = d.deferred ? d.deferred(nullptr) : std::move(d.reply);
         if (!r) continue;
         if (any) out.push_back(',');
         out += *r;
@@ -494,7 +522,7 @@ struct McpServer::Impl {
       return out;
     };
     if (deferred) return {std::nullopt, assemble};
-    return {assemble(), {}};
+    return {assemble(nullptr), {}};
   }
 
   Dispatch dispatch_element(simdjson::dom::element element, bool in_batch) {
@@ -679,13 +707,14 @@ struct McpServer::Impl {
       in_flight.emplace(id, InFlight{flag, bytes});
       in_flight_bytes += bytes;
     }
+    const bool quick = backend.runs_inline(name);
     return {std::nullopt,
             [this, id, tool = std::string(name), arguments = std::move(arguments),
-             flag]() -> std::optional<std::string> {
+             flag](CallPoller* poller) -> std::optional<std::string> {
               std::optional<Expected<ToolOutput>> outcome;
               if (!flag->load(std::memory_order_relaxed)) {
                 try {
-                  outcome.emplace(backend.call(tool, arguments, *flag));
+                  outcome.emplace(backend.call(tool, arguments, *flag, poller));
                 } catch (const std::exception& e) {
                   log_line(fmt::format("tool {} failed: {}", tool, e.what()));
                   outcome.emplace(ToolError{ToolErrorCode::kIoError,
@@ -702,7 +731,8 @@ struct McpServer::Impl {
               // A cancelled request gets no response (MCP cancellation).
               if (flag->load(std::memory_order_relaxed) || !outcome) return std::nullopt;
               return call_response(id, *outcome);
-            }};
+            },
+            quick};
   }
 
   // The answer to a tools/call that finds the server full (called with `mutex` held): a JSON-RPC
@@ -793,8 +823,90 @@ std::string McpServer::protocol_version() const { return impl_->version(); }
 
 std::optional<std::string> McpServer::handle_message(std::string_view line) {
   Impl::Dispatch d = impl_->dispatch_line(line);
-  if (d.deferred) return d.deferred();
+  if (d.deferred) return d.deferred(nullptr);
   return std::move(d.reply);
+}
+
+namespace {
+
+// The stdio loop's handling of what the reader yields, shared by the loop and by the poller of an
+// inline call (which handles messages that arrive while the call runs, never inline itself).
+class Serving final : public CallPoller {
+ public:
+  Serving(McpServer::Impl& impl, LineReader& reader, LineWriter& writer, WorkerPool& pool)
+      : impl_(impl), reader_(reader), writer_(writer), pool_(pool) {}
+
+  // kLine or kOversize from the reader. A tools/call the backend runs inline is run here, when
+  // `allow_inline` and no further message is waiting in the buffer (a client that pipelines
+  // calls gets them run side by side on the workers).
+  void handle(LineReader::Event event, const std::string& line, std::size_t skipped,
+              bool allow_inline);
+
+  // Reads and handles the messages that have arrived (without blocking), while an inline call
+  // runs on the reading thread or on a thread of its walk; one poll at a time.
+  void poll() override {
+    std::unique_lock lock(poll_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    while (!writer_.broken()) {
+      const LineReader::Event event = reader_.next(poll_line_, poll_skipped_, /*wait=*/false);
+      if (event != LineReader::Event::kLine && event != LineReader::Event::kOversize) return;
+      handle(event, poll_line_, poll_skipped_, false);
+    }
+  }
+
+ private:
+  McpServer::Impl& impl_;
+  LineReader& reader_;
+  LineWriter& writer_;
+  WorkerPool& pool_;
+  std::mutex poll_mutex_;  // held by a poll; the loop takes it after an inline call
+  std::string poll_line_;
+  std::size_t poll_skipped_ = 0;
+};
+
+}  // namespace
+
+void Serving::handle(LineReader::Event event, const std::string& line, std::size_t skipped,
+                     bool allow_inline) {
+  if (event == LineReader::Event::kOversize) {
+    log_line(fmt::format("skipped a message of {} bytes (limit {})", skipped,
+                         impl_.options.max_message_bytes));
+    writer_.write_line(impl_.oversize_reply(skipped));
+    return;
+  }
+  McpServer::Impl::Dispatch d;
+  try {
+    d = impl_.dispatch_line(line);
+  } catch (const std::exception& e) {  // bad_alloc on a huge message, say
+    log_line(fmt::format("internal error: {}", e.what()));
+    d.reply = error_response("null", kInternalError, fmt::format("internal error: {}", e.what()));
+  }
+  if (!d.deferred) {
+    if (d.reply) writer_.write_line(std::move(*d.reply));
+    return;
+  }
+  if (allow_inline && d.runs_inline && impl_.options.inline_quick_calls &&
+      !reader_.has_buffered_line()) {
+    std::optional<std::string> reply;
+    try {
+      reply = d.deferred(this);
+    } catch (const std::exception& e) {
+      log_line(fmt::format("internal error: {}", e.what()));
+    }
+    // A walk's thread may still be finishing a poll it began; the reader is the loop's again after.
+    { std::lock_guard lock(poll_mutex_); }
+    if (reply) writer_.write_line(std::move(*reply));
+    return;
+  }
+  pool_.submit([this, job = std::move(d.deferred)] {
+    std::optional<std::string> reply;
+    try {
+      reply = job(nullptr);
+    } catch (const std::exception& e) {
+      log_line(fmt::format("internal error: {}", e.what()));
+    }
+    if (reply) writer_.write_line(std::move(*reply));
+  });
 }
 
 int McpServer::run(int in_fd, int out_fd) {
@@ -803,6 +915,7 @@ int McpServer::run(int in_fd, int out_fd) {
   int status = 0;
   {
     WorkerPool pool(impl_->options.workers);
+    Serving serving(*impl_, reader, writer, pool);
     std::string line;
     std::size_t skipped = 0;
     while (!writer.broken()) {
@@ -813,33 +926,7 @@ int McpServer::run(int in_fd, int out_fd) {
         status = 2;
         break;
       }
-      if (event == LineReader::Event::kOversize) {
-        log_line(fmt::format("skipped a message of {} bytes (limit {})", skipped,
-                             impl_->options.max_message_bytes));
-        writer.write_line(impl_->oversize_reply(skipped));
-        continue;
-      }
-      Impl::Dispatch d;
-      try {
-        d = impl_->dispatch_line(line);
-      } catch (const std::exception& e) {  // bad_alloc on a huge message, say
-        log_line(fmt::format("internal error: {}", e.what()));
-        d.reply =
-            error_response("null", kInternalError, fmt::format("internal error: {}", e.what()));
-      }
-      if (d.deferred) {
-        pool.submit([&writer, job = std::move(d.deferred)] {
-          std::optional<std::string> reply;
-          try {
-            reply = job();
-          } catch (const std::exception& e) {
-            log_line(fmt::format("internal error: {}", e.what()));
-          }
-          if (reply) writer.write_line(std::move(*reply));
-        });
-      } else if (d.reply) {
-        writer.write_line(std::move(*d.reply));
-      }
+      serving.handle(event, line, skipped, true);
     }
     if (writer.broken()) impl_->cancel_all();  // nobody can read the answers any more
     pool.finish();

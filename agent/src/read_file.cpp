@@ -364,7 +364,8 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   w.key("lines").begin_array();
   for (const ShownLine& line : shown) {
     w.begin_object().field("line", line.number);
-    w.field("text", std::string_view(shown_texts).substr(line.text_at, line.text_bytes));
+    // Valid UTF-8: append_shown_text made it so.
+    w.key("text").valid_string(std::string_view(shown_texts).substr(line.text_at, line.text_bytes));
     if (line.clipped_bytes > 0) w.field("clipped_bytes", line.clipped_bytes);
     w.end_object();
   }

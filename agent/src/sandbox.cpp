@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -360,6 +361,34 @@ bool plain_relative(std::string_view path) {
   return true;
 }
 
+// An O_PATH fd on this process's /proc/self/fd directory, opened on first use and kept; -1 when
+// it cannot be opened (callers then go by /proc/self/fd/N, which fails as before without /proc).
+// A forked child must not use its parent's directory (it would reach the parent's fds): the
+// child forgets it (pthread_atfork) and opens its own.
+std::atomic<int> g_proc_fd_dir{-1};
+
+void forget_proc_fd_dir() {
+  const int fd = g_proc_fd_dir.exchange(-1);
+  if (fd >= 0) ::close(fd);
+}
+
+int proc_fd_dir() {
+  const int known = g_proc_fd_dir.load(std::memory_order_acquire);
+  if (known >= 0) return known;
+  static const bool registered = [] {
+    return ::pthread_atfork(nullptr, nullptr, forget_proc_fd_dir) == 0;
+  }();
+  if (!registered) return -1;
+  const int fd = openat_retry(AT_FDCWD, "/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  int expected = -1;
+  if (!g_proc_fd_dir.compare_exchange_strong(expected, fd, std::memory_order_acq_rel)) {
+    ::close(fd);  // another thread was first
+    return expected;
+  }
+  return fd;
+}
+
 // Opens for reading what `path_fd` (O_PATH, fstat `st`) refers to, without looking a path up
 // again: a directory with openat(path_fd, "."), a regular file through its /proc/self/fd magic
 // link (which leads to that very inode; only this process's own fd is resolved through it, never
@@ -372,7 +401,15 @@ int reopen_for_reading(int path_fd, const struct stat& st) {
     errno = ENOENT;
     return -1;
   }
-  return openat_retry(AT_FDCWD, proc_link(path_fd).text, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // Through this process's /proc/<pid>/fd directory, opened once: the lookup is then one name
+  // in it, not /proc, the "self" link and "fd" again on every call.
+  const int fd_dir = proc_fd_dir();
+  if (fd_dir < 0) {
+    return openat_retry(AT_FDCWD, proc_link(path_fd).text, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  }
+  char name[16];
+  std::snprintf(name, sizeof name, "%d", path_fd);
+  return openat_retry(fd_dir, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 }
 
 // Without /proc: opens the symlink-free root-relative `canonical` again, every component

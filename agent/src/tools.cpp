@@ -60,6 +60,23 @@ const std::vector<ToolSpec>& tool_specs() {
   return specs;
 }
 
+void CallContext::poll_if_due(std::chrono::steady_clock::time_point now) const {
+  const std::int64_t ticks = now.time_since_epoch().count();
+  std::int64_t due = next_poll.load(std::memory_order_relaxed);
+  const std::int64_t interval =
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(CallPoller::kPollInterval)
+          .count();
+  if (due == 0) {  // the call's first check: the first turn comes one interval later
+    next_poll.compare_exchange_strong(due, ticks + interval, std::memory_order_relaxed);
+    return;
+  }
+  if (ticks < due) return;
+  // One checker takes the turn; the others see the new due time.
+  if (next_poll.compare_exchange_strong(due, ticks + interval, std::memory_order_relaxed)) {
+    poller->poll();
+  }
+}
+
 Expected<ToolOutput> call_tool(std::string_view name, std::string_view arguments_json,
                                const CallContext& context) {
   for (const ToolImpl& t : tool_table()) {

@@ -261,3 +261,31 @@ TEST_CASE("the windowed scan that keeps the deadline enforceable still finds eve
   CHECK_FALSE(bool_at(root, "partial"));
   CHECK(number_at(root["total"]) == expected);
 }
+
+TEST_CASE("expired() gives a poller a turn once per poll interval, not on every check",
+          "[agent][deadline][inline]") {
+  ToolEnv env;
+  struct Counting final : ctx::agent::CallPoller {
+    int turns = 0;
+    void poll() override { ++turns; }
+  } poller;
+  ctx::agent::EstimatingCounter counter;
+  ctx::agent::CallContext context{
+      env.sandbox(), env.policy(), counter, env.config, std::chrono::steady_clock::now() + 60s,
+      nullptr,       nullptr,      &poller};
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t checks = 0;
+  CHECK_FALSE(context.expired());
+  CHECK(poller.turns == 0);  // the first check only starts the interval
+  std::uint64_t expired_checks = 0;
+  while (std::chrono::steady_clock::now() - start < 20ms) {
+    expired_checks += context.expired() ? 1U : 0U;
+    ++checks;
+  }
+  CHECK(expired_checks == 0);
+  const auto interval = ctx::agent::CallPoller::kPollInterval;
+  INFO("checks " << checks << ", turns " << poller.turns);
+  CHECK(poller.turns >= 1);
+  CHECK(poller.turns <= 20ms / interval);
+  CHECK(static_cast<std::uint64_t>(poller.turns) < checks / 10);
+}

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
@@ -54,10 +55,40 @@ class ScriptedBackend final : public ctx::agent::ToolBackend {
                               "{\"type\":\"object\"}"});
   }
   const std::vector<ToolSpec>& specs() const override { return specs_; }
+  // "quick" and "block_inline" may run on the reading thread.
+  bool runs_inline(std::string_view name) const override {
+    return name == "quick" || name == "block_inline";
+  }
 
   Expected<ToolOutput> call(std::string_view name, std::string_view arguments,
-                            const std::atomic<bool>& cancelled) override {
+                            const std::atomic<bool>& cancelled,
+                            ctx::agent::CallPoller* poller) override {
     calls.fetch_add(1);
+    if (poller != nullptr) inline_calls.fetch_add(1);
+    if (name == "quick") {
+      ToolOutput out;
+      out.structured = poller != nullptr ? "{\"inline\":true}" : "{\"inline\":false}";
+      out.text = "quick";
+      return out;
+    }
+    if (name == "block_inline") {
+      // As "block", giving the poller a turn every millisecond as CallContext::expired() does.
+      {
+        std::lock_guard lock(mutex_);
+        ++started_;
+      }
+      started_cv_.notify_all();
+      const auto give_up = std::chrono::steady_clock::now() + 10s;
+      while (!cancelled.load() && std::chrono::steady_clock::now() < give_up) {
+        if (poller != nullptr) poller->poll();
+        std::this_thread::sleep_for(1ms);
+      }
+      saw_cancel.store(cancelled.load());
+      ToolOutput out;
+      out.structured = "{\"partial\":true}";
+      out.text = "partial";
+      return out;
+    }
     if (name == "echo") {
       ToolOutput out;
       // Pretty-printed on purpose: the server must still write one line.
@@ -119,6 +150,7 @@ class ScriptedBackend final : public ctx::agent::ToolBackend {
   }
 
   std::atomic<int> calls{0};
+  std::atomic<int> inline_calls{0};  // calls given a poller (run on the reading thread)
   std::atomic<bool> saw_cancel{false};
   std::atomic<int> running{0};      // sleep calls running now
   std::atomic<int> max_running{0};  // the most sleep calls that ever ran at once
@@ -692,6 +724,105 @@ TEST_CASE("the stdio loop reads a cancellation while a call runs and answers the
   CHECK(backend.saw_cancel.load());
 }
 
+// Whether the tools/call response `line` came from the scripted "quick" tool run inline.
+bool ran_inline(const std::string& line) {
+  auto p = parse(line);
+  bool value = false;
+  REQUIRE(p->root["result"]["structuredContent"]["inline"].get(value) == simdjson::SUCCESS);
+  return value;
+}
+
+TEST_CASE("a quick call runs on the reading thread when nothing is queued behind it",
+          "[agent][mcp][inline]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  StdioLoop loop(server);
+  LineSource source(loop.out.read);
+  loop.in.send(call_line("1", "quick", "{}") + "\n");
+  const std::string first = source.next(10s);
+  REQUIRE_FALSE(first.empty());
+  CHECK(id_of(first) == "1");
+  CHECK(ran_inline(first));
+  // A tool the backend does not mark quick goes to a worker as before.
+  loop.in.send(call_line("2", "echo", "{}") + "\n");
+  CHECK(id_of(source.next(10s)) == "2");
+  CHECK(backend.inline_calls.load() == 1);
+  CHECK(loop.finish() == 0);
+}
+
+TEST_CASE("pipelined quick calls run side by side on the workers, not one by one inline",
+          "[agent][mcp][inline]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  StdioLoop loop(server);
+  std::string batch;
+  for (int id = 1; id <= 8; ++id) batch += call_line(std::to_string(id), "quick", "{}") + "\n";
+  REQUIRE(batch.size() < PIPE_BUF);  // one write the loop reads at once
+  loop.in.send(batch);
+  std::vector<std::string> lines = read_lines(loop.out.read, 8);
+  REQUIRE(lines.size() == 8);
+  int on_workers = 0;
+  for (const std::string& line : lines) on_workers += ran_inline(line) ? 0 : 1;
+  // Each of the first seven had another call buffered behind it; the last may run inline.
+  CHECK(on_workers >= 7);
+  CHECK(loop.finish() == 0);
+}
+
+TEST_CASE("with inline_quick_calls off every call goes to a worker", "[agent][mcp][inline]") {
+  ScriptedBackend backend;
+  McpServerOptions options;
+  options.inline_quick_calls = false;
+  McpServer server(backend, options);
+  StdioLoop loop(server);
+  LineSource source(loop.out.read);
+  loop.in.send(call_line("1", "quick", "{}") + "\n");
+  const std::string first = source.next(10s);
+  REQUIRE_FALSE(first.empty());
+  CHECK_FALSE(ran_inline(first));
+  CHECK(backend.inline_calls.load() == 0);
+  CHECK(loop.finish() == 0);
+}
+
+TEST_CASE(
+    "an inline call is cancelled through its poller, and a ping and a call sent meanwhile "
+    "are answered while it runs",
+    "[agent][mcp][inline][cancel]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  StdioLoop loop(server);
+  LineSource source(loop.out.read);
+  loop.in.send(call_line("10", "block_inline", "{}") + "\n");
+  REQUIRE(backend.wait_started(1));
+  // The reading thread is inside the call: only its poller can read these.
+  loop.in.send(R"({"jsonrpc":"2.0","id":11,"method":"ping"})"
+               "\n");
+  CHECK(id_of(source.next(10s)) == "11");
+  loop.in.send(call_line("12", "echo", "{}") + "\n");
+  CHECK(id_of(source.next(10s)) == "12");  // run by a worker while 10 still blocks
+  CHECK_FALSE(backend.saw_cancel.load());
+  loop.in.send(cancel_line("10") + "\n" +
+               R"({"jsonrpc":"2.0","id":13,"method":"ping"})"
+               "\n");
+  CHECK(id_of(source.next(10s)) == "13");
+  CHECK(loop.finish() == 0);
+  CHECK(backend.saw_cancel.load());
+  CHECK(backend.inline_calls.load() == 1);
+  CHECK(source.next(200ms).empty());  // nothing for the cancelled 10
+}
+
+TEST_CASE("end of input read by an inline call's poller ends the loop once the call returns",
+          "[agent][mcp][inline]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  StdioLoop loop(server);
+  loop.in.send(call_line("10", "block_inline", "{}") + "\n");
+  REQUIRE(backend.wait_started(1));
+  loop.in.send(cancel_line("10") + "\n");
+  CHECK(loop.finish() == 0);  // closes the input while the poller may still be reading
+  CHECK(backend.saw_cancel.load());
+  CHECK(read_lines(loop.out.read, 1).empty());
+}
+
 TEST_CASE("the stdio loop skips an oversized line without buffering it and carries on",
           "[agent][mcp]") {
   ScriptedBackend backend;
@@ -1061,6 +1192,55 @@ TEST_CASE("the registry backend serves the real tool list and reports unknown to
   CHECK_FALSE(ok);
   CHECK(error == "invalid_argument");
   CHECK(simdjson::minify(r->root["arguments"]) == R"({"a":[1,2]})");
+}
+
+TEST_CASE(
+    "the registry backend runs the one-file tools inline and gives a long read's poller "
+    "turns, which can cancel it",
+    "[agent][mcp][inline][cancel]") {
+  TempDir dir;
+  {
+    // 1M short lines: skipping to the last one takes far longer than a poll interval.
+    std::ofstream out(dir.path / "long.txt", std::ios::binary);
+    const std::string lines(8 << 20, '\n');
+    out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
+  }
+  auto sandbox = ctx::agent::Sandbox::open(dir.path.string());
+  REQUIRE(sandbox.ok());
+  auto policy = ctx::agent::Policy::build({});
+  REQUIRE(policy.ok());
+  ctx::agent::AgentConfig config;
+  ctx::agent::RegistryBackend backend(*sandbox, *policy, config, nullptr, nullptr);
+  CHECK(backend.runs_inline("read_file"));
+  CHECK(backend.runs_inline("file_info"));
+  CHECK(backend.runs_inline("list_directory"));
+  CHECK_FALSE(backend.runs_inline("search_files"));
+  CHECK_FALSE(backend.runs_inline("find_files"));
+
+  // Cancels the call on its first turn, as a notifications/cancelled read by a poll would.
+  struct CancellingPoller final : ctx::agent::CallPoller {
+    std::atomic<bool> cancelled{false};
+    int turns = 0;
+    void poll() override {
+      ++turns;
+      cancelled.store(true);
+    }
+  } poller;
+  auto outcome = backend.call("read_file", R"({"path":"long.txt","offset":8388608})",
+                              poller.cancelled, &poller);
+  CHECK(poller.turns >= 1);
+  REQUIRE_FALSE(outcome.ok());  // stopped while skipping to the offset
+  CHECK(outcome.error().code == ToolErrorCode::kTimeout);
+
+  // Without the cancellation the same read reaches its line (and took longer than the
+  // cancelled one had to).
+  std::atomic<bool> never{false};
+  const auto start2 = std::chrono::steady_clock::now();
+  auto whole = backend.call("read_file", R"({"path":"long.txt","offset":8388608})", never, nullptr);
+  const auto took2 = std::chrono::steady_clock::now() - start2;
+  REQUIRE(whole.ok());
+  CHECK(whole->text.find("8388608") != std::string::npos);
+  CHECK(took2 > ctx::agent::CallPoller::kPollInterval);
 }
 
 TEST_CASE("the stdio loop runs real tools on every worker at once, with cancellations",

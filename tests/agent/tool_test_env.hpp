@@ -47,6 +47,8 @@ class ToolEnv {
   }
 
   const fs::path& root() const { return root_; }
+  const Sandbox& sandbox() const { return *sandbox_; }
+  const Policy& policy() const { return *policy_; }
 
   void file(const std::string& rel, std::string_view content) const {
     fs::path p = root_ / rel;

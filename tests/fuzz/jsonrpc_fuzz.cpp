@@ -47,7 +47,7 @@ class FuzzBackend final : public ctx::agent::ToolBackend {
   }
   const std::vector<ToolSpec>& specs() const override { return specs_; }
   Expected<ToolOutput> call(std::string_view name, std::string_view arguments,
-                            const std::atomic<bool>&) override {
+                            const std::atomic<bool>&, ctx::agent::CallPoller*) override {
     if (name == "broken") {
       ToolOutput out;
       out.structured = std::string(arguments);  // may be anything: the server must cope

@@ -3,9 +3,10 @@
 // fuzzer drive) and `run` is the stdio loop around it: a reader that keeps reading and never
 // waits for the workers (so notifications/cancelled and ping are handled while calls run or
 // queue, and a call beyond the in-flight bound is refused at once), tool calls on worker
-// threads, and whole response lines written under a lock. Tools are reached through a
-// `ToolBackend`; the real one, `RegistryBackend`, runs the registry of tools.hpp inside a Sandbox
-// and Policy.
+// threads, except quick ones (ToolBackend::runs_inline) that the reader runs itself while its
+// CallPoller goes on reading, and whole response lines written under a lock. Tools are reached
+// through a `ToolBackend`; the real one, `RegistryBackend`, runs the registry of tools.hpp inside
+// a Sandbox and Policy.
 #pragma once
 
 #include <atomic>
@@ -32,9 +33,16 @@ class ToolBackend {
   virtual const std::vector<ToolSpec>& specs() const = 0;
   // Runs tool `name` with `arguments_json` (a JSON object text). `cancelled` becomes true when the
   // client cancels the request; the backend should return soon after. Called from several
-  // threads at once.
+  // threads at once. `poller` is non-null when the call runs on the thread that reads the
+  // client's messages (see runs_inline): the backend must give it turns while it runs (through
+  // CallContext::expired(), or by calling poll() itself), or no message is read meanwhile, the
+  // cancellation of this very call included.
   virtual Expected<ToolOutput> call(std::string_view name, std::string_view arguments_json,
-                                    const std::atomic<bool>& cancelled) = 0;
+                                    const std::atomic<bool>& cancelled, CallPoller* poller) = 0;
+  // Whether a call of tool `name` may run inline on the reading thread, with a poller, instead
+  // of being handed to a worker thread (which costs a wake-up and two context switches): true
+  // for tools that are quick and check their context often. Default: none.
+  virtual bool runs_inline(std::string_view /*name*/) const { return false; }
 };
 
 // The registry of tools.hpp: each call gets a CallContext whose deadline is
@@ -47,7 +55,10 @@ class RegistryBackend final : public ToolBackend {
                   SessionState* session, AuditLog* audit);
   const std::vector<ToolSpec>& specs() const override { return tool_specs(); }
   Expected<ToolOutput> call(std::string_view name, std::string_view arguments_json,
-                            const std::atomic<bool>& cancelled) override;
+                            const std::atomic<bool>& cancelled, CallPoller* poller) override;
+  // read_file, file_info and list_directory: one file or one directory's walk, checking the
+  // context per chunk or entry. search_files and find_files walk the tree on worker threads.
+  bool runs_inline(std::string_view name) const override;
 
  private:
   const Sandbox& sandbox_;
@@ -74,6 +85,13 @@ struct McpServerOptions {
   std::size_t max_message_bytes = std::size_t{8} << 20;
   std::size_t max_batch_elements = 256;  // batches (2024-11-05 and 2025-03-26 only)
   unsigned workers = 4;                  // threads running tool calls in `run`
+  // In `run`, a call of a tool the backend `runs_inline` is run on the reading thread itself,
+  // when no further message is buffered behind it: no hand-off to a worker (a wake-up and two
+  // context switches per call). Messages that arrive meanwhile are read and handled through the
+  // call's poller (CallContext::expired() gives it a turn every CallPoller::kPollInterval), so a
+  // notifications/cancelled still reaches the call and a ping is still answered; a tools/call
+  // read then goes to a worker. False: every call goes to a worker.
+  bool inline_quick_calls = true;
   // Admission: a tools/call is taken while fewer than workers + max_queued_calls calls are in
   // flight (queued or running) and, unless none is, their arguments stay within
   // max_in_flight_bytes; any other is answered at once with kServerBusy (the reader never waits,
@@ -115,8 +133,9 @@ class McpServer {
   // The version initialize settled on ("" before initialize).
   std::string protocol_version() const;
 
+  struct Impl;  // defined in mcp_server.cpp, and used there only
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -56,6 +56,19 @@ class SessionState {
   std::unique_ptr<Impl> impl_;
 };
 
+// What a call running on the thread that reads the client's messages (the MCP server's inline
+// calls) hands its context, so that messages arriving meanwhile (notifications/cancelled, ping)
+// are still read: CallContext::expired() calls poll() at most every kPollInterval of the call's
+// time. poll() must not block; it may set the call's `cancelled` flag. Called from whichever
+// thread checks the context (a walk's workers too, so a walk whose reading thread only waits is
+// still polled): an implementation must be thread-safe and may skip a turn while another runs.
+class CallPoller {
+ public:
+  static constexpr std::chrono::microseconds kPollInterval{1000};
+  virtual ~CallPoller() = default;
+  virtual void poll() = 0;
+};
+
 struct CallContext {
   const Sandbox& sandbox;
   const Policy& policy;
@@ -64,11 +77,19 @@ struct CallContext {
   std::chrono::steady_clock::time_point deadline;
   const std::atomic<bool>* cancelled = nullptr;  // set by notifications/cancelled
   SessionState* session = nullptr;
+  CallPoller* poller = nullptr;  // nullptr: nothing to poll (a worker thread's call, the CLI)
 
+  // True once the call was cancelled or its deadline passed. With a poller, first gives it a
+  // turn when kPollInterval has passed since its last one (or since the call began).
   bool expired() const {
-    return (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) ||
-           std::chrono::steady_clock::now() >= deadline;
+    const auto now = std::chrono::steady_clock::now();
+    if (poller != nullptr) poll_if_due(now);
+    return (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) || now >= deadline;
   }
+  void poll_if_due(std::chrono::steady_clock::time_point now) const;
+  // Internal to expired(): steady_clock ticks of the next poll (0: the first check sets it);
+  // atomic because a walk's workers check the context concurrently.
+  mutable std::atomic<std::int64_t> next_poll{0};
 };
 
 struct ToolOutput {
