@@ -947,8 +947,8 @@ class Search {
     // (-E: the NUL bytes that count are the decoded ones, so files are read whole.)
     // --null-data implies --text, as in rg.
     const bool text = args_.text || print_.term == '\0';
-    const bool quit_on_binary = !text && !explicit_file && !args_.binary && !print_.multiline &&
-                                !args_.search.encoding;
+    const bool quit_on_binary =
+        !text && !explicit_file && !args_.binary && !print_.multiline && !args_.search.encoding;
     Result<std::string_view> bytes = std::string_view();
     // --pre and -z: the output of a program is searched instead (never for stdin), as ripgrep
     // reads it: through its roll buffer.

@@ -1332,11 +1332,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     // -P and -x (which adds anchors, a line feed's for ripgrep) always search in multiline mode
     // under -U, as in ripgrep; so do anchors that only the whole buffer has, and (--crlf) Rust's
     // CRLF-aware ones.
-    if (options.multiline &&
-        (options.pcre2 || (options.line && !nul) || anchors.buffer_anchors ||
-         (options.crlf && anchors.anchors) ||
-         can_match_newline(p, options.multiline_dotall, options.fixed_strings,
-                           options.line_terminator))) {
+    if (options.multiline && (options.pcre2 || (options.line && !nul) || anchors.buffer_anchors ||
+                              (options.crlf && anchors.anchors) ||
+                              can_match_newline(p, options.multiline_dotall, options.fixed_strings,
+                                                options.line_terminator))) {
       impl->multiline = true;
     }
     // What PCRE2 runs: in ripgrep's own dialect (not -P) rewritten where Rust and PCRE2 read the
@@ -1591,9 +1590,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                 (impl->hs != nullptr && all_literal && !options.word &&
                  impl->literals.mode != LiteralMode::kWholeLine);
   if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.crlf && !byte_mode &&
-      !nul &&
-      !options.fixed_strings && !options.word && !any_empty && !patterns.empty() && !impl->exact &&
-      impl->literals.mode == LiteralMode::kNone) {
+      !nul && !options.fixed_strings && !options.word && !any_empty && !patterns.empty() &&
+      !impl->exact && impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
   }
   // Literals that Hyperscan's literal API matches (impl->literals) need no PCRE2 at all.
