@@ -386,17 +386,17 @@ class Translator {
 
   // ASCII versions of the word look-arounds, over bytes.
   void emit_ascii_look(std::string_view kind) {
-    constexpr std::string_view w = "[0-9A-Za-z_]";
+    constexpr std::string_view kWord = "[0-9A-Za-z_]";
     if (superset_) {  // Hyperscan has no look-arounds: \b, or nothing (a superset)
       emit_assertion(kind == "start" || kind == "end" ? "\\b" : "");
     } else if (kind == "start") {
-      emit_assertion(fmt::format("(?:\\b(?={}))", w));
+      emit_assertion(fmt::format("(?:\\b(?={}))", kWord));
     } else if (kind == "end") {
-      emit_assertion(fmt::format("(?:\\b(?<={}))", w));
+      emit_assertion(fmt::format("(?:\\b(?<={}))", kWord));
     } else if (kind == "start-half") {
-      emit_assertion(fmt::format("(?<!{})", w));
+      emit_assertion(fmt::format("(?<!{})", kWord));
     } else {
-      emit_assertion(fmt::format("(?!{})", w));
+      emit_assertion(fmt::format("(?!{})", kWord));
     }
   }
 

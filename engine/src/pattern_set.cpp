@@ -1289,7 +1289,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   impl->byte_mode = byte_mode;
   std::uint32_t pcre_flags =
       PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | (impl->caseless ? PCRE2_CASELESS : 0U);
-  if (byte_mode) pcre_flags = 0;  // case folding is spelled out in the regexes
+  // Byte mode: case folding is spelled out in the regexes; its word boundaries are callouts, which
+  // PCRE2's auto-possessification would skip (`-w '(?-u)[^a-z]+'` never backtracking from ", "
+  // to "," in ", o").
+  if (byte_mode) pcre_flags = PCRE2_NO_AUTO_POSSESS;
   if (options.pcre2 && options.no_unicode) pcre_flags &= PCRE2_CASELESS;
   // originals: as typed (-F: escaped); regexes: rust_to_pcre2's kKeep form of each.
   std::vector<std::string> originals, regexes, pcre_regexes;
@@ -1321,12 +1324,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
     // ripgrep's regexes run in multi-line mode: an inline `m` flag is taken out, and where the
     // pattern turned it off, ^ and $ mean the haystack's ends (line_anchors.hpp).
-    // -P -U keeps PCRE2's own reading, as rg -P does.
+    // -P -U keeps PCRE2's own reading, as rg -P does. A --null-data line (a record) may hold line
+    // feeds: there too they are the haystack's ends (\A, \z), each record being searched alone.
     detail::MultiLineAnchors anchors;
     if (!options.fixed_strings && !(options.pcre2 && options.multiline)) {
       anchors = detail::multi_line_anchors(
           regex, options.pcre2 ? detail::RegexSyntax::kPcre2 : detail::RegexSyntax::kRust,
-          options.multiline);
+          options.multiline || nul);
       regex = std::move(anchors.regex);
     }
     // -P and -x (which adds anchors, a line feed's for ripgrep) always search in multiline mode

@@ -146,6 +146,7 @@ FILES = {
     "pcase/case.txt": b".FOO\nxfoo\n\\foo\n",
     "cr/a.txt": b"foo\r\nbar x\r\nfoo\rbaz\r\n\r\nlast foo",
     "anchors/m.txt": b"foo one\nbar\nfoo two\n",
+    "bytes/w.txt": b", o\n\xbf\n",
     "cr/b.csv": b"a,b\r\n",
     "hl/a b.txt": b"x foo\nbar\n",
     "hl/c.txt": b"foo\n",
@@ -1302,6 +1303,8 @@ golden("--crlf -U: a CR before a CRLF is not at a line end", ["--crlf", "-U", "-
                                                                "cr/a.txt"], b"", 1)
 golden("--crlf -U -o: a whole CRLF line between anchors", ["--crlf", "-U", "-o", "-n", "^bar.*$",
                                                             "cr/a.txt"], b"2:bar x\r\n", 0)
+golden("-w in byte mode backtracks into a shorter match whose boundaries hold",
+       ["-w", "-o", "(?-u)[^a-z]+", "bytes/w.txt"], b",\n\xbf\n", 0)
 golden("(?-m): $ is a line's end line by line", ["-n", "(?-m)o$", "anchors/m.txt"],
        b"3:foo two\n", 0)
 golden("-U (?-m): $ is the buffer's end, past its last line feed",

@@ -817,6 +817,20 @@ OPEN_BUGS = [
      lambda c: c.has("--crlf") and not (c.has("-U") or c.has("--multiline"))
      and not c.has("-F") and any("-m)" in p or "-m:" in p for p in c.patterns),
      lambda c: drop_flags(c, "--crlf")),
+    ("null-data-unmultiline-anchors",
+     "--null-data without -U, ^ or $ where the pattern turned multi-line mode off ((?-m)): rg "
+     "finds no match for `(?-m)bar$` in the record `bar` of `bar\\0x\\nbar\\0` (and one in "
+     "`bar\\n`'s alone); ctxsearch reads them as the record's ends",
+     lambda c: c.has("--null-data") and not (c.has("-U") or c.has("--multiline"))
+     and not c.has("-F") and any("-m)" in p or "-m:" in p for p in c.patterns),
+     lambda c: drop_flags(c, "--null-data")),
+    ("roll-buffer-carry-over",
+     "rg's roll buffer grows (by thirds of 3x) for a line longer than it holds and keeps that "
+     "capacity for the later files of the same thread (every file under --sort path): a NUL past "
+     "64 KiB in a later file then comes in with its first read, where ctxsearch (a fresh buffer "
+     "per file) finds it a read later (binary detection, bytes searched)",
+     lambda c: late_nul_after_long_file(c),
+     lambda c: map_files(c, lambda d: d[:65536] + d[65536:].replace(b"\0", b" "))),
     ("word-boundary-line-start-continuation",
      "-w, \\b, \\B where a line starts with UTF-8 continuation bytes (0x80-0xBF): Rust's "
      "decode_last reads the line terminator before them as the character before the position "
@@ -869,6 +883,17 @@ RG_QUIRKS = [
      lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep", "--json",
                           *[f for f in c.flags if f.startswith("--replace")])),
 ]
+
+
+def late_nul_after_long_file(case):
+    """A searched file over 64 KiB before (in path order) another with a NUL past 64 KiB."""
+    seen_long = False
+    for p in sorted(case.searched_files()):
+        data = case.tree.files[p]
+        if seen_long and b"\0" in data[65536:]:
+            return True
+        seen_long = seen_long or len(data) > 65536
+    return False
 
 
 def open_bugs(case):

@@ -25,7 +25,7 @@ using ctx::engine::Encoding;
 using ctx::engine::encoding_for_label;
 using ctx::engine::plan_decoding;
 
-const std::string kFffd = "\xEF\xBF\xBD";
+const std::string kFffd = "\xEF\xBF\xBD";  // NOLINT(readability-identifier-naming)
 
 std::string decode(Encoding e, std::string_view in) {
   Decoder d(e, false);

@@ -52,7 +52,7 @@ std::vector<std::string> search(const PatternSet& set, std::string_view hay,
   return r.seen;
 }
 
-std::vector<std::string> search_nul(std::vector<std::string> patterns, std::string_view hay,
+std::vector<std::string> search_nul(const std::vector<std::string>& patterns, std::string_view hay,
                                     PatternOptions options = nul_options(),
                                     ctx::engine::SearchOptions search_options = {}) {
   return search(compile_ok(patterns, options), hay, search_options);
