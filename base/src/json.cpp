@@ -13,6 +13,20 @@ namespace ctx {
 
 namespace {
 
+#if defined(__SSE2__)
+// Bit i set when byte i of `v` needs escaping in a JSON string: '"', '\\' or a control byte.
+int special_mask(__m128i v) {
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control_max = _mm_set1_epi8(0x1F);
+  // v <= 0x1F (unsigned) exactly when max(v, 0x1F) == 0x1F.
+  const __m128i special =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                   _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max));
+  return _mm_movemask_epi8(special);
+}
+#endif
+
 // How append_json_string writes one byte: `len` == 0 copies it unchanged (everything from 0x20 up
 // except '"' and '\\', bytes past 0x7F included, so valid multi-byte UTF-8 is copied whole;
 // callers that need valid UTF-8 check it first, as append_json_data does); otherwise the first
@@ -72,18 +86,11 @@ void append_json_string(std::string& out, std::string_view s) {
   const std::size_t n = s.size();
   std::size_t i = 0;
 #if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i control_max = _mm_set1_epi8(0x1F);
   // Blocks of 16 with 16 more bytes behind them, so every 16-byte load below stays inside `s`.
   for (; i + 32 <= n; i += 16) {
     if (p - stage > static_cast<std::ptrdiff_t>(kStage)) flush();
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    // v <= 0x1F (unsigned) exactly when max(v, 0x1F) == 0x1F.
-    __m128i special =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                     _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max));
-    auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    auto mask = static_cast<unsigned>(special_mask(v));
     std::size_t pos = 0;  // the block's bytes before `pos` are written
     while (mask != 0) {
       auto k = static_cast<std::size_t>(__builtin_ctz(mask));
@@ -108,6 +115,25 @@ void append_json_string(std::string& out, std::string_view s) {
   }
   *p++ = '"';
   flush();
+}
+
+bool json_string_is_plain(std::string_view s, bool ascii_only) {
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    int mask = special_mask(v);
+    if (ascii_only) mask |= _mm_movemask_epi8(v);  // the high bit: a byte past 0x7F
+    if (mask != 0) return false;
+  }
+#endif
+  for (; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    if (c < 0x20 || c == '"' || c == '\\' || (ascii_only && c >= 0x80)) return false;
+  }
+  return true;
 }
 
 void append_json_data(std::string& out, std::string_view s) {

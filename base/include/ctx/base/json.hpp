@@ -13,5 +13,9 @@ namespace ctx {
 void append_json_string(std::string& out, std::string_view s);
 // Appends {"text":"..."} or {"bytes":"<base64>"}.
 void append_json_data(std::string& out, std::string_view s);
+// True when append_json_string would copy every byte of `s` unchanged (no control byte, '"' or
+// '\\'), and, with `ascii_only`, every byte is ASCII (so `s` is valid UTF-8 as well): such a
+// string may be written as it is between quotes.
+bool json_string_is_plain(std::string_view s, bool ascii_only);
 
 }  // namespace ctx
