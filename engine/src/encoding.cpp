@@ -593,6 +593,16 @@ void Decoder::step(std::uint8_t byte, char*& w) {
   // Puts `b` back in front of the input (after any byte put back by the same step first).
   auto prepend = [this](std::uint8_t b) { pending_[pending_count_++] = b; };
   auto is_ascii = [](std::uint8_t b) { return b < 0x80; };
+  // The standard's last step for a lead byte and `byte` after it: the pair's code point if the
+  // index has one (non-zero), else an error, `byte` being read again when it is ASCII.
+  auto pair = [&](std::uint32_t cp) {
+    if (cp != 0) {
+      emit(cp);
+      return;
+    }
+    if (is_ascii(byte)) prepend(byte);
+    error();
+  };
   switch (encoding_) {
     case Encoding::kUtf8: {
       if (needed_ == 0) {
@@ -676,12 +686,7 @@ void Decoder::step(std::uint8_t byte, char*& w) {
           const std::uint32_t offset = byte < 0x7F ? 0x40 : 0x41;
           cp = lookup(whatwg::gb18030(), (std::uint32_t{lead} - 0x81) * 190 + (byte - offset));
         }
-        if (cp != 0) {
-          emit(cp);
-          return;
-        }
-        if (is_ascii(byte)) prepend(byte);
-        error();
+        pair(cp);
         return;
       }
       if (is_ascii(byte)) {
@@ -723,12 +728,7 @@ void Decoder::step(std::uint8_t byte, char*& w) {
               cp = lookup(whatwg::big5(), pointer);
           }
         }
-        if (cp != 0) {
-          emit(cp);
-          return;
-        }
-        if (is_ascii(byte)) prepend(byte);
-        error();
+        pair(cp);
         return;
       }
       if (is_ascii(byte)) {
@@ -759,12 +759,7 @@ void Decoder::step(std::uint8_t byte, char*& w) {
           cp = lookup(flag_ ? whatwg::jis0212() : whatwg::jis0208(), pointer);
         }
         flag_ = false;
-        if (cp != 0) {
-          emit(cp);
-          return;
-        }
-        if (is_ascii(byte)) prepend(byte);
-        error();
+        pair(cp);
         return;
       }
       if (is_ascii(byte)) {
@@ -790,12 +785,7 @@ void Decoder::step(std::uint8_t byte, char*& w) {
           }
           cp = lookup(whatwg::jis0208(), pointer);
         }
-        if (cp != 0) {
-          emit(cp);
-          return;
-        }
-        if (is_ascii(byte)) prepend(byte);
-        error();
+        pair(cp);
         return;
       }
       if (byte <= 0x80) {
@@ -816,12 +806,7 @@ void Decoder::step(std::uint8_t byte, char*& w) {
         if (byte >= 0x41 && byte <= 0xFE) {
           cp = lookup(whatwg::euc_kr(), (std::size_t{lead} - 0x81) * 190 + (byte - 0x41));
         }
-        if (cp != 0) {
-          emit(cp);
-          return;
-        }
-        if (is_ascii(byte)) prepend(byte);
-        error();
+        pair(cp);
         return;
       }
       if (is_ascii(byte)) {
