@@ -1334,9 +1334,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       regex = std::move(anchors.regex);
     }
     // -P and -x (which adds anchors, a line feed's for ripgrep) always search in multiline mode
-    // under -U, as in ripgrep; so do anchors that only the whole buffer has, and (--crlf) Rust's
-    // CRLF-aware ones.
-    if (options.multiline && (options.pcre2 || (options.line && !nul) || anchors.buffer_anchors ||
+    // under -U, as in ripgrep; so do anchors that only the whole buffer has (a --null-data record
+    // has them too), and (--crlf) Rust's CRLF-aware ones.
+    if (options.multiline && (options.pcre2 || ((options.line || anchors.buffer_anchors) && !nul) ||
                               (options.crlf && anchors.anchors) ||
                               can_match_newline(p, options.multiline_dotall, options.fixed_strings,
                                                 options.line_terminator))) {

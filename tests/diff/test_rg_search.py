@@ -99,6 +99,7 @@ import difflib
 import os
 import random
 import re
+import unicodedata
 import shutil
 import subprocess
 import sys
@@ -831,6 +832,14 @@ OPEN_BUGS = [
      "per file) finds it a read later (binary detection, bytes searched)",
      lambda c: late_nul_after_long_file(c),
      lambda c: map_files(c, lambda d: d[:65536] + d[65536:].replace(b"\0", b" "))),
+    ("pcre2-10.42-word-marks",
+     "-P with \\w \\W \\b \\B next to a nonspacing mark (Mn) or connector punctuation (Pc) "
+     "other than '_': Debian's PCRE2 10.42 counts neither as a word character, rg 14's PCRE2 "
+     "10.43 counts both (`rg -P -o '\\W+'` on ` \\u07ac` prints the space alone); -P -w "
+     "follows 10.43, a \\w written in a -P pattern does not",
+     lambda c: c.has("-P") and any(re.search(r"\\[wWbB]", p) for p in c.patterns)
+     and any(has_word_mark(c.tree.files[p]) for p in c.searched_files()),
+     lambda c: map_files(c, strip_word_marks)),
     ("word-boundary-line-start-continuation",
      "-w, \\b, \\B where a line starts with UTF-8 continuation bytes (0x80-0xBF): Rust's "
      "decode_last reads the line terminator before them as the character before the position "
@@ -883,6 +892,18 @@ RG_QUIRKS = [
      lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep", "--json",
                           *[f for f in c.flags if f.startswith("--replace")])),
 ]
+
+
+def has_word_mark(data):
+    text = data.decode("utf-8", errors="ignore")
+    return any(ch != "_" and unicodedata.category(ch) in ("Mn", "Pc") for ch in text)
+
+
+def strip_word_marks(data):
+    """`data` with every Mn/Pc character (not '_') of its valid UTF-8 replaced by '_'."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    return "".join("_" if ch != "_" and unicodedata.category(ch) in ("Mn", "Pc") else ch
+                   for ch in text).encode("utf-8", errors="surrogateescape")
 
 
 def late_nul_after_long_file(case):
