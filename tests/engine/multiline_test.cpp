@@ -48,21 +48,7 @@ std::vector<std::pair<std::size_t, std::size_t>> all_matches(const PatternSet& s
   return out;
 }
 
-// Records what the searcher reports, one string per call.
-class Recorder final : public ctx::engine::LineSink {
- public:
-  std::vector<std::string> seen;
-  ctx::engine::Flow on_line(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
-    seen.push_back(std::to_string(n) + "@" + std::to_string(offset) + ":" + std::string(line));
-    return ctx::engine::Flow::kContinue;
-  }
-  ctx::engine::Flow on_context(std::uint64_t n, std::uint64_t, std::string_view line) override {
-    seen.push_back(std::to_string(n) + "-" + std::string(line));
-    return ctx::engine::Flow::kContinue;
-  }
-  void on_context_break() override { seen.emplace_back("--"); }
-  void on_binary(std::uint64_t, bool) override { seen.emplace_back("binary"); }
-};
+using Recorder = ctx::testing::LineRecorder;
 
 std::vector<std::string> search(const PatternSet& set, std::string_view hay,
                                 ctx::engine::SearchOptions options = {}) {

@@ -26,22 +26,7 @@ PatternOptions nul_options() {
   return options;
 }
 
-class Recorder final : public ctx::engine::LineSink {
- public:
-  std::vector<std::string> seen;
-  std::vector<std::size_t> buffers;  // on_buffer's starts
-  ctx::engine::Flow on_line(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
-    seen.push_back(std::to_string(n) + "@" + std::to_string(offset) + ":" + std::string(line));
-    return ctx::engine::Flow::kContinue;
-  }
-  ctx::engine::Flow on_context(std::uint64_t n, std::uint64_t, std::string_view line) override {
-    seen.push_back(std::to_string(n) + "-" + std::string(line));
-    return ctx::engine::Flow::kContinue;
-  }
-  void on_context_break() override { seen.emplace_back("--"); }
-  void on_binary(std::uint64_t, bool) override { seen.emplace_back("binary"); }
-  void on_buffer(std::size_t start) override { buffers.push_back(start); }
-};
+using Recorder = ctx::testing::LineRecorder;
 
 std::vector<std::string> search(const PatternSet& set, std::string_view hay,
                                 ctx::engine::SearchOptions options = {}) {

@@ -1,16 +1,18 @@
-// Helpers shared by the engine tests: compiling a PatternSet that must compile, and the two
-// non-ASCII characters Unicode simple case folding maps to ASCII letters (Hyperscan folds ASCII
-// only; PCRE2 with UCP and ripgrep fold these too).
+// Helpers shared by the engine tests: compiling a PatternSet that must compile, a LineSink that
+// records what the searcher reports, and the two non-ASCII characters Unicode simple case folding
+// maps to ASCII letters (Hyperscan folds ASCII only; PCRE2 with UCP and ripgrep fold these too).
 #pragma once
 
 #include <catch2/catch.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "ctx/engine/pattern_set.hpp"
+#include "ctx/engine/searcher.hpp"
 
 namespace ctx::testing {
 
@@ -38,5 +40,24 @@ inline SpanPairs span_pairs(const engine::PatternSet& set, std::string_view line
   for (const engine::MatchSpan& m : out) pairs.emplace_back(m.start, m.end);
   return pairs;
 }
+
+// Records what the searcher reports, one string per call: "N@OFFSET:LINE" for a matching line,
+// "N-LINE" for a context line, "--" for a context break, "binary"; and each on_buffer start.
+class LineRecorder final : public engine::LineSink {
+ public:
+  std::vector<std::string> seen;
+  std::vector<std::size_t> buffers;
+  engine::Flow on_line(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
+    seen.push_back(std::to_string(n) + "@" + std::to_string(offset) + ":" + std::string(line));
+    return engine::Flow::kContinue;
+  }
+  engine::Flow on_context(std::uint64_t n, std::uint64_t, std::string_view line) override {
+    seen.push_back(std::to_string(n) + "-" + std::string(line));
+    return engine::Flow::kContinue;
+  }
+  void on_context_break() override { seen.emplace_back("--"); }
+  void on_binary(std::uint64_t, bool) override { seen.emplace_back("binary"); }
+  void on_buffer(std::size_t start) override { buffers.push_back(start); }
+};
 
 }  // namespace ctx::testing
