@@ -303,6 +303,7 @@ class Parser {
     pos_ += len;
     ByteSet none;
     none.high = true;
+    none.literal_bytes = static_cast<std::uint8_t>(len);
     return none;
   }
 
@@ -500,11 +501,17 @@ class Parser {
 };
 
 // The longest run of single-byte (or, under -i, single-letter) steps: the literal Hyperscan would
-// search for.
+// search for. A literal non-ASCII character counts as strong on its own: it never matches ASCII
+// text, and its lead and continuation bytes are rare in most text, so Hyperscan's literal search
+// skips what the matcher would scan byte by byte (`\w+é` over 155 MB of .po files: 0.49 s here,
+// rg 0.12 s, before this).
 std::size_t longest_literal(const Sequence& s, const std::vector<ByteSet>& classes) {
   std::size_t best = 0, run = 0;
   for (const Step& step : s.steps) {
     const ByteSet& c = classes[step.klass];
+    if (c.literal_bytes != 0 && step.kind != Step::kOpt && step.kind != Step::kStar) {
+      return kStrongLiteral;
+    }
     int members = __builtin_popcountll(c.bits[0]) + __builtin_popcountll(c.bits[1]);
     bool literal = (step.kind == Step::kOne || step.kind == Step::kRepeat) &&
                    (members == 1 || (members == 2 && [&] {

@@ -79,6 +79,8 @@ class BitMatcher {
   struct ByteSet {
     std::uint64_t bits[2] = {0, 0};
     bool high = false;
+    // A literal non-ASCII character (no ASCII members, `high`): its UTF-8 length; 0 otherwise.
+    std::uint8_t literal_bytes = 0;
     bool operator==(const ByteSet&) const = default;
   };
 

@@ -171,6 +171,12 @@ TEST_CASE("bit matcher takes regexes without a literal and leaves literal ones t
   CHECK_FALSE(BitMatcher::compile({"(ab)+c"}, false, false).has_value());
   CHECK_FALSE(BitMatcher::compile({"\\p{Greek}\\w"}, false, false).has_value());
   CHECK_FALSE(BitMatcher::compile({"a*"}, false, false).has_value());
+  // A literal non-ASCII character is a strong literal on its own; optional, it is not.
+  CHECK_FALSE(BitMatcher::compile({"\\w+\xC3\xA9"}, false, false).has_value());
+  CHECK_FALSE(
+      BitMatcher::compile({"[a-z]+\xC3\xA9", "\\w{3}\xE2\x82\xAC"}, false, false).has_value());
+  CHECK(BitMatcher::compile({"[a-z]+\xC3\xA9?x"}, false, false).has_value());
+  CHECK(BitMatcher::compile({"[a-z]+\xC3\xA9", "\\w{5}"}, false, false).has_value());
 }
 
 TEST_CASE("bit matcher finds the lines PCRE2 finds on ASCII text", "[engine][bit_matcher]") {
