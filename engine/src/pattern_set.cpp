@@ -25,6 +25,7 @@ namespace {
 constexpr std::uint32_t kMatchLimit = 50'000'000;  // PCRE2 backtracking steps per match attempt
 constexpr std::uint32_t kDepthLimit = 1'000'000;
 constexpr std::size_t kJitStackMax = std::size_t{8} << 20;
+constexpr std::uint32_t kMaxLookAhead = 256;  // matching lines one find_line scan queues at most
 
 using HsDatabase = std::unique_ptr<hs_database_t, decltype(&hs_free_database)>;
 using HsScratchPtr = std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)>;
@@ -1201,6 +1202,17 @@ struct PatternSet::Scratch::Impl {
   bool hs_ok = true;
   bool utf8_checked = false;  // hs_ok is known
   bool bits_ok = false;       // the BitMatcher may take the haystack from where it was left
+  // Hyperscan scans (find_line) look ahead: the matching lines of the haystack from
+  // `ahead_from` on, in order. No line from ahead_from up to the last one queued holds a match
+  // that is not queued, nor one past it when `ahead_to_end`. Each scan of a haystack queues up
+  // to twice as many lines as the one before (1 at first, so -q, -l and -m 1 scan no further):
+  // a line-by-line search of many matching lines pays one scan per `ahead_want` lines, not one
+  // per line.
+  std::vector<LineSpan> ahead;
+  std::size_t ahead_from = 0;
+  bool ahead_valid = false;
+  bool ahead_to_end = false;
+  std::uint32_t ahead_want = 1;
   // Multiline mode: the haystack whose match starts (BitMatcher::match_starts) are in ml_starts.
   const char* ml_data = nullptr;
   std::size_t ml_size = 0;
@@ -1972,7 +1984,28 @@ struct ScanContext {
   // LiteralMode::kWholeLine, or pieces of literals: each occurrence is verified.
   const LiteralTable* literals = nullptr;
   const std::vector<std::uint32_t>* pattern_of = nullptr;  // Impl::hs_pattern_of
+  // Scans that look ahead (Scratch::Impl::ahead): every matching line goes here, in order, and
+  // the scan stops when it holds `ahead_want` lines (or when a report comes out of order).
+  std::vector<LineSpan>* ahead = nullptr;
+  std::uint32_t ahead_want = 1;
+  bool out_of_order = false;
 };
+
+// A matching line: the scan's answer, or one more line queued ahead. Hyperscan's verdict: 1 stops
+// the scan.
+int report_line(ScanContext* ctx, const LineSpan& line) {
+  if (ctx->ahead == nullptr) {
+    ctx->found = line;
+    return 1;
+  }
+  ctx->ahead->push_back(line);
+  return ctx->ahead->size() >= ctx->ahead_want ? 1 : 0;
+}
+
+// A scan that cannot go on (an error, an interrupt): with lines queued ahead it just stops, so
+// they are served first and the next scan, from past them, meets the cause again. Whether the
+// cause is to be reported now.
+bool stop_scan_here(const ScanContext* ctx) { return ctx->ahead == nullptr || ctx->ahead->empty(); }
 
 // Hyperscan's report of pattern `id` ending at `to`: confirms the line it ends in, or with
 // chunked alternations, the chunk that holds the pattern on that line (unless tried already).
@@ -1983,10 +2016,12 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
   std::size_t pos = end > ctx->base ? end - 1 : end;  // the match's last byte
   if (pos < ctx->rejected_until) return 0;
   if (pos >= ctx->hay.size()) pos = ctx->hay.size() - (ctx->hay.empty() ? 0 : 1);
-  if (ctx->exact) {
-    ctx->found = line_around(ctx->hay, pos, ctx->base);
+  if (ctx->ahead != nullptr && !ctx->ahead->empty() && pos <= ctx->ahead->back().end) {
+    if (pos >= ctx->ahead->back().start) return 0;  // the line is queued already
+    ctx->out_of_order = true;                       // Hyperscan reports by end offset: not expected
     return 1;
   }
+  if (ctx->exact) return report_line(ctx, line_around(ctx->hay, pos, ctx->base));
   if (ctx->literals != nullptr) {
     std::size_t start = 0, stop = 0;
     if (!ctx->literals->occurrence(ctx->hay, end, id, start, stop)) return 0;
@@ -2010,8 +2045,7 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
         (start != line.start || stop != line.end)) {
       return 0;
     }
-    ctx->found = line;
-    return 1;
+    return report_line(ctx, line);
   }
   Result<bool> ok = false;
   LineSpan line;
@@ -2039,18 +2073,15 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
     ok = any_match(*ctx->line_alt, text, *ctx->m, std::span<const std::uint32_t>(&chunk, 1), true);
   }
   if (!ok.ok()) {
-    ctx->error = std::move(ok).error();
+    if (stop_scan_here(ctx)) ctx->error = std::move(ok).error();
     return 1;
   }
-  if (*ok) {
-    ctx->found = line;
-    return 1;
-  }
+  if (*ok) return report_line(ctx, line);
   if (ctx->marks == nullptr) ctx->rejected_until = line.end + 1;
   // Many rejected candidates can take long when the confirming regex backtracks.
   InterruptState& interrupt = *ctx->interrupt;
   if (interrupt.stop != nullptr && (++interrupt.confirms & 15) == 0 && (*interrupt.stop)()) {
-    ctx->interrupted = true;
+    ctx->interrupted = stop_scan_here(ctx);
     return 1;
   }
   return 0;
@@ -2095,6 +2126,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     s.hay_size = hay.size();
     s.utf8_checked = false;
     s.bits_ok = impl_->bits.has_value();
+    s.ahead_valid = false;
+    s.ahead_want = 1;
   }
   // Hyperscan (PCRE2 confirming) or PCRE2 alone, over `view` (a prefix of `hay` that ends at a
   // line end) from `start`.
@@ -2124,12 +2157,35 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         ctx.literals = &impl_->literals;
       }
       ctx.pattern_of = &impl_->hs_pattern_of;
+      if (s.ahead_valid && start >= s.ahead_from) {
+        // Callers may step back (after-context lines are looked up one by one).
+        const auto next =
+            std::lower_bound(s.ahead.begin(), s.ahead.end(), start,
+                             [](const LineSpan& line, std::size_t at) { return line.start < at; });
+        if (next != s.ahead.end()) return std::optional<LineSpan>{*next};
+        if (s.ahead_to_end) return std::optional<LineSpan>{};
+        // Past the last queued line: scan on from `start`.
+      }
+      s.ahead.clear();
+      s.ahead_from = start;
+      ctx.ahead = &s.ahead;
+      ctx.ahead_want = s.ahead_want;
+      s.ahead_want = std::min<std::uint32_t>(s.ahead_want * 2, kMaxLookAhead);
       std::string_view rest = view.substr(start);
-      hs_scan(impl_->hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
-              on_hs_match, &ctx);
+      const hs_error_t rc = hs_scan(impl_->hs.get(), rest.data(),
+                                    static_cast<unsigned>(rest.size()), 0, s.hs, on_hs_match, &ctx);
+      s.ahead_valid = false;
       if (ctx.error) return std::move(*ctx.error);
       if (ctx.interrupted) return interrupted_error();
-      return ctx.found;
+      s.ahead_valid = !ctx.out_of_order;
+      s.ahead_to_end = rc == HS_SUCCESS;
+      if (ctx.out_of_order) {
+        return std::optional<LineSpan>{*std::min_element(
+            s.ahead.begin(), s.ahead.end(),
+            [](const LineSpan& a, const LineSpan& b) { return a.start < b.start; })};
+      }
+      if (s.ahead.empty()) return std::optional<LineSpan>{};
+      return std::optional<LineSpan>{s.ahead.front()};
     }
     if (impl_->options.line_terminator != '\n' && !impl_->nul_scan) {
       // --null-data: each line alone, as ripgrep's line-by-line search (PCRE2 on the buffer would

@@ -696,3 +696,73 @@ TEST_CASE("a script name is the Script property, as in ripgrep, not PCRE2's Scri
   pcre2.pcre2 = true;
   CHECK(line_matches(compile_ok({"\\p{Greek}"}, pcre2), kPerispomeni));
 }
+
+namespace {
+
+// The first matching line at or after `from`, from a scratch that has seen nothing before.
+std::optional<LineSpan> fresh_find_line(const PatternSet& set, std::string_view hay,
+                                        std::size_t from) {
+  PatternSet::Scratch scratch = set.make_scratch();
+  auto hit = set.find_line(hay, from, scratch);
+  if (!hit.ok()) FAIL("find_line failed: " << hit.error().detail);
+  return *hit;
+}
+
+}  // namespace
+
+TEST_CASE("find_line's look-ahead answers every query as a fresh scan would, in any order",
+          "[engine][pattern_set]") {
+  // One scratch queues the matching lines a scan finds past the first (up to 256 a scan); queries
+  // that step back, skip ahead or pass the queue must still get the first matching line.
+  std::mt19937 rng(7);
+  const std::vector<std::string> words = {"foo", "bar", "str", "string", "x", "foofoo", "é", ""};
+  std::string hay;
+  for (int line = 0; line < 3000; ++line) {
+    const int n = static_cast<int>(rng() % 4);
+    for (int w = 0; w < n; ++w) hay += words[rng() % words.size()] + " ";
+    hay += '\n';
+  }
+  std::vector<std::size_t> starts = {0};
+  for (std::size_t i = 0; i < hay.size(); ++i) {
+    if (hay[i] == '\n') starts.push_back(i + 1);
+  }
+  struct Case {
+    std::vector<std::string> patterns;
+    PatternOptions options;
+  };
+  const std::vector<Case> cases = {
+      {{"foo"}, {}},              // a literal: Hyperscan's answer is exact
+      {{"str[a-z]+"}, {}},        // a regex PCRE2 confirms line by line
+      {{"foo"}, {.word = true}},  // literals whose occurrences are verified (-w)
+      {{"bar", "str\\w"}, {.case_insensitive = true}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.patterns, c.options.word, c.options.case_insensitive);
+    const PatternSet set = ctx::testing::compile_ok(c.patterns, c.options);
+    PatternSet::Scratch scratch = set.make_scratch();
+    // Forward, as the searcher goes: from past each hit.
+    std::size_t from = 0;
+    std::size_t hits = 0;
+    while (from <= hay.size()) {
+      auto hit = set.find_line(hay, from, scratch);
+      REQUIRE(hit.ok());
+      const std::optional<LineSpan> want = fresh_find_line(set, hay, from);
+      REQUIRE(hit->has_value() == want.has_value());
+      if (!want) break;
+      REQUIRE((*hit)->start == want->start);
+      REQUIRE((*hit)->end == want->end);
+      ++hits;
+      from = want->end + 1;
+    }
+    CHECK(hits > 300);  // enough to fill several look-ahead queues
+    // Random line starts, stepping back and forth.
+    for (int q = 0; q < 400; ++q) {
+      const std::size_t at = starts[rng() % starts.size()];
+      auto hit = set.find_line(hay, at, scratch);
+      REQUIRE(hit.ok());
+      const std::optional<LineSpan> want = fresh_find_line(set, hay, at);
+      REQUIRE(hit->has_value() == want.has_value());
+      if (want) REQUIRE((*hit)->start == want->start);
+    }
+  }
+}
