@@ -155,8 +155,8 @@ void append_json_body(std::string& out, std::string_view s) {
   }
   const std::size_t at = out.size();
   append_json_string(out, s);
-  out.pop_back();      // the closing quote
-  out.erase(at, 1);    // the opening one
+  out.pop_back();    // the closing quote
+  out.erase(at, 1);  // the opening one
 }
 
 }  // namespace ctx::agent

@@ -174,8 +174,8 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   std::string_view stop_reason;  // empty: the window reached the end of the file
   bool reached_eof = false;      // every byte was consumed: the line count is exact
   bool nothing_fit = false;
-  std::string rendered;  // the line as the text shows it; reused from line to line
-  std::string scratch;   // a line's text made valid UTF-8, when it was not
+  std::string rendered;        // the line as the text shows it; reused from line to line
+  std::string scratch;         // a line's text made valid UTF-8, when it was not
   std::size_t body_bytes = 0;  // of the text, what the budget accepted
   // Each shown line is escaped once, into the structured result's "lines" (`lines_json`, the
   // array's elements); the same escaped bytes make the text's JSON form (`text_json`, see
@@ -193,8 +193,8 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   // max_line_bytes + 4 of them, or all) are `held`; false when the budget refused it.
   auto emit_line = [&](std::string_view held, std::uint64_t bytes, char last_of_line) {
     if (last_of_line == '\r' && bytes > 0) --bytes;
-    std::string_view kept = held.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(
-                                               held.size(), bytes)));
+    std::string_view kept =
+        held.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(held.size(), bytes)));
     std::uint64_t clipped = 0;
     if (bytes > max_line_bytes) {
       kept = utf8_prefix(kept, max_line_bytes);
@@ -365,9 +365,9 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
                       : reason == kReasonOutputCap ? std::string("; cut at the output size cap")
                                                    : fmt::format("; stopped: {}", reason);
     footer = shown == 0 ? fmt::format("(no lines shown {}{}; {} to continue)", total_text, why,
-                                         next_call(next_offset))
-                           : fmt::format("(lines {}–{} {}{}; {} for more)", first, last, total_text,
-                                         why, next_call(next_offset));
+                                      next_call(next_offset))
+                        : fmt::format("(lines {}–{} {}{}; {} for more)", first, last, total_text,
+                                      why, next_call(next_offset));
   }
 
   ToolOutput out;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "../../agent/src/json_writer.hpp"
-#include "tool_test_env.hpp"
 #include "../../agent/src/tool_walk.hpp"
+#include "tool_test_env.hpp"
 
 using ctx::agent::ToolErrorCode;
 using ctx::agent::testing::field;
@@ -323,9 +323,9 @@ TEST_CASE("Policy::check_entry agrees with check for entries of visible director
 TEST_CASE("list_directory writes odd names in its structured entries as the JSON writer would",
           "[agent][list_directory]") {
   ToolEnv env;
-  const std::vector<std::string> names = {"plain.txt", "quote\"d", "back\\slash", "tab\there",
-                                          "ctl\x01x",  "bad\xFFutf8", "caf\xC3\xA9",
-                                          "line\xE2\x80\xA8sep"};
+  const std::vector<std::string> names = {"plain.txt",   "quote\"d",           "back\\slash",
+                                          "tab\there",   "ctl\x01x",           "bad\xFFutf8",
+                                          "caf\xC3\xA9", "line\xE2\x80\xA8sep"};
   for (const std::string& name : names) env.file("d/" + name, name);
   env.dir("d/sub");
   auto out = env.ok("list_directory", R"({"path":"d"})");
@@ -335,7 +335,7 @@ TEST_CASE("list_directory writes odd names in its structured entries as the JSON
   ctx::agent::JsonWriter want;
   want.begin_array();
   for (auto entry : json["entries"].get_array()) {
-    const std::string path(std::string_view(entry["path"]));
+    const std::string path{std::string_view(entry["path"])};
     want.begin_object().field("path", path).field("kind", std::string_view(entry["kind"]));
     if (entry["size"].error() == simdjson::SUCCESS) {
       want.field("size", static_cast<std::uint64_t>(int64_t(entry["size"])));

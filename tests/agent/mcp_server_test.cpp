@@ -27,9 +27,9 @@
 #include <utility>
 #include <vector>
 
+#include "../../agent/src/json_writer.hpp"
 #include "../proc_status.hpp"
 #include "ctx/agent/audit_log.hpp"
-#include "../../agent/src/json_writer.hpp"
 
 namespace {
 

@@ -425,9 +425,11 @@ TEST_CASE("read_file's text_json is its text escaped for a JSON string, whatever
   std::mt19937 rng(20261123);
   env.config.limits.max_line_bytes = 200;
   // Bytes that JSON escapes or that make a line lossy, among plain ones.
-  const std::vector<std::string> odd = {"\"",   "\\",   "\t",       "\r",       "\x01", "\x1f",
-                                        "\x7f", "\xC3\xA9", "\xE2\x80\xA8", "\xFF",     "\xC3", "'",
-                                        "\f",   "\b",   "\xF0\x9F\x98\x80", "\r\n"};
+  const std::vector<std::string> odd = {
+      "\"",   "\\",   "\t",       "\r",           "\x01",
+      "\x1f", "\x7f", "\xC3\xA9", "\xE2\x80\xA8", "\xFF",
+      "\xC3", "'",    "\f",       "\b",           "\xF0\x9F\x98\x80",
+      "\r\n"};
   int with_json = 0;
   for (int round = 0; round < 80; ++round) {
     std::string content;
