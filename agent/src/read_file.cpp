@@ -201,14 +201,22 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       clipped = bytes - kept.size();
     }
     const std::string_view text = shown_text(kept, scratch, lossy);
-    // "{:>6}\t{}" of the number and the text, without a format string parsed per line.
+    // "{:>6}\t{}" of the number and the text, without a format string parsed per line: `head`
+    // holds the number right-aligned in 6 columns and the tab, as written in the text's JSON
+    // form ("\\t", two bytes); the raw text takes all but those two bytes and a real tab.
     const fmt::format_int number(line_no);
     const std::string_view digits(number.data(), number.size());
     const std::size_t pad = digits.size() < 6 ? 6 - digits.size() : 0;
+    char head[32];
+    std::memset(head, ' ', pad);
+    std::memcpy(head + pad, digits.data(), digits.size());
+    const std::size_t number_bytes = pad + digits.size();
+    std::memcpy(head + number_bytes, "\\t", 2);
     std::string clip_note;
     if (clipped > 0) clip_note = fmt::format(" … [clipped {} bytes]", grouped(clipped));
-    rendered.assign(pad, ' ');
-    rendered.append(digits).append(1, '\t').append(text).append(clip_note).push_back('\n');
+    rendered.assign(head, number_bytes).append(1, '\t').append(text);
+    if (clipped > 0) rendered.append(clip_note);
+    rendered.push_back('\n');
     // `text` may view `current`: the line is done with it only once the line is written.
     auto done_with_line = [&] {
       current.clear();
@@ -224,18 +232,33 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     }
     body_bytes += rendered.size();
     if (clipped > 0) ++clipped_lines;
+    // The element's head, {"line":N,"text": (after a comma but for the first), in one append.
+    char element[48];
+    std::size_t e = 0;
     if (shown++ == 0) {
       first = line_no;
     } else {
-      lines_json.push_back(',');
+      element[e++] = ',';
     }
     last = line_no;
-    lines_json.append(R"({"line":)").append(digits).append(R"(,"text":)");
-    const std::size_t quoted_at = lines_json.size();
-    append_json_string(lines_json, text);
-    const std::size_t escaped_bytes = lines_json.size() - quoted_at - 2;  // without its quotes
-    text_json.append(pad, ' ').append(digits).append("\\t");
-    text_json.append(lines_json, quoted_at + 1, escaped_bytes);
+    std::memcpy(element + e, R"({"line":)", 8);
+    e += 8;
+    std::memcpy(element + e, digits.data(), digits.size());
+    e += digits.size();
+    std::memcpy(element + e, R"(,"text":)", 8);
+    e += 8;
+    lines_json.append(element, e);
+    text_json.append(head, number_bytes + 2);
+    if (json_string_is_plain(text, false)) {
+      // Nothing to escape: the text itself, between quotes and in the text's JSON form.
+      lines_json.append(1, '"').append(text).push_back('"');
+      text_json.append(text);
+    } else {
+      const std::size_t quoted_at = lines_json.size();
+      append_json_string(lines_json, text);
+      const std::size_t escaped_bytes = lines_json.size() - quoted_at - 2;  // without quotes
+      text_json.append(lines_json, quoted_at + 1, escaped_bytes);
+    }
     if (clipped > 0) {
       append_json_body(text_json, clip_note);
       const fmt::format_int clipped_digits(clipped);
