@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "session.hpp"
 #include "tool_common.hpp"
@@ -147,9 +149,17 @@ Expected<VisibleWalk> walk_visible(
                      "retry; if it persists, list a subdirectory"};
   }
   VisibleWalk out = sink.take();
-  std::sort(out.entries.begin(), out.entries.end(), [](const WalkedEntry& a, const WalkedEntry& b) {
-    return compare_paths(a.path, b.path);
-  });
+  // Sorted through (path, index) keys, which swap cheaply, then moved into place once (paths
+  // are distinct, so the order is the same as sorting the entries themselves).
+  std::vector<std::pair<std::string_view, std::size_t>> keys;
+  keys.reserve(out.entries.size());
+  for (std::size_t i = 0; i < out.entries.size(); ++i) keys.emplace_back(out.entries[i].path, i);
+  std::sort(keys.begin(), keys.end(),
+            [](const auto& a, const auto& b) { return compare_paths(a.first, b.first); });
+  std::vector<WalkedEntry> sorted;
+  sorted.reserve(out.entries.size());
+  for (const auto& key : keys) sorted.push_back(std::move(out.entries[key.second]));
+  out.entries = std::move(sorted);
   return out;
 }
 
