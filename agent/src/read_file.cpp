@@ -183,8 +183,9 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   std::string lines_json;
   std::string text_json;
   {
-    const std::size_t expect = static_cast<std::size_t>(
-        std::min<std::uint64_t>(file_size, context.config.limits.max_output_bytes));
+    // Room for the usual window without regrowth; a window past 256 KiB grows as it goes.
+    const std::size_t expect = static_cast<std::size_t>(std::min<std::uint64_t>(
+        {file_size, context.config.limits.max_output_bytes, std::uint64_t{256} << 10}));
     lines_json.reserve(expect + expect / 4 + 256);
     text_json.reserve(expect + expect / 4 + 256);
   }
