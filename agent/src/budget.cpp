@@ -242,7 +242,18 @@ std::string BudgetWriter::finish(std::string_view footer) {
   // Every path below sets used_ to the count of the text returned: the pending pieces need no
   // count of their own.
   pending_ends_.clear();
+  const std::size_t held_bound = used_ + pending_bound_;  // bounds the body's count
   pending_bound_ = 0;
+  if (!count_on_finish_ && counter_.subadditive()) {
+    // The whole costs at most the body's bound plus the footer's with its line break.
+    const std::size_t footer_bound = counter_.max_count(footer.size() + 1);
+    if (footer_bound != SIZE_MAX && held_bound + footer_bound <= max_tokens_) {
+      if (!text_.empty() && text_.back() != '\n' && !footer.empty()) text_.push_back('\n');
+      text_.append(footer);
+      used_ = 0;
+      return std::move(text_);
+    }
+  }
   // `body_len` bytes of the body, a line break when that body does not end in one, the footer.
   std::string candidate;
   auto compose = [&](std::size_t body_len, std::string_view tail) -> const std::string& {

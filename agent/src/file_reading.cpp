@@ -62,18 +62,17 @@ TextChunkReader::TextChunkReader(int fd, TextEncoding encoding, std::string_view
 
 Expected<std::string_view> TextChunkReader::next() {
   if (eof_) return std::string_view();
-  raw_.resize(kChunkBytes);
-  CTX_TRY_ASSIGN(std::size_t n, pread_full(fd_, raw_.data(), kChunkBytes, offset_, path_));
-  raw_.resize(n);
+  if (!raw_) raw_ = std::make_unique_for_overwrite<char[]>(kChunkBytes);  // not zero-filled
+  CTX_TRY_ASSIGN(std::size_t n, pread_full(fd_, raw_.get(), kChunkBytes, offset_, path_));
   offset_ += n;
-  if (n == 0) eof_ = true;
-  if (encoding_ != TextEncoding::kUtf16Le && encoding_ != TextEncoding::kUtf16Be) {
-    return std::string_view(raw_);
-  }
+  // pread_full stops short only where a read returned 0: the end of the file was seen.
+  if (n < kChunkBytes) eof_ = true;
+  const std::string_view raw(raw_.get(), n);
+  if (encoding_ != TextEncoding::kUtf16Le && encoding_ != TextEncoding::kUtf16Be) return raw;
   const bool little = encoding_ == TextEncoding::kUtf16Le;
   std::string units = std::move(carry_);
   carry_.clear();
-  units.append(raw_);
+  units.append(raw);
   if (!eof_) {
     // Keep an odd byte, and a high surrogate whose pair may come next, for the next chunk.
     std::size_t even = units.size() & ~std::size_t{1};

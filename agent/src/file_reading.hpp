@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -43,7 +44,7 @@ class TextChunkReader {
   TextEncoding encoding_;
   std::string path_;
   std::uint64_t offset_ = 0;
-  std::string raw_;
+  std::unique_ptr<char[]> raw_;  // kChunkBytes, allocated by the first next()
   std::string carry_;
   std::string decoded_;
   bool eof_ = false;

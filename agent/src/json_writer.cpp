@@ -136,5 +136,27 @@ JsonWriter& JsonWriter::raw(std::string_view json) {
   out_.append(json);
   return *this;
 }
+JsonWriter& JsonWriter::raw_elements(std::string_view elements) {
+  if (elements.empty()) return *this;
+  before_value();
+  out_.append(elements);
+  return *this;
+}
+JsonWriter& JsonWriter::escaped_string(std::string_view escaped) {
+  before_value();
+  append_quoted(out_, escaped);
+  return *this;
+}
+
+void append_json_body(std::string& out, std::string_view s) {
+  if (json_string_is_plain(s, false)) {
+    out.append(s);
+    return;
+  }
+  const std::size_t at = out.size();
+  append_json_string(out, s);
+  out.pop_back();    // the closing quote
+  out.erase(at, 1);  // the opening one
+}
 
 }  // namespace ctx::agent

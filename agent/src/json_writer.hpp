@@ -25,6 +25,11 @@ class JsonWriter {
   JsonWriter& boolean(bool value);
   JsonWriter& null();
   JsonWriter& raw(std::string_view json);  // an already-serialised value
+  // Already-serialised elements of the open array, comma-separated ("" for none): what writing
+  // each of them with raw() would give, in one append.
+  JsonWriter& raw_elements(std::string_view elements);
+  // A string whose JSON form is known: `escaped` is append_json_body's output for it.
+  JsonWriter& escaped_string(std::string_view escaped);
 
   // Shorthands for one key and its value.
   JsonWriter& field(std::string_view name, std::string_view value) {
@@ -49,6 +54,10 @@ class JsonWriter {
   std::vector<bool> first_;  // per open container: no element written yet
   bool after_key_ = false;
 };
+
+// Appends `s` escaped as append_json_string escapes it, without the enclosing quotes. Escaping
+// works byte by byte, so the body of a concatenation is the concatenation of the pieces' bodies.
+void append_json_body(std::string& out, std::string_view s);
 
 // `text` with every invalid UTF-8 sequence replaced by U+FFFD.
 std::string lossy_utf8(std::string_view text);

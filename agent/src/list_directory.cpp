@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include "ctx/base/json.hpp"
 #include "ctx/base/utf8.hpp"
 #include "cursor.hpp"
 #include "json_writer.hpp"
@@ -195,7 +196,11 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
         text.push_back('/');
         break;
       case walker::EntryType::kFile:
-        if (sizes[i]) text.append("  (").append(grouped(*sizes[i])).append(" bytes)");
+        if (sizes[i]) {
+          text.append("  (");
+          append_grouped(text, *sizes[i]);
+          text.append(" bytes)");
+        }
         break;
       case walker::EntryType::kSymlink:
         text.append("  (symlink)");
@@ -234,14 +239,26 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   w.field("ignored", static_cast<std::uint64_t>(walk.ignored));
   w.field("unreadable", static_cast<std::uint64_t>(walk.unreadable));
   write_page_fields(w, rendered);
-  w.key("entries").begin_array();
+  // The entries' objects, written as JsonWriter would write them, without its per-call work.
+  std::string entries;
+  entries.reserve(rendered.shown * 64);
   for (std::size_t i = 0; i < rendered.shown; ++i) {
     const WalkedEntry& e = walk.entries[offset + i];
-    w.begin_object().field("path", e.path).field("kind", kind_name(e.type));
-    if (sizes[i]) w.field("size", *sizes[i]);
-    w.end_object();
+    entries.append(i == 0 ? R"({"path":)" : R"(,{"path":)");
+    if (is_valid_utf8(e.path)) {
+      append_json_string(entries, e.path);
+    } else {
+      append_json_string(entries, lossy_utf8(e.path));
+    }
+    entries.append(R"(,"kind":")").append(kind_name(e.type)).push_back('"');
+    if (sizes[i]) {
+      const fmt::format_int digits(*sizes[i]);
+      entries.append(R"(,"size":)").append(digits.data(), digits.size());
+    }
+    entries.push_back('}');
   }
-  w.end_array().end_object();
+  w.reserve(w.str().size() + entries.size() + 16);
+  w.key("entries").begin_array().raw_elements(entries).end_array().end_object();
   out.structured = w.take();
   return out;
 }

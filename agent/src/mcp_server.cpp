@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -391,6 +392,7 @@ Expected<ToolOutput> RegistryBackend::call(std::string_view name, std::string_vi
                       &cancelled,
                       session_,
                       poller};
+  context.count_tokens = audit_ != nullptr;  // only the audit log reads ToolOutput::tokens
   Expected<ToolOutput> outcome = call_tool(name, arguments_json, context);
   if (outcome.ok()) outcome->structured_trusted = true;  // the registry's tools use JsonWriter
   if (audit_ != nullptr) {
@@ -793,11 +795,21 @@ struct McpServer::Impl {
     JsonWriter w;
     // Escaping may grow the text a little; +1 for the line break the writer appends.
     w.reserve(id_json.size() + structured.size() +
-              (error == nullptr ? outcome->text.size() + outcome->text.size() / 8 : 0) + 256 + 1);
+              (error == nullptr ? std::max(outcome->text_json.size(),
+                                           outcome->text.size() + outcome->text.size() / 8)
+                                : 0) +
+              256 + 1);
     w.begin_object().field("jsonrpc", "2.0").key("id").raw(id_json).key("result");
     w.begin_object().key("content").begin_array().begin_object().field("type", "text");
     if (error != nullptr) {
       w.field("text", to_json(*error));
+    } else if (!outcome->text_json.empty()) {
+#ifndef NDEBUG
+      std::string escaped;
+      append_json_body(escaped, lossy_utf8(outcome->text));
+      if (escaped != outcome->text_json) std::abort();  // the tool broke ToolOutput's contract
+#endif
+      w.key("text").escaped_string(outcome->text_json);
     } else {
       w.field("text", outcome->text);
     }

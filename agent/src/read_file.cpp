@@ -50,23 +50,23 @@ const std::vector<ParamSpec>& params_table() {
   return params;
 }
 
-// Appends a window line's text as shown to `out`: lossy UTF-8, NUL bytes as U+FFFD.
-void append_shown_text(std::string& out, std::string_view bytes, bool& lossy) {
-  // The usual line: valid UTF-8 without NUL bytes, shown as it is.
-  if (bytes.find('\0') == std::string_view::npos && is_valid_utf8(bytes)) {
-    out.append(bytes);
-    return;
-  }
+// A window line's text as shown: lossy UTF-8, NUL bytes as U+FFFD. The usual line (valid UTF-8
+// without NUL bytes) is `bytes` itself; any other is converted into `scratch`, which the result
+// then views.
+std::string_view shown_text(std::string_view bytes, std::string& scratch, bool& lossy) {
+  if (bytes.find('\0') == std::string_view::npos && is_valid_utf8(bytes)) return bytes;
   std::string text = lossy_utf8(bytes);
   lossy = lossy || text.size() != bytes.size() || text != bytes;
+  scratch.clear();
   for (char c : text) {
     if (c == '\0') {
-      out.append("\xEF\xBF\xBD");
+      scratch.append("\xEF\xBF\xBD");
       lossy = true;
     } else {
-      out.push_back(c);
+      scratch.push_back(c);
     }
   }
+  return scratch;
 }
 
 // The longest prefix of `s` of at most `bytes` bytes that ends on a UTF-8 boundary.
@@ -76,13 +76,6 @@ std::string_view utf8_prefix(std::string_view s, std::size_t bytes) {
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return s.substr(0, cut);
 }
-
-struct ShownLine {
-  std::uint64_t number;
-  std::size_t text_at;  // the text shown: shown_texts.substr(text_at, text_bytes)
-  std::size_t text_bytes;
-  std::uint64_t clipped_bytes;
-};
 
 }  // namespace
 
@@ -169,55 +162,114 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     kCount,
     kDone
   } phase = offset == 1 ? Phase::kWindow : Phase::kSkip;
-  std::string current;              // kept prefix of the current window line
+  std::string current;              // kept prefix of a window line that spans chunks
   std::uint64_t current_bytes = 0;  // its whole length
   char current_last = 0;
   bool in_line = false;
-  std::vector<ShownLine> shown;
-  std::string shown_texts;  // the shown lines' texts, one after the other
+  std::uint64_t shown = 0;  // lines shown
+  std::uint64_t first = 0;  // the first and last of them (0 when none)
+  std::uint64_t last = 0;
   bool lossy = false;
   std::size_t clipped_lines = 0;
   std::string_view stop_reason;  // empty: the window reached the end of the file
   bool reached_eof = false;      // every byte was consumed: the line count is exact
   bool nothing_fit = false;
-  std::string rendered;  // the line as the text shows it; reused from line to line
+  std::string rendered;        // the line as the text shows it; reused from line to line
+  std::string scratch;         // a line's text made valid UTF-8, when it was not
+  std::size_t body_bytes = 0;  // of the text, what the budget accepted
+  // Each shown line is escaped once, into the structured result's "lines" (`lines_json`, the
+  // array's elements); the same escaped bytes make the text's JSON form (`text_json`, see
+  // ToolOutput::text_json), so neither the server nor this renderer escapes a line twice.
+  std::string lines_json;
+  std::string text_json;
+  {
+    // Room for the usual window without regrowth; a window past 256 KiB grows as it goes.
+    const std::size_t expect = static_cast<std::size_t>(std::min<std::uint64_t>(
+        {file_size, context.config.limits.max_output_bytes, std::uint64_t{256} << 10}));
+    lines_json.reserve(expect + expect / 4 + 256);
+    text_json.reserve(expect + expect / 4 + 256);
+  }
 
-  auto emit_line = [&]() {
-    std::uint64_t bytes = current_bytes;
-    if (current_last == '\r' && bytes > 0) {
-      --bytes;
-      if (current.size() > bytes) current.resize(bytes);
-    }
-    std::string_view kept = current;
+  // Shows the line of `bytes` bytes ending in `last_of_line` whose first bytes (at least
+  // max_line_bytes + 4 of them, or all) are `held`; false when the budget refused it.
+  auto emit_line = [&](std::string_view held, std::uint64_t bytes, char last_of_line) {
+    if (last_of_line == '\r' && bytes > 0) --bytes;
+    std::string_view kept =
+        held.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(held.size(), bytes)));
     std::uint64_t clipped = 0;
     if (bytes > max_line_bytes) {
       kept = utf8_prefix(kept, max_line_bytes);
       clipped = bytes - kept.size();
-    } else {
-      kept = kept.substr(0, bytes);
     }
-    const std::size_t text_at = shown_texts.size();
-    append_shown_text(shown_texts, kept, lossy);
-    const std::string_view text = std::string_view(shown_texts).substr(text_at);
-    // "{:>6}\t{}" of the number and the text, without a format string parsed per line.
+    const std::string_view text = shown_text(kept, scratch, lossy);
+    // "{:>6}\t{}" of the number and the text, without a format string parsed per line: `head`
+    // holds the number right-aligned in 6 columns and the tab, as written in the text's JSON
+    // form ("\\t", two bytes); the raw text takes all but those two bytes and a real tab.
     const fmt::format_int number(line_no);
-    rendered.assign(number.size() < 6 ? 6 - number.size() : 0, ' ');
-    rendered.append(number.data(), number.size()).append(1, '\t').append(text);
-    if (clipped > 0) rendered += fmt::format(" … [clipped {} bytes]", grouped(clipped));
+    const std::string_view digits(number.data(), number.size());
+    const std::size_t pad = digits.size() < 6 ? 6 - digits.size() : 0;
+    char head[32];
+    std::memset(head, ' ', pad);
+    std::memcpy(head + pad, digits.data(), digits.size());
+    const std::size_t number_bytes = pad + digits.size();
+    std::memcpy(head + number_bytes, "\\t", 2);
+    std::string clip_note;
+    if (clipped > 0) clip_note = fmt::format(" … [clipped {} bytes]", grouped(clipped));
+    rendered.assign(head, number_bytes).append(1, '\t').append(text);
+    if (clipped > 0) rendered.append(clip_note);
     rendered.push_back('\n');
-    current.clear();
-    current_bytes = 0;
-    current_last = 0;
-    in_line = false;
-    if ((budget_cap && shown.size() >= *budget_cap) || !budget.append(rendered)) {
+    // `text` may view `current`: the line is done with it only once the line is written.
+    auto done_with_line = [&] {
+      current.clear();
+      current_bytes = 0;
+      current_last = 0;
+      in_line = false;
+    };
+    if ((budget_cap && shown >= *budget_cap) || !budget.append(rendered)) {
+      done_with_line();
       stop_reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
-      nothing_fit = shown.empty();
-      shown_texts.resize(text_at);
+      nothing_fit = shown == 0;
       return false;
     }
+    body_bytes += rendered.size();
     if (clipped > 0) ++clipped_lines;
-    shown.push_back(ShownLine{line_no, text_at, shown_texts.size() - text_at, clipped});
-    if (limit && shown.size() >= *limit) stop_reason = kReasonLimit;
+    // The element's head, {"line":N,"text": (after a comma but for the first), in one append.
+    char element[48];
+    std::size_t e = 0;
+    if (shown++ == 0) {
+      first = line_no;
+    } else {
+      element[e++] = ',';
+    }
+    last = line_no;
+    std::memcpy(element + e, R"({"line":)", 8);
+    e += 8;
+    std::memcpy(element + e, digits.data(), digits.size());
+    e += digits.size();
+    std::memcpy(element + e, R"(,"text":)", 8);
+    e += 8;
+    lines_json.append(element, e);
+    text_json.append(head, number_bytes + 2);
+    if (json_string_is_plain(text, false)) {
+      // Nothing to escape: the text itself, between quotes and in the text's JSON form.
+      lines_json.append(1, '"').append(text).push_back('"');
+      text_json.append(text);
+    } else {
+      const std::size_t quoted_at = lines_json.size();
+      append_json_string(lines_json, text);
+      const std::size_t escaped_bytes = lines_json.size() - quoted_at - 2;  // without quotes
+      text_json.append(lines_json, quoted_at + 1, escaped_bytes);
+    }
+    if (clipped > 0) {
+      append_json_body(text_json, clip_note);
+      const fmt::format_int clipped_digits(clipped);
+      lines_json.append(R"(,"clipped_bytes":)")
+          .append(clipped_digits.data(), clipped_digits.size());
+    }
+    text_json.append("\\n");
+    lines_json.push_back('}');
+    done_with_line();
+    if (limit && shown >= *limit) stop_reason = kReasonLimit;
     return true;
   };
 
@@ -235,7 +287,9 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     CTX_TRY_ASSIGN(std::string_view chunk, reader.next());
     if (chunk.empty()) {
       reached_eof = true;
-      if (phase == Phase::kWindow && in_line) emit_line();  // a last line without '\n'
+      if (phase == Phase::kWindow && in_line) {  // a last line without '\n'
+        emit_line(current, current_bytes, current_last);
+      }
       break;
     }
     std::size_t pos = 0;
@@ -259,18 +313,25 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       }
       // kWindow
       std::string_view piece = chunk.substr(pos, end - pos);
-      if (!piece.empty()) {
-        const std::size_t keep = max_line_bytes + 4;
-        if (current.size() < keep) current.append(piece.substr(0, keep - current.size()));
-        current_bytes += piece.size();
-        current_last = piece.back();
+      bool emitted;
+      if (!in_line && nl != nullptr) {
+        // The usual line, whole in this chunk: shown from the chunk, not copied first.
+        emitted = emit_line(piece, piece.size(), piece.empty() ? '\0' : piece.back());
+      } else {
+        if (!piece.empty()) {
+          const std::size_t keep = max_line_bytes + 4;
+          if (current.size() < keep) current.append(piece.substr(0, keep - current.size()));
+          current_bytes += piece.size();
+          current_last = piece.back();
+        }
+        in_line = true;
+        if (nl == nullptr) {
+          pos = n;
+          break;
+        }
+        emitted = emit_line(current, current_bytes, current_last);
       }
-      in_line = true;
-      if (nl == nullptr) {
-        pos = n;
-        break;
-      }
-      if (!emit_line()) {
+      if (!emitted) {
         // Refused by the budget: the line is still to count, its '\n' included.
         pos = end;
       } else {
@@ -290,7 +351,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
 
   const std::uint64_t total_lines = newlines + (last_byte != '\n' ? 1 : 0);
   const bool total_exact = reached_eof;
-  if (reached_eof && shown.empty() && stop_reason.empty() && offset > 1) {
+  if (reached_eof && shown == 0 && stop_reason.empty() && offset > 1) {
     return ToolError{ToolErrorCode::kInvalidArgument,
                      fmt::format("offset {} is past the end of '{}' ({} lines)", offset, user_path,
                                  grouped(total_lines)),
@@ -299,9 +360,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
                                                     "from 1 to {}",
                                                     quoted(shown_path), total_lines)};
   }
-  const std::uint64_t first = shown.empty() ? 0 : shown.front().number;
-  const std::uint64_t last = shown.empty() ? 0 : shown.back().number;
-  const std::uint64_t next_offset = shown.empty() ? offset : last + 1;
+  const std::uint64_t next_offset = shown == 0 ? offset : last + 1;
   const bool truncated = total_exact ? next_offset <= total_lines : true;
   const bool stopped_by_clock = stop_reason == kReasonDeadline || stop_reason == kReasonCancelled;
   const std::uint64_t at_least = total_exact        ? total_lines
@@ -329,29 +388,34 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
                       : reason == kReasonLimit ? std::string()
                       : reason == kReasonOutputCap ? std::string("; cut at the output size cap")
                                                    : fmt::format("; stopped: {}", reason);
-    footer = shown.empty() ? fmt::format("(no lines shown {}{}; {} to continue)", total_text, why,
-                                         next_call(next_offset))
-                           : fmt::format("(lines {}–{} {}{}; {} for more)", first, last, total_text,
-                                         why, next_call(next_offset));
+    footer = shown == 0 ? fmt::format("(no lines shown {}{}; {} to continue)", total_text, why,
+                                      next_call(next_offset))
+                        : fmt::format("(lines {}–{} {}{}; {} for more)", first, last, total_text,
+                                      why, next_call(next_offset));
   }
 
   ToolOutput out;
   out.text = budget.finish(footer);
   trimmed = budget.trimmed();
-  shown_count = shown.size();
+  shown_count = shown;
   out.tokens = budget.tokens();
   out.truncated = truncated;
+  // The text is the accepted lines and the footer unless the budget trimmed or clipped it (then
+  // it is shorter, and the server escapes `text` itself).
+  if (!trimmed && out.text.size() == body_bytes + footer.size()) {
+    append_json_body(text_json, footer);
+    out.text_json = std::move(text_json);
+  }
 
   JsonWriter w;
-  // The texts (escaping adds a little) and about 32 bytes of fields a line, written once.
-  w.reserve(shown_texts.size() + shown_texts.size() / 8 + shown.size() * 32 + 512);
+  w.reserve(lines_json.size() + 512);
   w.begin_object().field("path", shown_path).field("encoding", to_string(encoding));
   w.field("lossy", lossy);
   w.key("first_line");
-  shown.empty() ? w.null() : w.unsigned_integer(first);
+  shown == 0 ? w.null() : w.unsigned_integer(first);
   w.key("last_line");
-  shown.empty() ? w.null() : w.unsigned_integer(last);
-  w.field("shown", static_cast<std::uint64_t>(shown.size()));
+  shown == 0 ? w.null() : w.unsigned_integer(last);
+  w.field("shown", shown);
   w.key("total");
   total_exact ? w.unsigned_integer(total_lines) : w.null();
   w.field("total_exact", total_exact).field("total_at_least", at_least);
@@ -361,14 +425,9 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   truncated ? w.unsigned_integer(next_offset) : w.null();
   w.key("next_cursor").null();
   w.field("clipped_lines", static_cast<std::uint64_t>(clipped_lines));
-  w.key("lines").begin_array();
-  for (const ShownLine& line : shown) {
-    w.begin_object().field("line", line.number);
-    // Valid UTF-8: append_shown_text made it so.
-    w.key("text").valid_string(std::string_view(shown_texts).substr(line.text_at, line.text_bytes));
-    if (line.clipped_bytes > 0) w.field("clipped_bytes", line.clipped_bytes);
-    w.end_object();
-  }
+  // The lines' objects were written as they were shown (their texts are valid UTF-8: shown_text
+  // made them so).
+  w.key("lines").begin_array().raw_elements(lines_json);
   w.end_array().end_object();
   out.structured = w.take();
   return out;

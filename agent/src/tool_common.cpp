@@ -93,7 +93,9 @@ Expected<OpenedPath> open_visible(const CallContext& context, std::string_view u
 TextBudget::TextBudget(const CallContext& context, std::size_t max_tokens,
                        std::size_t reserve_tokens)
     : writer_(context.counter, max_tokens, reserve_tokens),
-      max_bytes_(context.config.limits.max_output_bytes) {}
+      max_bytes_(context.config.limits.max_output_bytes) {
+  writer_.count_on_finish(context.count_tokens);
+}
 
 bool TextBudget::append(std::string_view piece) {
   if (body_bytes_ + piece.size() > max_bytes_) {
@@ -113,15 +115,18 @@ std::size_t footer_reserve(const CallContext& context, std::string_view longest_
   return context.counter.count(longest_footer) + 2;
 }
 
-std::string grouped(std::uint64_t n) {
+void append_grouped(std::string& out, std::uint64_t n) {
   const fmt::format_int formatted(n);
   const std::string_view digits(formatted.data(), formatted.size());
-  std::string out;
-  out.reserve(digits.size() + digits.size() / 3);
   for (std::size_t i = 0; i < digits.size(); ++i) {
     if (i != 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
     out.push_back(digits[i]);
   }
+}
+
+std::string grouped(std::uint64_t n) {
+  std::string out;
+  append_grouped(out, n);
   return out;
 }
 

@@ -72,6 +72,8 @@ std::size_t footer_reserve(const CallContext& context, std::string_view longest_
 
 // 1234567 -> "1,234,567".
 std::string grouped(std::uint64_t n);
+// Appends grouped(n) to `out`.
+void append_grouped(std::string& out, std::uint64_t n);
 
 // A string quoted for the next-call hints in texts: 'src/a b.c' (single quotes, escaped as JSON
 // would escape them when needed).

@@ -342,3 +342,54 @@ TEST_CASE("counting pieces on their bound accepts and refuses exactly what count
     REQUIRE(a.used() == b.used());
   }
 }
+
+TEST_CASE("count_on_finish(false) skips the whole count only where the bounds prove it fits",
+          "[agent][budget]") {
+  EstimatingCounter counter;
+  std::mt19937 rng(77);
+  const std::string alphabet = "ab1 \t\n.,(){}\xC3\xA9";
+  int skipped = 0;
+  for (int round = 0; round < 400; ++round) {
+    const std::size_t budget = std::uniform_int_distribution<std::size_t>(5, 600)(rng);
+    const std::size_t reserve = std::uniform_int_distribution<std::size_t>(0, 20)(rng);
+    BudgetWriter counting(counter, budget, reserve);
+    BudgetWriter lazy(counter, budget, reserve);
+    lazy.count_on_finish(false);
+    const int pieces = std::uniform_int_distribution<int>(0, 30)(rng);
+    for (int i = 0; i < pieces; ++i) {
+      std::string piece;
+      const int len = std::uniform_int_distribution<int>(0, 40)(rng);
+      for (int j = 0; j < len; ++j) piece += alphabet[rng() % alphabet.size()];
+      REQUIRE(counting.append(piece) == lazy.append(piece));
+    }
+    std::string footer = "(footer " + std::to_string(round) + ")";
+    const std::string a = counting.finish(footer);
+    const std::string b = lazy.finish(footer);
+    INFO("round " << round);
+    REQUIRE(a == b);
+    CHECK(counting.used() == counter.count(a));
+    CHECK(counter.count(b) <= budget);
+    if (lazy.used() == 0 && !b.empty() && counter.count(b) > 0) ++skipped;
+    CHECK((lazy.used() == counting.used() || lazy.used() == 0));
+  }
+  CHECK(skipped > 0);
+}
+
+TEST_CASE("count_on_finish(false) still counts with a counter that is not subadditive",
+          "[agent][budget]") {
+  class Lines final : public TokenCounter {
+   public:
+    std::size_t count(std::string_view text) const override {
+      std::size_t lines = 0;
+      for (char c : text) lines += c == '\n' ? 1 : 0;
+      return text.size() / 4 + lines * lines;
+    }
+    std::string_view name() const override { return "lines"; }
+    std::size_t max_count(std::size_t bytes) const override { return bytes; }
+  } counter;
+  BudgetWriter writer(counter, 10000, 0);
+  writer.count_on_finish(false);
+  for (int i = 0; i < 20; ++i) REQUIRE(writer.append("abcd\n"));
+  const std::string text = writer.finish("end");
+  CHECK(writer.used() == counter.count(text));
+}

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "../../agent/src/json_writer.hpp"
+#include "../../agent/src/tool_walk.hpp"
 #include "tool_test_env.hpp"
 
 using ctx::agent::ToolErrorCode;
@@ -315,5 +317,64 @@ TEST_CASE("Policy::check_entry agrees with check for entries of visible director
       ++compared;
     }
     CHECK(compared > 1000);
+  }
+}
+
+TEST_CASE("list_directory writes odd names in its structured entries as the JSON writer would",
+          "[agent][list_directory]") {
+  ToolEnv env;
+  const std::vector<std::string> names = {"plain.txt",   "quote\"d",           "back\\slash",
+                                          "tab\there",   "ctl\x01x",           "bad\xFFutf8",
+                                          "caf\xC3\xA9", "line\xE2\x80\xA8sep"};
+  for (const std::string& name : names) env.file("d/" + name, name);
+  env.dir("d/sub");
+  auto out = env.ok("list_directory", R"({"path":"d"})");
+  // The reference: the entries array written by JsonWriter, one call per field.
+  simdjson::dom::parser parser;
+  auto json = parse(parser, out.structured);
+  ctx::agent::JsonWriter want;
+  want.begin_array();
+  for (auto entry : json["entries"].get_array()) {
+    const std::string path{std::string_view(entry["path"])};
+    want.begin_object().field("path", path).field("kind", std::string_view(entry["kind"]));
+    if (entry["size"].error() == simdjson::SUCCESS) {
+      want.field("size", static_cast<std::uint64_t>(int64_t(entry["size"])));
+    }
+    want.end_object();
+  }
+  want.end_array();
+  const std::size_t at = out.structured.find(R"("entries":)");
+  REQUIRE(at != std::string::npos);
+  CHECK(out.structured.substr(at + 10, want.str().size()) == want.str());
+  CHECK(json["entries"].get_array().size() == names.size() + 1);
+  CHECK(out.structured.find("bad\xEF\xBF\xBDutf8") != std::string::npos);
+}
+
+TEST_CASE("compare_paths orders as its byte-by-byte definition on paths with long shared prefixes",
+          "[agent][list_directory]") {
+  auto reference = [](std::string_view a, std::string_view b) {
+    const std::size_t n = std::min(a.size(), b.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (a[i] == b[i]) continue;
+      if (a[i] == '/') return true;
+      if (b[i] == '/') return false;
+      return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+    }
+    return a.size() < b.size();
+  };
+  std::mt19937 rng(5);
+  const std::string alphabet = "ab/.-\xC3\xA9\x7f";
+  const std::string prefix = "some/long/shared/directory/prefix/";
+  for (int round = 0; round < 20000; ++round) {
+    std::string a = prefix.substr(0, rng() % prefix.size());
+    std::string b = a;
+    const int na = static_cast<int>(rng() % 20);
+    const int nb = static_cast<int>(rng() % 20);
+    for (int i = 0; i < na; ++i) a += alphabet[rng() % alphabet.size()];
+    for (int i = 0; i < nb; ++i) b += alphabet[rng() % alphabet.size()];
+    if (rng() % 4 == 0) b = a;
+    INFO(a << " | " << b);
+    REQUIRE(ctx::agent::compare_paths(a, b) == reference(a, b));
+    REQUIRE(ctx::agent::compare_paths(b, a) == reference(b, a));
   }
 }

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../agent/src/json_writer.hpp"
 #include "../proc_status.hpp"
 #include "ctx/agent/audit_log.hpp"
 
@@ -94,6 +95,14 @@ class ScriptedBackend final : public ctx::agent::ToolBackend {
       // Pretty-printed on purpose: the server must still write one line.
       out.structured = "{\n  \"echo\": " + std::string(arguments) + "\n}";
       out.text = "line one\nline two";
+      return out;
+    }
+    if (name == "escaped" || name == "escaped_json") {
+      // A text JSON escapes in many ways; "escaped_json" also hands over its escaped form.
+      ToolOutput out;
+      out.structured = "{}";
+      out.text = "a\"b\\c\td\r\n\x01\x1f\x7f caf\xC3\xA9 \xE2\x80\xA8 end";
+      if (name == "escaped_json") ctx::agent::append_json_body(out.text_json, out.text);
       return out;
     }
     if (name == "fail") {
@@ -1368,4 +1377,17 @@ TEST_CASE("the audit log appends one line per record and never truncates", "[age
   for (std::size_t i = 1; i < lines.size(); ++i) parse(lines[i]);
   CHECK_FALSE(AuditLog::open((dir.path / "missing" / "x").string()).ok());
   CHECK_FALSE(AuditLog::open(dir.path.string()).ok());
+}
+
+TEST_CASE("a tool's text_json is sent as its text, byte for byte what escaping the text gives",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  const std::string escaped = respond(server, call_line("7", "escaped", "{}"));
+  const std::string handed = respond(server, call_line("7", "escaped_json", "{}"));
+  CHECK(handed == escaped);
+  auto p = parse(handed);
+  std::string_view text;
+  REQUIRE(p->root["result"]["content"].at(0)["text"].get(text) == simdjson::SUCCESS);
+  CHECK(text == "a\"b\\c\td\r\n\x01\x1f\x7f caf\xC3\xA9 \xE2\x80\xA8 end");
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../../agent/src/json_writer.hpp"
 #include "tool_test_env.hpp"
 
 using ctx::agent::ToolErrorCode;
@@ -415,4 +416,72 @@ TEST_CASE("read_file shows a NUL byte past the first 8 KiB as U+FFFD", "[agent][
   CHECK(out.text.find("  1001\ttail\xEF\xBF\xBD"
                       "end\n") == 0);
   CHECK(out.structured.find("\"lossy\":true") != std::string::npos);
+}
+
+TEST_CASE("read_file's text_json is its text escaped for a JSON string, whatever the lines hold",
+          "[agent][read_file][property]") {
+  ToolEnv env;
+  ctx::agent::testing::LumpyCounter lumpy;
+  std::mt19937 rng(20261123);
+  env.config.limits.max_line_bytes = 200;
+  // Bytes that JSON escapes or that make a line lossy, among plain ones.
+  const std::vector<std::string> odd = {
+      "\"",   "\\",   "\t",       "\r",           "\x01",
+      "\x1f", "\x7f", "\xC3\xA9", "\xE2\x80\xA8", "\xFF",
+      "\xC3", "'",    "\f",       "\b",           "\xF0\x9F\x98\x80",
+      "\r\n"};
+  int with_json = 0;
+  for (int round = 0; round < 80; ++round) {
+    std::string content;
+    const int n = std::uniform_int_distribution<int>(1, 120)(rng);
+    for (int i = 0; i < n; ++i) {
+      const int len = std::uniform_int_distribution<int>(0, 12)(rng) == 0
+                          ? std::uniform_int_distribution<int>(200, 600)(rng)
+                          : std::uniform_int_distribution<int>(0, 60)(rng);
+      for (int j = 0; j < len; ++j) {
+        content += std::uniform_int_distribution<int>(0, 6)(rng) == 0
+                       ? odd[std::uniform_int_distribution<std::size_t>(0, odd.size() - 1)(rng)]
+                       : std::string(1, static_cast<char>('a' + j % 26));
+      }
+      if (i + 1 < n || rng() % 2) content += "\n";
+    }
+    env.file("e.txt", content);
+    env.counter_override = round % 4 == 3 ? &lumpy : nullptr;
+    env.count_tokens = round % 2 == 0;
+    std::string args = R"({"path":"e.txt","offset":)" +
+                       std::to_string(std::uniform_int_distribution<int>(1, n)(rng)) +
+                       R"(,"max_tokens":)" +
+                       std::to_string(std::uniform_int_distribution<int>(16, 4000)(rng));
+    if (rng() % 3 == 0) args += R"(,"limit":)" + std::to_string(rng() % 50 + 1);
+    args += "}";
+    INFO(args << " round " << round);
+    auto out = env.ok("read_file", args);
+    if (out.text_json.empty()) continue;  // the server escapes `text` itself
+    ++with_json;
+    std::string want;
+    ctx::agent::append_json_body(want, ctx::agent::lossy_utf8(out.text));
+    REQUIRE(out.text_json == want);
+  }
+  CHECK(with_json >= 60);  // the usual call escapes its lines once
+}
+
+TEST_CASE("read_file without count_tokens returns the same text and structure",
+          "[agent][read_file][budget]") {
+  ToolEnv env;
+  env.file("a.txt", numbered(1, 300));
+  for (int budget : {16, 100, 1000, 1000000}) {
+    const std::string args = R"({"path":"a.txt","max_tokens":)" + std::to_string(budget) + "}";
+    INFO(args);
+    env.count_tokens = true;
+    auto counted = env.ok("read_file", args);
+    env.count_tokens = false;
+    auto uncounted = env.ok("read_file", args);
+    CHECK(uncounted.text == counted.text);
+    CHECK(uncounted.text_json == counted.text_json);
+    CHECK(uncounted.structured == counted.structured);
+    CHECK(counted.tokens == env.counter.count(counted.text));
+    // Skipped only where the pieces' bounds already proved the whole fits.
+    CHECK((uncounted.tokens == counted.tokens || uncounted.tokens == 0));
+    if (budget == 1000000) CHECK(uncounted.tokens == 0);
+  }
 }

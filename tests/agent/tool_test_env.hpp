@@ -72,6 +72,7 @@ class ToolEnv {
                         std::chrono::steady_clock::now() + deadline,
                         cancelled,
                         session};
+    context.count_tokens = count_tokens;
     return call_tool(tool, args, context);
   }
 
@@ -94,6 +95,7 @@ class ToolEnv {
   EstimatingCounter counter;
   const TokenCounter* counter_override = nullptr;  // used instead of `counter` when set
   SessionState* session = nullptr;                 // the calls' session (none by default)
+  bool count_tokens = true;                        // the calls' CallContext::count_tokens
 
  private:
   fs::path root_;

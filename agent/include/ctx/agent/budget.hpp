@@ -24,6 +24,9 @@ class TokenCounter {
   // knows none. With a bound, BudgetWriter counts a piece only once the bounds of the pieces it
   // holds could reach the budget (its decisions stay exactly those of counting every piece).
   virtual std::size_t max_count(std::size_t /*bytes*/) const { return SIZE_MAX; }
+  // True when count(a + b) <= count(a) + count(b) for all texts: the sum of the pieces' counts
+  // (or bounds) then bounds the whole.
+  virtual bool subadditive() const { return false; }
 };
 
 // A conservative estimate from the shape of the text, the way BPE pre-tokenizers split it: a run
@@ -42,6 +45,7 @@ class EstimatingCounter final : public TokenCounter {
   std::string_view name() const override { return "estimate-shape-v1"; }
   // At most 3 half tokens a byte (a 4-byte character's lead byte; every other byte 2 or less).
   std::size_t max_count(std::size_t bytes) const override { return (3 * bytes + 1) / 2; }
+  bool subadditive() const override { return true; }
 };
 
 // Builds a text that never costs more than `max_tokens` by the counter's count of the whole text.
@@ -56,6 +60,10 @@ class BudgetWriter {
   bool append(std::string_view piece);
   // True when `piece` would fit.
   bool fits(std::string_view piece) const;
+  // With false, `finish` does not count the whole text when the counter is subadditive and the
+  // bounds of what it holds plus the footer's already fit (so the count could not change the
+  // text); used() is then 0 after finish. True by default.
+  void count_on_finish(bool count) { count_on_finish_ = count; }
   // Marks that something was left out without trying to append it.
   void mark_cut() { cut_ = true; }
   bool cut() const { return cut_; }
@@ -71,7 +79,8 @@ class BudgetWriter {
   // what it showed (item counts, a paging cursor) must then render again with fewer items.
   bool trimmed() const { return trimmed_; }
 
-  // Tokens charged so far; after `finish`, the counter's count of the text it returned.
+  // Tokens charged so far; after `finish`, the counter's count of the text it returned (0 when
+  // count_on_finish(false) let it skip the count).
   std::size_t used() const {
     settle();
     return used_;
@@ -94,6 +103,7 @@ class BudgetWriter {
   mutable std::vector<std::size_t> pending_ends_;
   bool cut_ = false;
   bool trimmed_ = false;
+  bool count_on_finish_ = true;
   std::string text_;
 };
 

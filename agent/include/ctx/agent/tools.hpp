@@ -78,6 +78,10 @@ struct CallContext {
   const std::atomic<bool>* cancelled = nullptr;  // set by notifications/cancelled
   SessionState* session = nullptr;
   CallPoller* poller = nullptr;  // nullptr: nothing to poll (a worker thread's call, the CLI)
+  // False when nothing reads ToolOutput::tokens (an MCP server without an audit log): a text
+  // whose pieces' bounds already prove it fits its budget is then not counted again as a whole
+  // (see BudgetWriter::count_on_finish), and its `tokens` is 0.
+  bool count_tokens = true;
 
   // True once the call was cancelled or its deadline passed. With a poller, first gives it a
   // turn when kPollInterval has passed since its last one (or since the call began).
@@ -96,8 +100,12 @@ struct ToolOutput {
   std::string structured;  // JSON object: the tool's result, with {truncated, total, shown,
                            // next_cursor} and only the items the text shows
   std::string text;        // what the model reads, within the token budget
+  // Empty, or `text` escaped for a JSON string (append_json_body's output, no quotes), for a tool
+  // that escaped its text's pieces anyway: the MCP server then sends it instead of escaping
+  // `text` again (debug builds check the two agree).
+  std::string text_json;
   bool truncated = false;
-  std::size_t tokens = 0;  // of `text`, by the context's counter
+  std::size_t tokens = 0;  // of `text`, by the context's counter (0: see count_tokens)
   // Entries the policy hid from this call. For the operator's audit log only: never in `text` or
   // `structured`, so nothing the model sees reveals that a hidden file exists.
   std::size_t policy_hidden = 0;
