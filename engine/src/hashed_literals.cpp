@@ -21,9 +21,10 @@ constexpr std::array<unsigned char, 256> kLower = [] {
   return t;
 }();
 
-std::uint32_t load32(const unsigned char* p) {
-  std::uint32_t v;
-  std::memcpy(&v, p, sizeof v);
+// The first 8 bytes of `s` (fewer: zeros after them) as a little-endian load would read them.
+std::uint64_t load_prefix(std::string_view s) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, s.data(), std::min<std::size_t>(s.size(), sizeof v));
   return v;
 }
 
@@ -56,10 +57,17 @@ void HashedLiterals::Table::build(std::vector<Entry> all) {
 
 HashedLiterals::HashedLiterals(const std::vector<std::string_view>& literals, bool caseless)
     : caseless_(caseless) {
-  std::size_t total = 0;
-  for (std::string_view l : literals) total += l.size();
+  std::size_t total = 0, shortest = 8;
+  for (std::string_view l : literals) {
+    total += l.size();
+    if (l.size() >= 4) shortest = std::min(shortest, l.size());
+  }
   bytes_.reserve(total);
   offset_.reserve(literals.size() + 1);
+  // The window: the first `width` bytes of every literal of 4+ bytes (the shortest such, at most
+  // 8): the longer the window, the fewer haystack positions get past the bitmap.
+  width_ = static_cast<unsigned>(shortest);
+  window_mask_ = width_ == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * width_)) - 1;
   const std::uint64_t fold = caseless ? 0x2020202020202020ULL : 0;
   std::vector<Entry> mid, longer;
   std::vector<std::pair<unsigned char, std::uint32_t>> short_list;
@@ -70,31 +78,31 @@ HashedLiterals::HashedLiterals(const std::vector<std::string_view>& literals, bo
       const auto b = static_cast<unsigned char>(c);
       bytes_.push_back(static_cast<char>(caseless ? kLower[b] : b));
     }
-    const auto* p = reinterpret_cast<const unsigned char*>(l.data());
     const auto index = static_cast<std::uint32_t>(id);
     if (l.size() >= 8) {
-      longer.push_back({load64(p) | fold, index});
+      longer.push_back({load_prefix(l) | fold, index});
     } else if (l.size() >= 4) {
-      mid.push_back({(load32(p) | static_cast<std::uint32_t>(fold)), index});
+      mid.push_back({(load_prefix(l) | fold) & window_mask_, index});
     } else if (!l.empty()) {
-      short_list.emplace_back(caseless ? kLower[p[0]] : p[0], index);
+      const auto first = static_cast<unsigned char>(l[0]);
+      short_list.emplace_back(caseless ? kLower[first] : first, index);
     }
   }
   offset_.push_back(static_cast<std::uint32_t>(bytes_.size()));
 
-  const std::size_t with_prefix = mid.size() + longer.size();
-  if (with_prefix > 0) {
+  const std::size_t with_window = mid.size() + longer.size();
+  if (with_window > 0) {
     // ~1/16 of the bits set at most: few positions of random text get past the bitmap. 32 Kib at
     // least (a cache-resident 4 KiB), 16 Mib (2 MiB) at most.
-    const unsigned bits = std::clamp(ceil_log2(with_prefix * 16), 15U, 24U);
+    const unsigned bits = std::clamp(ceil_log2(with_window * 16), 15U, 24U);
     bitmap_shift_ = 64 - bits;
     bitmap_.assign((std::size_t{1} << bits) / 64, 0);
-    auto mark = [&](std::uint64_t key4) {
-      const std::uint64_t at = hash_key(key4) >> bitmap_shift_;
+    auto mark = [&](std::uint64_t window) {
+      const std::uint64_t at = hash_key(window) >> bitmap_shift_;
       bitmap_[at >> 6] |= std::uint64_t{1} << (at & 63);
     };
     for (const Entry& e : mid) mark(e.key);
-    for (const Entry& e : longer) mark(e.key & 0xFFFFFFFFULL);
+    for (const Entry& e : longer) mark(e.key & window_mask_);
   }
   mid_.build(std::move(mid));
   long_.build(std::move(longer));
@@ -125,58 +133,89 @@ template <bool kCaseless, bool kShort>
 bool HashedLiterals::scan_impl(std::string_view hay, OnMatch on_match, void* context) const {
   const auto* p = reinterpret_cast<const unsigned char*>(hay.data());
   const std::size_t n = hay.size();
-  constexpr std::uint64_t kFold8 = kCaseless ? 0x2020202020202020ULL : 0;
-  constexpr std::uint32_t kFold4 = kCaseless ? 0x20202020U : 0;
-  const bool any_prefix = !bitmap_.empty();
+  constexpr std::uint64_t kFold = kCaseless ? 0x2020202020202020ULL : 0;
   const bool any_mid = !mid_.entries.empty(), any_long = !long_.entries.empty();
+  const std::uint64_t* bitmap = bitmap_.data();
+  const unsigned shift = bitmap_shift_;
+  const std::uint64_t mask = window_mask_;
+  // The 8 bytes at p + i (zeros past the end), folded when caseless.
+  auto word_at = [&](std::size_t i) {
+    return (i + 8 <= n ? load64(p + i) : load_prefix(hay.substr(i))) | kFold;
+  };
+  auto may_start_short = [&](std::size_t i) -> std::uint64_t {
+    const unsigned char first = kCaseless ? kLower[p[i]] : p[i];
+    return (short_first_[first >> 6] >> (first & 63)) & 1;
+  };
   auto report = [&](std::size_t at, std::uint32_t id) {
     const std::size_t size = offset_[id + 1] - offset_[id];
     return on_match(id, 0, static_cast<unsigned long long>(at + size), 0, context) != 0;
   };
-  for (std::size_t i = 0; i < n; ++i) {
-    if constexpr (kShort) {
-      const unsigned char first = kCaseless ? kLower[p[i]] : p[i];
-      if (((short_first_[first >> 6] >> (first & 63)) & 1) != 0) {
-        for (std::uint32_t k = short_start_[first]; k < short_start_[first + 1U]; ++k) {
-          const std::uint32_t id = short_ids_[k];
-          if (i + (offset_[id + 1] - offset_[id]) <= n && verify(hay.data() + i, id) &&
-              report(i, id)) {
-            return true;
-          }
-        }
-      }
+  // Reports literal `id` if it starts at i; true when on_match stopped the scan.
+  auto try_at = [&](std::size_t i, std::uint32_t id) {
+    return i + (offset_[id + 1] - offset_[id]) <= n && verify(hay.data() + i, id) && report(i, id);
+  };
+  // Reports the literals of 1-3 bytes that start at i.
+  auto short_at = [&](std::size_t i) {
+    const unsigned char first = kCaseless ? kLower[p[i]] : p[i];
+    for (std::uint32_t k = short_start_[first]; k < short_start_[first + 1U]; ++k) {
+      if (try_at(i, short_ids_[k])) return true;
     }
-    if (i + 4 > n || !any_prefix) {
-      if constexpr (kShort) continue;
-      break;
-    }
-    const std::uint32_t key4 = load32(p + i) | kFold4;
-    const std::uint64_t at = hash_key(key4) >> bitmap_shift_;
-    if (((bitmap_[at >> 6] >> (at & 63)) & 1) == 0) continue;
+    return false;
+  };
+  // Reports the literals of 4+ bytes that start at i, whose window's hash is in the bitmap.
+  auto long_at = [&](std::size_t i) {
+    const std::uint64_t word = word_at(i);
     if (any_mid) {
-      const std::uint64_t b = mid_.shift == 64 ? 0 : hash_key(key4) >> mid_.shift;
+      const std::uint64_t window = word & mask;
+      const std::uint64_t b = mid_.shift == 64 ? 0 : hash_key(window) >> mid_.shift;
       for (std::uint32_t k = mid_.start[b]; k < mid_.start[b + 1]; ++k) {
         const Entry& e = mid_.entries[k];
-        if (e.key != key4) continue;
-        const std::uint32_t id = e.id;
-        if (i + (offset_[id + 1] - offset_[id]) <= n && verify(hay.data() + i, id) &&
-            report(i, id)) {
-          return true;
-        }
+        if (e.key == window && try_at(i, e.id)) return true;
       }
     }
     if (any_long && i + 8 <= n) {
-      const std::uint64_t key8 = load64(p + i) | kFold8;
-      const std::uint64_t b = long_.shift == 64 ? 0 : hash_key(key8) >> long_.shift;
+      const std::uint64_t b = long_.shift == 64 ? 0 : hash_key(word) >> long_.shift;
       for (std::uint32_t k = long_.start[b]; k < long_.start[b + 1]; ++k) {
         const Entry& e = long_.entries[k];
-        if (e.key != key8) continue;
-        const std::uint32_t id = e.id;
-        if (i + (offset_[id + 1] - offset_[id]) <= n && verify(hay.data() + i, id) &&
-            report(i, id)) {
-          return true;
-        }
+        if (e.key == word && try_at(i, e.id)) return true;
       }
+    }
+    return false;
+  };
+  // Blocks of 64 positions where 8 bytes can be loaded: the filters run without branches into
+  // masks (one bit a position), and only the positions set are looked at. Then the last 7
+  // positions one by one.
+  const bool any_window = !bitmap_.empty();
+  const std::size_t full = n < 8 ? 0 : n - 7;
+  for (std::size_t block = 0; block < full; block += 64) {
+    const std::size_t count = std::min<std::size_t>(64, full - block);
+    std::uint64_t longs = 0, shorts = 0;
+    if (any_window) {
+      auto may_start = [&](std::size_t i) -> std::uint64_t {
+        const std::uint64_t at = hash_key((load64(p + i) | kFold) & mask) >> shift;
+        return (bitmap[at >> 6] >> (at & 63)) & 1;
+      };
+      if (count == 64) {
+        for (std::size_t j = 64; j-- > 0;) longs = (longs << 1) | may_start(block + j);
+      } else {
+        for (std::size_t j = count; j-- > 0;) longs = (longs << 1) | may_start(block + j);
+      }
+    }
+    if constexpr (kShort) {
+      for (std::size_t j = count; j-- > 0;) shorts = (shorts << 1) | may_start_short(block + j);
+    }
+    for (std::uint64_t any = longs | shorts; any != 0; any &= any - 1) {
+      const auto j = static_cast<unsigned>(std::countr_zero(any));
+      const std::size_t i = block + j;
+      if (kShort && ((shorts >> j) & 1) != 0 && short_at(i)) return true;
+      if (((longs >> j) & 1) != 0 && long_at(i)) return true;
+    }
+  }
+  for (std::size_t i = full; i < n; ++i) {
+    if (kShort && may_start_short(i) != 0 && short_at(i)) return true;
+    if (any_window && i + width_ <= n) {
+      const std::uint64_t at = hash_key(word_at(i) & mask) >> shift;
+      if (((bitmap[at >> 6] >> (at & 63)) & 1) != 0 && long_at(i)) return true;
     }
   }
   return false;
