@@ -10,7 +10,7 @@
 // bytes, at most 8. At each haystack position a multiplicative hash of the w bytes there is tested
 // in a bitmap of the hashes of every such literal's first w bytes (~1/16 of its bits set), 64
 // positions at a time without branches. Only where it hits are hash tables consulted: literals
-// of w-7 bytes keyed by their first w bytes, literals of 8+ bytes by their first 8 (identifiers
+// of w to 7 bytes keyed by their first w bytes, literals of 8+ bytes by their first 8 (identifiers
 // share prefixes such as get_, which would otherwise crowd one bucket); each entry whose key
 // equals the haystack's is verified. Literals of 1-3 bytes (rare in identifier lists) are
 // looked up by their first byte.
@@ -39,8 +39,8 @@ class HashedLiterals {
   using OnMatch = int (*)(unsigned id, unsigned long long from, unsigned long long to,
                           unsigned flags, void* context);
 
-  // The matcher for `literals` (ids are their indices; each must be non-empty; duplicates are
-  // reported once per id). `caseless`: ASCII letters match either case (bytes >= 0x80 only
+  // The matcher for `literals` (ids are their indices; an empty one is never reported; duplicates
+  // are reported once per id). `caseless`: ASCII letters match either case (bytes >= 0x80 only
   // themselves), as HS_FLAG_CASELESS in Hyperscan's literal API. The views are copied.
   HashedLiterals(const std::vector<std::string_view>& literals, bool caseless);
 

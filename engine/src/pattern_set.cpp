@@ -11,8 +11,8 @@
 #include "bit_matcher.hpp"
 #include "byte_mode.hpp"
 #include "byte_prefilter.hpp"
-#include "hashed_literals.hpp"
 #include "ctx/base/utf8.hpp"
+#include "hashed_literals.hpp"
 #include "line_anchors.hpp"
 #include "rust_syntax.hpp"
 #include "unicode_props.hpp"
@@ -2392,10 +2392,13 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
     // match is the first that starts at or after where the last one ended.
     s.literal_hits.clear();
     LiteralCollector collector{&impl_->literals, line, &s.literal_hits};
-    const hs_error_t rc =
-        impl_->hashed ? (impl_->hashed->scan(line, on_literal_hs_match, &collector), HS_SUCCESS)
-                      : hs_scan(impl_->hs.get(), line.data(), static_cast<unsigned>(line.size()),
-                                0, s.hs, on_literal_hs_match, &collector);
+    hs_error_t rc = HS_SUCCESS;
+    if (impl_->hashed) {  // the collector never stops a scan
+      impl_->hashed->scan(line, on_literal_hs_match, &collector);
+    } else {
+      rc = hs_scan(impl_->hs.get(), line.data(), static_cast<unsigned>(line.size()), 0, s.hs,
+                   on_literal_hs_match, &collector);
+    }
     if (rc != HS_SUCCESS) {
       return Error{ErrorCode::kIo, fmt::format("Hyperscan failed to scan a line (error {})", rc)};
     }
