@@ -2033,7 +2033,7 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
   if (pos >= ctx->hay.size()) pos = ctx->hay.size() - (ctx->hay.empty() ? 0 : 1);
   if (ctx->ahead != nullptr && !ctx->ahead->empty() && pos <= ctx->ahead->back().end) {
     if (pos >= ctx->ahead->back().start) return 0;  // the line is queued already
-    ctx->out_of_order = true;                       // Hyperscan reports by end offset: not expected
+    ctx->out_of_order = true;  // both matchers report line by line: not expected
     return 1;
   }
   if (ctx->exact) return report_line(ctx, line_around(ctx->hay, pos, ctx->base));
