@@ -82,6 +82,8 @@ Environment:
   CTX_SEARCH_JOBS        parallel workers (default 2)
   CTX_SEARCH_TIME_BUDGET seconds after which no new tree starts (default 100)
   CTX_SEARCH_MANY_TREES  trees for the many-patterns cases (default 1)
+  CTX_SEARCH_MANY_COUNT  identifiers in the many-patterns sets (default 2500)
+  CTX_SEARCH_MANY_ASCII_COUNT  identifiers in the ASCII literal sets (default 5200)
   CTX_SEARCH_SHRINK      max failures to shrink (default 3)
   CTX_SEARCH_SHRINK_BUDGET  seconds for shrinking in all (default 30)
   CTX_SEARCH_VERBOSE     print every XFAIL
@@ -1138,10 +1140,13 @@ CTX_IS_RG = [False]
 # patterns only k/s variants match under -i. Every flag set below runs on every many-patterns
 # tree (CTX_SEARCH_MANY_TREES, default 1; 0 skips them).
 MANY_TREES = int(os.environ.get("CTX_SEARCH_MANY_TREES", "1"))
-MANY_COUNT = 2500
+MANY_COUNT = int(os.environ.get("CTX_SEARCH_MANY_COUNT", "2500"))
+# The ASCII literal sets are bigger than PatternSet's kHashedLiteralsMin (5,000 pieces): the hashed
+# literal matcher (engine/src/hashed_literals.hpp) decides them instead of Hyperscan.
+MANY_ASCII_COUNT = int(os.environ.get("CTX_SEARCH_MANY_ASCII_COUNT", "5200"))
 MANY_FLAGS = [
     ["-n"], ["-i", "-o"], ["-w", "--count-matches"], ["-x", "-i", "-n"], ["-v", "-c"],
-    ["--json"], ["--color=always", "-n", "-w"], ["-r", "<$0|$1|$2501>", "-o"], ["-F", "-n", "-i"],
+    ["--json"], ["--color=always", "-n", "-w"], ["-r", "<$0|$1|$%d>" % (MANY_COUNT + 1), "-o"], ["-F", "-n", "-i"],
 ]
 
 
@@ -1169,7 +1174,8 @@ MANY_ASCII_FLAGS = [
 def many_ascii_literals(rng, punctuation):
     ok = r"[\x20-\x7e]+" if punctuation else r"[A-Za-z0-9_ ]+"
     words = [w for w in COMMON_WORDS if re.fullmatch(ok, w)]
-    out = ["ident%05d_%s" % (i, rng.choice(["q", "zz", "Qk", "sx"])) for i in range(MANY_COUNT)]
+    out = ["ident%05d_%s" % (i, rng.choice(["q", "zz", "Qk", "sx"]))
+           for i in range(MANY_ASCII_COUNT)]
     for w in words:
         out.insert(rng.randrange(len(out) + 1), w)
     return out
