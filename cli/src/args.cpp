@@ -622,6 +622,13 @@ void finish(Args& a) {
   // As rg 14: --json turns statistics on, and under -q its summary printer then searches every
   // file to the end to count them (the closing summary message is all that prints).
   if (a.json && a.quiet) a.stats = true;
+  // As rg 14 (HiArgs): -v --count-matches counts lines as -c does, and -o -c counts matches as
+  // --count-matches does, -v or not (the inverted lines hold none: `-c -o -v` prints 0).
+  if (a.output == Args::Output::kCountMatches && a.search.invert) {
+    a.output = Args::Output::kCount;
+  } else if (a.output == Args::Output::kCount && a.only_matching) {
+    a.output = Args::Output::kCountMatches;
+  }
 }
 
 }  // namespace

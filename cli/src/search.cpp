@@ -305,10 +305,10 @@ class FilePrinter final : public engine::LineSink {
           append_linked_path();
           w_.out.append(sep);
         }
-        // In multiline mode ripgrep's -c counts matches, not lines; --count-matches -v counts
-        // lines like -c.
-        w_.out += fmt::format(
-            "{}", (p_.output == Args::Output::kCount || invert_) && !multi() ? lines_ : matches_);
+        // In multiline mode ripgrep's -c counts matches, not lines (--count-matches -v is -c:
+        // see finish() in args.cpp).
+        w_.out +=
+            fmt::format("{}", p_.output == Args::Output::kCount && !multi() ? lines_ : matches_);
         w_.out.append(p_.line_term);
         break;
       case Args::Output::kLines:

@@ -696,17 +696,45 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
     return k ? "\\xE2\\x84\\xAA" : "\\xC5\\xBF";
   };
   auto is_ks = [](char c) { return c == 'k' || c == 'K' || c == 's' || c == 'S'; };
+  // And the other way (UTF-8 expressions): U+017F and U+212A, as UTF-8 or as \x{..}, gain the
+  // ASCII letters they fold to; so does a class with anything non-ASCII in it (a superset).
+  auto folds_to_ascii = [](std::string_view piece) -> std::string_view {
+    if (piece == kLongS) return "s";
+    if (piece == kKelvinSign) return "k";
+    if (!piece.starts_with("\\x{") || !piece.ends_with('}')) return "";
+    unsigned long cp = 0;
+    for (char h : piece.substr(3, piece.size() - 4)) {
+      const int v = std::isxdigit(static_cast<unsigned char>(h)) == 0 ? -1
+                    : h <= '9'                                        ? h - '0'
+                                                                     : (h | 0x20) - 'a' + 10;
+      if (v < 0 || cp > 0x10FFFF) return "";
+      cp = cp * 16 + static_cast<unsigned long>(v);
+    }
+    return cp == 0x17F ? "s" : cp == 0x212A ? "k" : "";
+  };
   std::string out;
   out.reserve(re.size() + 16);
   for (std::size_t i = 0; i < re.size(); ++i) {
     char c = re[i];
-    if (c == '\\') {  // an escape, with its {...} argument if any (\x{..}, \p{..})
+    const std::string_view two = re.substr(i, 2), three = re.substr(i, 3);
+    if (utf8 && (two == kLongS || three == kKelvinSign)) {
+      const std::string_view ch = two == kLongS ? two : three;
+      changed = true;
+      out += fmt::format("(?:{}|{})", ch, folds_to_ascii(ch));
+      i += ch.size() - 1;
+    } else if (c == '\\') {  // an escape, with its {...} argument if any (\x{..}, \p{..})
       std::size_t end = std::min(i + 2, re.size());
       if (end < re.size() && re[end] == '{') {
         std::size_t close = re.find('}', end);
         end = close == std::string_view::npos ? re.size() : close + 1;
       }
-      out.append(re.substr(i, end - i));
+      const std::string_view escape = re.substr(i, end - i);
+      if (std::string_view fold = utf8 ? folds_to_ascii(escape) : ""; !fold.empty()) {
+        changed = true;
+        out += fmt::format("(?:{}|{})", escape, fold);
+      } else {
+        out.append(escape);
+      }
       i = end - 1;
     } else if (c == '(' && i + 1 < re.size() && re[i + 1] == '?') {  // (?i) (?P<name> (?:
       std::size_t end = re.find_first_of(":)>", i + 2);
@@ -720,6 +748,10 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
       if (j < re.size() && re[j] == ']') ++j;
       std::string extras;
       for (; j < re.size() && re[j] != ']'; ++j) {
+        const bool high = static_cast<unsigned char>(re[j]) >= 0x80 || re.substr(j, 3) == "\\x{";
+        if (utf8 && !negated && high && extras.find("|[KSks]") == std::string::npos) {
+          extras += "|[KSks]";
+        }
         if (re[j] == '\\') {
           ++j;
           continue;
@@ -1174,6 +1206,9 @@ struct PatternSet::Impl {
   // a prefilter; PCRE2 confirms each candidate line alone.
   bool nul_scan = false;
   CrlfLines crlf_lines = CrlfLines::kOff;        // what confirm_line and each_match run line_re on
+  // Line mode, and some pattern may hold \A or \z (a line's ends, as ripgrep searches lines):
+  // lines are confirmed one by one, since scan_re over the buffer reads them as its ends.
+  bool line_by_line = false;
   Alternation ml_re;                             // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
@@ -1276,12 +1311,22 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // bytes (byte_mode.hpp) for PCRE2 without UTF and Hyperscan without HS_FLAG_UTF8. Sets without
   // it keep the UTF-8 path untouched, and so do --no-unicode sets of plain literals that neither
   // case nor word boundaries make differ.
+  // Every regex is first parsed as Rust's regex-syntax parses it (the byte-mode translator), so
+  // that what Rust refuses is an error here too, never PCRE2's reading of it; sets with syntax
+  // that PCRE2 with UTF reads otherwise (rust_to_bytes' `differs`) run in byte mode.
   bool byte_mode = false;
   if (!options.pcre2) {
     bool turns_off = false, literals = true;
     for (const std::string& p : patterns) {
       turns_off = turns_off || (!options.fixed_strings && detail::disables_unicode(p));
       literals = literals && (options.fixed_strings || is_literal(p));
+      if (!options.fixed_strings && !is_literal(p)) {
+        const detail::ByteRegexOptions check{impl->caseless, !options.no_unicode,
+                                             options.multiline_dotall, options.crlf, true};
+        bool differs = false;
+        CTX_TRY(detail::rust_to_bytes(p, check, &differs));
+        turns_off = turns_off || differs;
+      }
     }
     byte_mode =
         turns_off || (options.no_unicode && !(literals && !impl->caseless && !options.word));
@@ -1408,6 +1453,11 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   if (options.crlf && !options.multiline) {
     impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
   }
+  impl->line_by_line = !impl->multiline && !nul && !options.pcre2 && !options.fixed_strings &&
+                       std::ranges::any_of(patterns, [](const std::string& p) {
+                         return p.find("\\A") != std::string::npos ||
+                                p.find("\\z") != std::string::npos;
+                       });
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");
@@ -2147,15 +2197,16 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       }
       return std::optional<LineSpan>{};
     }
-    if (impl_->crlf_lines == CrlfLines::kPcre2) {
+    if (impl_->crlf_lines == CrlfLines::kPcre2 || impl_->line_by_line) {
       // Line by line: a scan of the buffer can miss a line whose subject keeps its LF (see
-      // CrlfLines::kPcre2), as `\s+$` misses `a` in "a\nb\n".
+      // CrlfLines::kPcre2), as `\s+$` misses `a` in "a\nb\n", or (line_by_line) where \A or \z
+      // match.
       for (std::size_t cur = start; cur < view.size();) {
         if (s.interrupt.stop != nullptr && (*s.interrupt.stop)()) return interrupted_error();
         const LineSpan line = line_around(view, cur, cur);
         CTX_TRY_ASSIGN(bool confirmed,
                        confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
-                                    impl_->empty_in_invalid_utf8, CrlfLines::kPcre2));
+                                    impl_->empty_in_invalid_utf8, impl_->crlf_lines));
         if (confirmed) return std::optional<LineSpan>{line};
         cur = line.end + 1;
       }
