@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ctx/base/utf8.hpp"
+#include "line_anchors.hpp"
 #include "rust_syntax.hpp"
 #include "unicode_props.hpp"
 
@@ -437,7 +438,13 @@ class Translator {
         return;
       case '^':
       case '$':
-        emit_assertion(std::string(1, c));
+        // CRLF mode (R: (?R), --crlf): Rust's CRLF-aware anchors, which Hyperscan's ^ and $ do
+        // not cover (dropped from the superset).
+        if (flags_.R) {
+          emit_assertion(superset_ ? "" : std::string(c == '^' ? kCrlfLineStart : kCrlfLineEnd));
+        } else {
+          emit_assertion(std::string(1, c));
+        }
         ++pos_;
         return;
       case '*':

@@ -706,7 +706,7 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
     for (char h : piece.substr(3, piece.size() - 4)) {
       const int v = std::isxdigit(static_cast<unsigned char>(h)) == 0 ? -1
                     : h <= '9'                                        ? h - '0'
-                                                                     : (h | 0x20) - 'a' + 10;
+                                                                      : (h | 0x20) - 'a' + 10;
       if (v < 0 || cp > 0x10FFFF) return "";
       cp = cp * 16 + static_cast<unsigned long>(v);
     }
@@ -1205,7 +1205,7 @@ struct PatternSet::Impl {
   // that matches alone (a NUL is no word character, as a line's ends are not), so it serves as
   // a prefilter; PCRE2 confirms each candidate line alone.
   bool nul_scan = false;
-  CrlfLines crlf_lines = CrlfLines::kOff;        // what confirm_line and each_match run line_re on
+  CrlfLines crlf_lines = CrlfLines::kOff;  // what confirm_line and each_match run line_re on
   // Line mode, and some pattern may hold \A or \z (a line's ends, as ripgrep searches lines):
   // lines are confirmed one by one, since scan_re over the buffer reads them as its ends.
   bool line_by_line = false;
@@ -1453,11 +1453,11 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   if (options.crlf && !options.multiline) {
     impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
   }
-  impl->line_by_line = !impl->multiline && !nul && !options.pcre2 && !options.fixed_strings &&
-                       std::ranges::any_of(patterns, [](const std::string& p) {
-                         return p.find("\\A") != std::string::npos ||
-                                p.find("\\z") != std::string::npos;
-                       });
+  impl->line_by_line =
+      !impl->multiline && !nul && !options.pcre2 && !options.fixed_strings &&
+      std::ranges::any_of(patterns, [](const std::string& p) {
+        return p.find("\\A") != std::string::npos || p.find("\\z") != std::string::npos;
+      });
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");
