@@ -1179,7 +1179,19 @@ enum class CrlfLines : std::uint8_t {
   kPieces,  // rg's dialect (and -F): each CR-free piece of it without its CRLF's CR: a CR is never
             // matched, `^` and `$` match at it (for_each_piece)
   kPcre2,   // -P, as rg's PCRE2 searcher: without its CRLF, or with its LF when it ends in LF alone
+  // kPieces where some pattern has ^ or $ in a scope without `m`: those are the line's ends
+  // (ripgrep's haystack is the line without its CRLF), so a piece after the line's first is
+  // searched with PCRE2_NOTBOL and one before its last with PCRE2_NOTEOL (multi_line_anchors'
+  // crlf_pieces: the multi-line anchors are \A and \z then).
+  kPiecesUnmultiline,
 };
+
+// The PCRE2 options for the piece [offset, offset + size) of a line of `line_size` bytes.
+std::uint32_t piece_options(CrlfLines crlf, std::size_t offset, std::size_t size,
+                            std::size_t line_size) {
+  if (crlf != CrlfLines::kPiecesUnmultiline) return 0;
+  return (offset > 0 ? PCRE2_NOTBOL : 0U) | (offset + size < line_size ? PCRE2_NOTEOL : 0U);
+}
 
 }  // namespace
 
@@ -1341,6 +1353,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   if (options.pcre2 && options.no_unicode) pcre_flags &= PCRE2_CASELESS;
   // originals: as typed (-F: escaped); regexes: rust_to_pcre2's kKeep form of each.
   std::vector<std::string> originals, regexes, pcre_regexes;
+  const bool crlf_pieces = options.crlf && !options.multiline && !options.pcre2;
+  bool unmultiline_anchors = false;
+  bool piece_anchors = false;  // crlf_pieces made some anchor \A or \z
   bool all_literal = true;
   bool any_empty = false;
   for (const std::string& p : patterns) {
@@ -1371,12 +1386,15 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     // pattern turned it off, ^ and $ mean the haystack's ends (line_anchors.hpp).
     // -P -U keeps PCRE2's own reading, as rg -P does. A --null-data line (a record) may hold line
     // feeds: there too they are the haystack's ends (\A, \z), each record being searched alone.
+    // --crlf line by line: see CrlfLines::kPiecesUnmultiline.
     detail::MultiLineAnchors anchors;
     if (!options.fixed_strings && !(options.pcre2 && options.multiline)) {
       anchors = detail::multi_line_anchors(
           regex, options.pcre2 ? detail::RegexSyntax::kPcre2 : detail::RegexSyntax::kRust,
-          options.multiline || nul);
+          options.multiline || nul, crlf_pieces);
       regex = std::move(anchors.regex);
+      unmultiline_anchors = unmultiline_anchors || (crlf_pieces && anchors.unmultiline);
+      piece_anchors = piece_anchors || (crlf_pieces && anchors.anchors);
     }
     // -P and -x (which adds anchors, a line feed's for ripgrep) always search in multiline mode
     // under -U, as in ripgrep; so do anchors that only the whole buffer has (a --null-data record
@@ -1451,13 +1469,16 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                                                        p.find("\\z") != std::string::npos);
                    });
   if (options.crlf && !options.multiline) {
-    impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
+    impl->crlf_lines = options.pcre2         ? CrlfLines::kPcre2
+                       : unmultiline_anchors ? CrlfLines::kPiecesUnmultiline
+                                             : CrlfLines::kPieces;
   }
   impl->line_by_line =
-      !impl->multiline && !nul && !options.pcre2 && !options.fixed_strings &&
-      std::ranges::any_of(patterns, [](const std::string& p) {
-        return p.find("\\A") != std::string::npos || p.find("\\z") != std::string::npos;
-      });
+      piece_anchors || (!impl->multiline && !nul && !options.pcre2 && !options.fixed_strings &&
+                        std::ranges::any_of(patterns, [](const std::string& p) {
+                          return p.find("\\A") != std::string::npos ||
+                                 p.find("\\z") != std::string::npos;
+                        }));
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");
@@ -1673,10 +1694,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }
     // --crlf: PCRE2's ANYCRLF newline convention, set by the regex itself.
     const std::string newline = options.crlf ? "(*ANYCRLF)" : "";
+    // -x: (?m) anchors, \A and \z on the pieces of a --crlf line (multi_line_anchors).
+    const std::string x_start = crlf_pieces ? "\\A" : "^", x_end = crlf_pieces ? "\\z" : "$";
     auto line_wrap = [&](const std::string& alternation) {
       std::string regex = "(?:" + alternation + ")";
       if (options.word) regex = word_start + regex + word_end;
-      if (options.line) regex = "^" + regex + "$";
+      if (options.line) regex = x_start + regex + x_end;
       return newline + regex;
     };
     // Searches for empty matches inside invalid UTF-8 stop at one position: the offset limit.
@@ -1696,7 +1719,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       auto ascii_wrap = [&](const std::string& alternation) {
         std::string regex = "(?:" + alternation + ")";
         if (options.word) regex = "(?<!\\w)" + regex + "(?!\\w)";
-        if (options.line) regex = "^" + regex + "$";
+        if (options.line) regex = x_start + regex + x_end;
         return newline + regex;
       };
       auto ascii = compile_alternation(ascii_regexes, patterns, ascii_wrap,
@@ -1907,7 +1930,7 @@ Result<bool> any_match(const Alternation& alt, std::string_view text, MatchState
   const std::size_t n = use_only ? only.size() : alt.chunks.size();
   for (std::size_t k = 0; k < n; ++k) {
     const std::uint32_t c = use_only ? only[k] : static_cast<std::uint32_t>(k);
-    CTX_TRY_ASSIGN(bool hit, run_pcre2(alt.chunks[c].code.get(), text, 0, m.md, m.mctx));
+    CTX_TRY_ASSIGN(bool hit, run_pcre2(alt.chunks[c].code.get(), text, 0, m.md, m.mctx, m.options));
     if (hit) {
       m.chunk = c;
       return true;
@@ -1973,22 +1996,39 @@ Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std:
                           CrlfLines crlf = CrlfLines::kOff) {
   std::string_view text = hay.substr(line.start, line.end - line.start);
   const bool terminated = line.end < hay.size();
+  // kPiecesUnmultiline: a line that ends in a LF alone keeps it in ripgrep's haystack (only a
+  // CRLF is its terminator), so the line's end is past the LF, where no match reaches.
+  bool lone_lf = false;
   if (crlf != CrlfLines::kOff && terminated) {
     if (!text.empty() && text.back() == '\r') {
       text.remove_suffix(1);
     } else if (crlf == CrlfLines::kPcre2) {
       text = hay.substr(line.start, text.size() + 1);
+    } else {
+      lone_lf = crlf == CrlfLines::kPiecesUnmultiline;
     }
   }
-  if (crlf == CrlfLines::kPieces && text.find('\r') != std::string_view::npos) {
+  if ((crlf == CrlfLines::kPieces || crlf == CrlfLines::kPiecesUnmultiline) &&
+      (lone_lf || text.find('\r') != std::string_view::npos)) {
     std::optional<Error> error;
-    const bool hit = for_each_piece(text, [&](std::size_t, std::string_view piece) {
+    const std::uint32_t options = m.options;
+    const std::size_t end = lone_lf ? text.size() + 1 : text.size();
+    bool hit = for_each_piece(text, [&](std::size_t offset, std::string_view piece) {
+      m.options = options | piece_options(crlf, offset, piece.size(), end);
       auto r = confirm_line(alt, ascii, piece, LineSpan{0, piece.size()}, m, probe_empty);
+      m.options = options;
       if (r.ok()) return *r;
       error = std::move(r).error();
       return true;
     });
     if (error) return std::move(*error);
+    if (!hit && lone_lf) {  // an empty match at the haystack's end, past the LF ((?-m)$ alone)
+      const std::string_view with_lf = hay.substr(line.start, text.size() + 1);
+      m.options = options | PCRE2_NOTBOL;
+      auto r = search(alt, with_lf, with_lf.size(), m);
+      m.options = options;
+      CTX_TRY_ASSIGN(hit, std::move(r));
+    }
     return hit;
   }
   if (ascii.compiled() && is_ascii_text(text)) return any_match(ascii, text, m);
@@ -2480,12 +2520,15 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
   // buffer, where `^` matches after a line feed only).
   if (after_line_break && impl_->options.line_terminator != '\n') s.m.options = PCRE2_NOTBOL;
   Status status;
-  if (impl_->crlf_lines == CrlfLines::kPieces && line.find('\r') != std::string_view::npos) {
+  if ((impl_->crlf_lines == CrlfLines::kPieces ||
+       impl_->crlf_lines == CrlfLines::kPiecesUnmultiline) &&
+      line.find('\r') != std::string_view::npos) {
     // Matches in each CR-free piece, at their offsets in the line (a CR before a piece reads as
     // a line break to rust_word_callout).
     // The CLI gives terminated lines without their CR (the printer's subject, as rg's).
     for_each_piece(line, [&](std::size_t offset, std::string_view piece) {
       if (offset > 0) s.after_line_break = true;
+      s.m.options = piece_options(impl_->crlf_lines, offset, piece.size(), line.size());
       status = each_match_in(&alt, piece, 0, piece.size() + 1, scratch, [&](const MatchState& m) {
         const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(m.md);
         on_match(MatchSpan{offset + ov[0], offset + ov[1]}, &m, &alt);
