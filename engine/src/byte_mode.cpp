@@ -861,10 +861,12 @@ class Translator {
         kind = name;
         pos_ = close + 1;
       } else if (close == std::string_view::npos) {
-        fail(pos_ - 2, "unclosed word boundary");
+        fail(pos_ - 2, "special word boundary assertion is unclosed");
         return;
       } else {
-        fail(pos_ - 2, "unrecognized word boundary");
+        fail(pos_ - 2,
+             "unrecognized special word boundary assertion, valid choices are: start, end, "
+             "start-half or end-half");
         return;
       }
     }

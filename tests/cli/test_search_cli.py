@@ -432,6 +432,9 @@ golden("\\A is each line's start", ["-c", "\\A"], b"3\n", 0, stdin=W)
 golden("\\z is each line's end", ["-n", "bar\\z"], b"2:bar\n", 0, stdin=W)
 golden("(?i)\\x{212A} matches k and K", ["-c", "(?i)\\x{212A}"], b"3\n", 0,
        stdin=b"k\nK\n\xe2\x84\xaa\ns\n")
+golden("--crlf: ^ without the m flag is the line's start, not a piece's after a CR",
+       ["-n", "--crlf", "(?-m:^f)|(?-m:o$)"], b"1:x\rfoo\r\n2:foo\rx\r\n3:yo\r\n", 0,
+       stdin=b"x\rfoo\r\nfoo\rx\r\nyo\r\nx\rfoo\n")
 golden("-c -o counts matches (rg 14)", ["-c", "-o", "foo"], b"3\n", 0, stdin=W)
 golden("--count --only-matching counts matches", ["--count", "--only-matching", "foo"], b"3\n", 0,
        stdin=W)
