@@ -607,6 +607,7 @@ void finish(Args& a) {
   a.search.passthru = a.passthru;
   if (a.passthru) a.search.before = a.search.after = 0;
   a.pattern.pcre2 = a.engine == Args::Engine::kPcre2;
+  a.pattern.rust_syntax_errors = true;  // rg's dialect, rg's errors
   if (a.no_ignore_files) a.walk.ignore_files.clear();
   if (a.no_ignore) {
     a.walk.git_ignore = false;

@@ -79,10 +79,15 @@ bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
           }
         }
       }
+      const bool property = i + 1 < s.size() && (s[i + 1] == 'p' || s[i + 1] == 'P');
       i += 2;
       if (i < s.size() && s[i] == '{') {
         std::size_t close = s.find('}', i);
         i = close == std::string_view::npos ? s.size() : close + 1;
+      } else if (hex_literals && property && i < s.size()) {
+        // Rust's one-letter \pL: the letter names a class, it is no literal (rg 14: -S '\pL'
+        // stays case-insensitive). -P counts it (rg 14's -P rule).
+        i += std::min(utf8_length(static_cast<unsigned char>(s[i])), s.size() - i);
       }
       continue;
     }
@@ -1324,8 +1329,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // it keep the UTF-8 path untouched, and so do --no-unicode sets of plain literals that neither
   // case nor word boundaries make differ.
   // Every regex is first parsed as Rust's regex-syntax parses it (the byte-mode translator), so
-  // that what Rust refuses is an error here too, never PCRE2's reading of it; sets with syntax
-  // that PCRE2 with UTF reads otherwise (rust_to_bytes' `differs`) run in byte mode.
+  // that what Rust refuses is an error here too (rust_syntax_errors), never PCRE2's reading of it;
+  // sets with syntax that PCRE2 with UTF reads otherwise (rust_to_bytes' `differs`) run in byte
+  // mode.
   bool byte_mode = false;
   if (!options.pcre2) {
     bool turns_off = false, literals = true;
@@ -1336,8 +1342,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         const detail::ByteRegexOptions check{impl->caseless, !options.no_unicode,
                                              options.multiline_dotall, options.crlf, true};
         bool differs = false;
-        CTX_TRY(detail::rust_to_bytes(p, check, &differs));
-        turns_off = turns_off || differs;
+        auto checked = detail::rust_to_bytes(p, check, &differs);
+        if (!checked.ok() && options.rust_syntax_errors) return std::move(checked).error();
+        turns_off = turns_off || (checked.ok() && differs);
       }
     }
     byte_mode =

@@ -29,7 +29,9 @@ SpanPairs spans_of(const std::string& pattern, std::string_view line, PatternOpt
   return ctx::testing::span_pairs(set, line, scratch, after_line_break);
 }
 
+// The error of `pattern` with ripgrep's errors (PatternOptions::rust_syntax_errors).
 std::string error_of(const std::string& pattern, PatternOptions options = {}) {
+  options.rust_syntax_errors = true;
   auto set = PatternSet::compile({pattern}, options);
   return set.ok() ? std::string("(compiled)") : set.error().detail;
 }
@@ -151,6 +153,8 @@ TEST_CASE("what Rust's regex syntax refuses is an error naming the offset", "[en
     CHECK(error.find(r.error) != std::string::npos);
     CHECK(error.find(std::string("'") + r.pattern + "'") != std::string::npos);
   }
+  // Without ripgrep's errors (the agent's search_files) PCRE2 reads what Rust refuses.
+  CHECK(spans_of("o(?=o)", "foo") == SpanPairs{{1, 2}});
   // -F and -P keep their own readings.
   PatternOptions fixed;
   fixed.fixed_strings = true;
@@ -202,4 +206,16 @@ TEST_CASE("U+017F and U+212A escapes fold to ASCII through the prefilters", "[en
         std::vector<std::size_t>{8, 10, 12});
   CHECK(matching_lines(compile_ok({"\\u212A"}, caseless), hay) ==
         std::vector<std::size_t>{0, 2, 4});
+}
+
+TEST_CASE("smart case reads \\pL's letter as a class name, not an uppercase literal",
+          "[engine][rust]") {
+  // rg 14 -S: `\pL+` has no uppercase literal, so `-e '\Wfoo' -e '\pL+'` is case-insensitive.
+  PatternOptions smart;
+  smart.smart_case = true;
+  const PatternSet set = compile_ok({"\\Wfoo", "\\pL+"}, smart);
+  PatternSet::Scratch scratch = set.make_scratch();
+  CHECK(ctx::testing::span_pairs(set, "\tFoo", scratch) == SpanPairs{{0, 4}});
+  CHECK(matching_lines(compile_ok({"\\pLfoo"}, smart), "xFOO\n") == std::vector<std::size_t>{0});
+  CHECK(matching_lines(compile_ok({"\\pLFoo"}, smart), "xFOO\n").empty());
 }
