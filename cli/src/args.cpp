@@ -607,6 +607,7 @@ void finish(Args& a) {
   a.search.passthru = a.passthru;
   if (a.passthru) a.search.before = a.search.after = 0;
   a.pattern.pcre2 = a.engine == Args::Engine::kPcre2;
+  a.pattern.rust_syntax_errors = true;  // rg's dialect, rg's errors
   if (a.no_ignore_files) a.walk.ignore_files.clear();
   if (a.no_ignore) {
     a.walk.git_ignore = false;
@@ -622,6 +623,13 @@ void finish(Args& a) {
   // As rg 14: --json turns statistics on, and under -q its summary printer then searches every
   // file to the end to count them (the closing summary message is all that prints).
   if (a.json && a.quiet) a.stats = true;
+  // As rg 14 (HiArgs): -v --count-matches counts lines as -c does, and -o -c counts matches as
+  // --count-matches does, -v or not (the inverted lines hold none: `-c -o -v` prints 0).
+  if (a.output == Args::Output::kCountMatches && a.search.invert) {
+    a.output = Args::Output::kCount;
+  } else if (a.output == Args::Output::kCount && a.only_matching) {
+    a.output = Args::Output::kCountMatches;
+  }
 }
 
 }  // namespace

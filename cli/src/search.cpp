@@ -305,10 +305,10 @@ class FilePrinter final : public engine::LineSink {
           append_linked_path();
           w_.out.append(sep);
         }
-        // In multiline mode ripgrep's -c counts matches, not lines; --count-matches -v counts
-        // lines like -c.
-        w_.out += fmt::format(
-            "{}", (p_.output == Args::Output::kCount || invert_) && !multi() ? lines_ : matches_);
+        // In multiline mode ripgrep's -c counts matches, not lines (--count-matches -v is -c:
+        // see finish() in args.cpp).
+        w_.out +=
+            fmt::format("{}", p_.output == Args::Output::kCount && !multi() ? lines_ : matches_);
         w_.out.append(p_.line_term);
         break;
       case Args::Output::kLines:
@@ -1544,7 +1544,14 @@ int run_search(Args& args) {
              patterns.size(), args.pattern.pcre2 ? "PCRE2" : "default (Hyperscan + PCRE2)",
              print.multiline, paths.size(), search_stdin ? " (stdin)" : "", args.walk.threads);
   Search search(args, std::move(*compiled), print);
-  if (args.pattern.crlf && !args.pattern.pcre2) {
+  // Not where a pattern may name the haystack's ends (\A, \z, ^ or $ without the `m` flag): under
+  // --crlf a line ending in a LF alone keeps it in ripgrep's haystack, where they never match
+  // before it.
+  const bool haystack_anchors = std::ranges::any_of(patterns, [](const std::string& p) {
+    return p.find("\\A") != std::string::npos || p.find("\\z") != std::string::npos ||
+           p.find("-m") != std::string::npos;
+  });
+  if (args.pattern.crlf && !args.pattern.pcre2 && (args.pattern.multiline || !haystack_anchors)) {
     engine::PatternOptions plain = pattern_options;
     plain.crlf = false;
     if (auto set = engine::PatternSet::compile(patterns, plain); set.ok()) {

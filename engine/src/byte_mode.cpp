@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "ctx/base/utf8.hpp"
+#include "line_anchors.hpp"
 #include "rust_syntax.hpp"
 #include "unicode_props.hpp"
 
@@ -355,6 +357,7 @@ class Translator {
   }
 
   void emit_atom(const std::string& atom) {
+    repeatable_ = true;
     atom_start_ = out_.size();
     quantified_ = false;
     assertion_ = false;
@@ -370,7 +373,12 @@ class Translator {
   // A quantifier after the last atom; Rust repeats a repetition (a**) and assertions (^*),
   // PCRE2 wants a group around them.
   void quantifier(const std::string& q) {
+    if (!repeatable_) {
+      fail(pos_, "repetition operator missing expression");
+      return;
+    }
     if (quantified_ || assertion_) {
+      differs_ = true;
       out_.insert(atom_start_, "(?:");
       out_ += ')';
     }
@@ -420,15 +428,23 @@ class Translator {
         atom_start_ = open_out_.back();
         open_out_.pop_back();
         quantified_ = assertion_ = false;
+        repeatable_ = true;
         ++pos_;
         return;
       case '|':
+        repeatable_ = false;
         out_ += c;
         ++pos_;
         return;
       case '^':
       case '$':
-        emit_assertion(std::string(1, c));
+        // CRLF mode (R: (?R), --crlf): Rust's CRLF-aware anchors, which Hyperscan's ^ and $ do
+        // not cover (dropped from the superset).
+        if (flags_.R) {
+          emit_assertion(superset_ ? "" : std::string(c == '^' ? kCrlfLineStart : kCrlfLineEnd));
+        } else {
+          emit_assertion(std::string(1, c));
+        }
         ++pos_;
         return;
       case '*':
@@ -490,12 +506,24 @@ class Translator {
     const std::size_t open = pos_;
     std::size_t j = pos_ + 1;
     std::string text = "{";
+    // regex-syntax's parse_decimal: whitespace around the digits is skipped (always), and
+    // between them under (?x).
+    auto white = [&] {
+      while (j < re_.size() && std::string_view(" \t\n\v\f\r").find(re_[j]) != kNpos) {
+        differs_ = true;
+        ++j;
+      }
+    };
     auto digits = [&] {
-      skip_space(j);
-      const std::size_t from = j;
-      while (j < re_.size() && re_[j] >= '0' && re_[j] <= '9') text += re_[j++];
-      skip_space(j);
-      return j > from;
+      white();
+      bool any = false;
+      while (j < re_.size() && re_[j] >= '0' && re_[j] <= '9') {
+        text += re_[j++];
+        any = true;
+        skip_space(j);
+      }
+      white();
+      return any;
     };
     if (!digits()) {
       fail(open, at_end(j) ? "unclosed counted repetition"
@@ -505,7 +533,11 @@ class Translator {
     if (j < re_.size() && re_[j] == ',') {
       text += ',';
       ++j;
-      digits();
+      skip_space(j);
+      if (j < re_.size() && re_[j] != '}' && !digits()) {
+        fail(open, "repetition quantifier expects a valid decimal");
+        return;
+      }
     }
     if (at_end(j) || re_[j] != '}') {
       fail(open, "unclosed counted repetition");
@@ -518,6 +550,7 @@ class Translator {
 
   void group_open() {
     const std::size_t open = pos_;
+    repeatable_ = false;  // (?i) too: Rust repeats no flag group
     if (re_.substr(pos_, 2) != "(?") {
       scopes_.push_back(flags_);
       open_.push_back(open);
@@ -587,9 +620,11 @@ class Translator {
           continue;
         case 'x':
           f.x = on;
+          differs_ = true;
           continue;
         case 'R':
           f.R = on;
+          differs_ = true;
           continue;
         default:
           fail(j, "unrecognized flag");
@@ -816,7 +851,9 @@ class Translator {
     std::string_view kind;
     if (e == '<') kind = "start";
     if (e == '>') kind = "end";
-    if (e == 'b' && re_.substr(pos_, 1) == "{") {
+    // \b{ starts a special word boundary when a letter or '-' follows (else \b{2} repeats \b).
+    if (e == 'b' && re_.substr(pos_, 1) == "{" && pos_ + 1 < re_.size() &&
+        (std::isalpha(static_cast<unsigned char>(re_[pos_ + 1])) != 0 || re_[pos_ + 1] == '-')) {
       const std::size_t close = re_.find('}', pos_);
       const std::string_view name =
           close == std::string_view::npos ? "" : re_.substr(pos_ + 1, close - pos_ - 1);
@@ -824,10 +861,12 @@ class Translator {
         kind = name;
         pos_ = close + 1;
       } else if (close == std::string_view::npos) {
-        fail(pos_ - 2, "unclosed word boundary");
+        fail(pos_ - 2, "special word boundary assertion is unclosed");
         return;
       } else {
-        fail(pos_ - 2, "unrecognized word boundary");
+        fail(pos_ - 2,
+             "unrecognized special word boundary assertion, valid choices are: start, end, "
+             "start-half or end-half");
         return;
       }
     }
@@ -998,6 +1037,7 @@ class Translator {
     return acc;
   }
 
+  static constexpr std::size_t kNpos = std::string_view::npos;
   std::string_view re_;
   bool superset_;
   Flags flags_;
@@ -1007,6 +1047,18 @@ class Translator {
   std::size_t atom_start_ = 0;         // where the last atom (or group) starts in out_
   bool quantified_ = false;            // a quantifier follows that atom
   bool assertion_ = false;             // that atom is an assertion
+  // There is an atom a quantifier can repeat: not at the start of the pattern, of a group or of an
+  // alternative, nor right after a flag group such as (?i) (Rust: "repetition operator missing
+  // expression"; PCRE2 would read `(*FAIL)` as a verb).
+  bool repeatable_ = false;
+  // The pattern holds what PCRE2 with UTF reads otherwise than Rust even after rust_syntax.hpp's
+  // rewrites (see rust_to_bytes' `differs`).
+  bool differs_ = false;
+
+ public:
+  bool differs() const { return differs_; }
+
+ private:
   std::size_t pos_ = 0;
   std::string out_;
   std::size_t error_at_ = 0;
@@ -1034,8 +1086,12 @@ bool disables_unicode(std::string_view regex) {
   return false;
 }
 
-Result<std::string> rust_to_bytes(std::string_view regex, const ByteRegexOptions& options) {
-  return Translator(regex, options).run();
+Result<std::string> rust_to_bytes(std::string_view regex, const ByteRegexOptions& options,
+                                  bool* differs) {
+  Translator t(regex, options);
+  auto out = t.run();
+  if (differs != nullptr) *differs = t.differs();
+  return out;
 }
 
 }  // namespace ctx::engine::detail

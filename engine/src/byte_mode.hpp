@@ -53,7 +53,13 @@ struct ByteRegexOptions {
 // expression without HS_FLAG_UTF8 under `superset`). Errors (kInvalidArgument, "regex parse error
 // in '<regex>' at offset N: why", the why as regex-syntax words it): \p{..} or a non-ASCII class
 // literal with Unicode off, unknown \p names, look-around, backreferences, unclosed groups and
-// classes, unknown escapes and flags.
-Result<std::string> rust_to_bytes(std::string_view regex, const ByteRegexOptions& options);
+// classes, unknown escapes and flags, a quantifier with nothing to repeat.
+// `differs` (when given) is set when the pattern uses syntax that PCRE2 with UTF reads otherwise
+// than Rust even after rust_to_pcre2 (rust_syntax.hpp): a repeated repetition or assertion
+// (a**, a++ is (a+)+ in Rust, possessive in PCRE2), whitespace in a counted repetition
+// (a{ 2 }), the x flag (Rust skips whitespace in classes too) or the R flag (CRLF mode, PCRE2's
+// recursion). Such patterns run on the byte-mode translation, which reads them as Rust does.
+Result<std::string> rust_to_bytes(std::string_view regex, const ByteRegexOptions& options,
+                                  bool* differs = nullptr);
 
 }  // namespace ctx::engine::detail

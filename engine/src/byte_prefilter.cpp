@@ -10,6 +10,18 @@ namespace ctx::engine::detail {
 namespace {
 
 constexpr std::string_view kHigh = "[\\x80-\\xff]+";
+// The two non-ASCII characters whose simple case folds are ASCII letters: LATIN SMALL LETTER LONG
+// S (s, S) and KELVIN SIGN (k, K).
+constexpr std::uint32_t kLongS = 0x17F;
+constexpr std::uint32_t kKelvin = 0x212A;
+
+// For the UTF-8 bytes of one character: the alternative adding the ASCII letters it folds to
+// ("|[Ss]" for U+017F, "|[Kk]" for U+212A), else empty.
+std::string_view ascii_fold(std::string_view utf8) {
+  if (utf8 == "\xC5\xBF") return "|[Ss]";
+  if (utf8 == "\xE2\x84\xAA") return "|[Kk]";
+  return {};
+}
 
 bool is_ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
@@ -134,6 +146,7 @@ class Rewriter {
     if (caseless_) {
       out_ += "(?:";
       out_ += kHigh;
+      out_ += ascii_fold(re_.substr(pos_, len));
       out_ += ")";
     } else {
       out_ += "(?:";
@@ -244,10 +257,9 @@ class Rewriter {
       case 'b':
       case 'B':
         return true;  // dropped: removing an assertion only widens
-      case 'A':
-      case 'z':
-        out_ += "\\";
-        out_.push_back(e);
+      case 'A':  // the subject's ends: a line's in line mode, but Hyperscan's \A and \z are the
+      case 'z':  // buffer's; its ^ and $ (HS_FLAG_MULTILINE) match at every line's (a superset)
+        out_ += e == 'A' ? "^" : "$";
         return true;
       case 'n':
         out_ += "\\n";
@@ -316,6 +328,7 @@ class Rewriter {
         *ascii_members += hex_byte(static_cast<unsigned char>(cp));
       } else {
         *non_ascii = true;
+        if (cp == kLongS || cp == kKelvin) class_folds_ = true;
       }
       return true;
     }
@@ -324,6 +337,7 @@ class Rewriter {
     } else if (caseless_) {
       out_ += "(?:";
       out_ += kHigh;
+      out_ += cp == kLongS ? "|[Ss]" : cp == kKelvin ? "|[Kk]" : "";
       out_ += ")";
     } else {
       out_ += "(?:" + utf8_escapes(cp) + ")";
@@ -402,6 +416,7 @@ class Rewriter {
         if (lo <= 'z' && top >= 'A') letters = true;
       }
       if (hi >= 0x80) non_ascii = true;
+      if (hi >= 0x80) class_folds_ = true;  // the range may cover U+017F or U+212A (not tracked)
       return true;
     }
     if (lo < 0x80) {
@@ -421,6 +436,7 @@ class Rewriter {
       if (len == 0 || pos_ + len > re_.size()) return false;
       cp = 0x80;  // some non-ASCII character: only its being non-ASCII matters
       cp = u >= 0xF0 ? 0x10000 : u >= 0xE0 ? 0x800 : 0x80;
+      if (!ascii_fold(re_.substr(pos_, len)).empty()) class_folds_ = true;
       pos_ += len;
       return true;
     }
@@ -492,6 +508,7 @@ class Rewriter {
   }
 
   bool klass() {
+    class_folds_ = false;
     ++pos_;
     bool negated = false;
     if (pos_ < re_.size() && re_[pos_] == '^') {
@@ -520,7 +537,8 @@ class Rewriter {
       return true;
     }
     const bool high = non_ascii || (caseless_ && letters);
-    if (ascii.empty() && !high) return false;  // an empty class: leave it to the exact path
+    if (ascii.empty() && !high) return false;        // an empty class: leave it to the exact path
+    if (caseless_ && class_folds_) ascii += "KSks";  // U+017F and U+212A fold to ASCII
     out_ += "(?:";
     if (!ascii.empty()) out_ += "[" + ascii + "]";
     if (high) {
@@ -533,6 +551,8 @@ class Rewriter {
 
   std::string_view re_;
   bool caseless_;
+  // The class being read has U+017F or U+212A (or a non-ASCII range, which may hold them).
+  bool class_folds_ = false;
   std::size_t pos_ = 0;
   int depth_ = 0;
   std::string out_;

@@ -19,8 +19,10 @@ struct Flags {
 struct AnchorRule {
   enum class Kind { kRustMultiLine, kCrlf } kind;
   bool whole_buffer = false;
-  bool seen = false;      // an anchor was met
-  bool replaced = false;  // an anchor was replaced
+  bool crlf_pieces = false;  // see multi_line_anchors
+  bool seen = false;         // an anchor was met
+  bool unmultiline = false;  // an anchor was met where `m` was off
+  bool replaced = false;     // an anchor was replaced
 };
 
 class AnchorRewriter {
@@ -69,9 +71,14 @@ class AnchorRewriter {
       rule_.replaced = true;
       return;
     }
+    if (!flags.multi_line) rule_.unmultiline = true;
     if (!flags.multi_line && rule_.whole_buffer) {
       out_.append(c == '^' ? "\\A" : "\\z");
       rule_.replaced = true;
+      return;
+    }
+    if (flags.multi_line && rule_.crlf_pieces && !rule_.whole_buffer) {
+      out_.append(c == '^' ? "\\A" : "\\z");
       return;
     }
     out_.push_back(c);
@@ -84,6 +91,12 @@ class AnchorRewriter {
     at_ = std::min(at_ + 2, re_.size());
     if (at_ - start < 2) return copy_from(start);
     const char e = re_[start + 1];
+    if (rule_.crlf_pieces && !rule_.whole_buffer && dialect_ == Dialect::kRust &&
+        (e == 'A' || e == 'z')) {  // the haystack's ends: as ^ and $ where `m` is off
+      rule_.seen = rule_.unmultiline = true;
+      out_.push_back(e == 'A' ? '^' : '$');
+      return;
+    }
     if (dialect_ == Dialect::kPcre2 && e == 'Q') {
       const std::size_t end = re_.find("\\E", at_);
       at_ = end == std::string_view::npos ? re_.size() : end + 2;
@@ -227,10 +240,11 @@ class AnchorRewriter {
 
 }  // namespace
 
-MultiLineAnchors multi_line_anchors(std::string_view regex, RegexSyntax syntax, bool whole_buffer) {
-  AnchorRule rule{AnchorRule::Kind::kRustMultiLine, whole_buffer};
+MultiLineAnchors multi_line_anchors(std::string_view regex, RegexSyntax syntax, bool whole_buffer,
+                                    bool crlf_pieces) {
+  AnchorRule rule{AnchorRule::Kind::kRustMultiLine, whole_buffer, crlf_pieces};
   std::string out = AnchorRewriter(regex, syntax, rule).run();
-  return {std::move(out), rule.seen, rule.replaced};
+  return {std::move(out), rule.seen, rule.replaced, rule.unmultiline};
 }
 
 std::string crlf_line_anchors(std::string_view regex, bool& replaced) {

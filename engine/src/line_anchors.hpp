@@ -27,6 +27,7 @@ struct MultiLineAnchors {
   std::string regex;
   bool anchors = false;         // `regex` holds a ^ or $ (outside classes and escapes)
   bool buffer_anchors = false;  // one of them was replaced by \A or \z
+  bool unmultiline = false;     // one of them was in a scope where the pattern turned `m` off
 };
 
 enum class RegexSyntax {
@@ -40,7 +41,13 @@ enum class RegexSyntax {
 // anchors (the haystack is a line). Escapes, classes (nested ones in Rust's syntax) and (?x)
 // comments are copied as they are. A pattern the syntax rejects comes back with whatever was
 // rewritten: the caller's validation reports it.
-MultiLineAnchors multi_line_anchors(std::string_view regex, RegexSyntax syntax, bool whole_buffer);
+// `crlf_pieces` (--crlf line by line, not with `whole_buffer`): the subjects are the CR-free
+// pieces of a line, and the anchors of multi-line scopes become \A and \z (each piece's ends),
+// while those of scopes without `m`, and \A and \z, become ^ and $ (`unmultiline` set), which the
+// searcher keeps from matching at a piece's start or end inside the line (PCRE2_NOTBOL,
+// PCRE2_NOTEOL; the regex compiled multi-line).
+MultiLineAnchors multi_line_anchors(std::string_view regex, RegexSyntax syntax, bool whole_buffer,
+                                    bool crlf_pieces = false);
 
 // `regex` in PCRE2 syntax (as rust_to_pcre2 writes it, with multi-line mode on throughout) with
 // every ^ and $ outside classes and escapes replaced by kCrlfLineStart and kCrlfLineEnd.

@@ -81,10 +81,15 @@ bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
           }
         }
       }
+      const bool property = i + 1 < s.size() && (s[i + 1] == 'p' || s[i + 1] == 'P');
       i += 2;
       if (i < s.size() && s[i] == '{') {
         std::size_t close = s.find('}', i);
         i = close == std::string_view::npos ? s.size() : close + 1;
+      } else if (hex_literals && property && i < s.size()) {
+        // Rust's one-letter \pL: the letter names a class, it is no literal (rg 14: -S '\pL'
+        // stays case-insensitive). -P counts it (rg 14's -P rule).
+        i += std::min(utf8_length(static_cast<unsigned char>(s[i])), s.size() - i);
       }
       continue;
     }
@@ -698,17 +703,45 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
     return k ? "\\xE2\\x84\\xAA" : "\\xC5\\xBF";
   };
   auto is_ks = [](char c) { return c == 'k' || c == 'K' || c == 's' || c == 'S'; };
+  // And the other way (UTF-8 expressions): U+017F and U+212A, as UTF-8 or as \x{..}, gain the
+  // ASCII letters they fold to; so does a class with anything non-ASCII in it (a superset).
+  auto folds_to_ascii = [](std::string_view piece) -> std::string_view {
+    if (piece == kLongS) return "s";
+    if (piece == kKelvinSign) return "k";
+    if (!piece.starts_with("\\x{") || !piece.ends_with('}')) return "";
+    unsigned long cp = 0;
+    for (char h : piece.substr(3, piece.size() - 4)) {
+      const int v = std::isxdigit(static_cast<unsigned char>(h)) == 0 ? -1
+                    : h <= '9'                                        ? h - '0'
+                                                                      : (h | 0x20) - 'a' + 10;
+      if (v < 0 || cp > 0x10FFFF) return "";
+      cp = cp * 16 + static_cast<unsigned long>(v);
+    }
+    return cp == 0x17F ? "s" : cp == 0x212A ? "k" : "";
+  };
   std::string out;
   out.reserve(re.size() + 16);
   for (std::size_t i = 0; i < re.size(); ++i) {
     char c = re[i];
-    if (c == '\\') {  // an escape, with its {...} argument if any (\x{..}, \p{..})
+    const std::string_view two = re.substr(i, 2), three = re.substr(i, 3);
+    if (utf8 && (two == kLongS || three == kKelvinSign)) {
+      const std::string_view ch = two == kLongS ? two : three;
+      changed = true;
+      out += fmt::format("(?:{}|{})", ch, folds_to_ascii(ch));
+      i += ch.size() - 1;
+    } else if (c == '\\') {  // an escape, with its {...} argument if any (\x{..}, \p{..})
       std::size_t end = std::min(i + 2, re.size());
       if (end < re.size() && re[end] == '{') {
         std::size_t close = re.find('}', end);
         end = close == std::string_view::npos ? re.size() : close + 1;
       }
-      out.append(re.substr(i, end - i));
+      const std::string_view escape = re.substr(i, end - i);
+      if (std::string_view fold = utf8 ? folds_to_ascii(escape) : ""; !fold.empty()) {
+        changed = true;
+        out += fmt::format("(?:{}|{})", escape, fold);
+      } else {
+        out.append(escape);
+      }
       i = end - 1;
     } else if (c == '(' && i + 1 < re.size() && re[i + 1] == '?') {  // (?i) (?P<name> (?:
       std::size_t end = re.find_first_of(":)>", i + 2);
@@ -722,6 +755,10 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
       if (j < re.size() && re[j] == ']') ++j;
       std::string extras;
       for (; j < re.size() && re[j] != ']'; ++j) {
+        const bool high = static_cast<unsigned char>(re[j]) >= 0x80 || re.substr(j, 3) == "\\x{";
+        if (utf8 && !negated && high && extras.find("|[KSks]") == std::string::npos) {
+          extras += "|[KSks]";
+        }
         if (re[j] == '\\') {
           ++j;
           continue;
@@ -1149,7 +1186,19 @@ enum class CrlfLines : std::uint8_t {
   kPieces,  // rg's dialect (and -F): each CR-free piece of it without its CRLF's CR: a CR is never
             // matched, `^` and `$` match at it (for_each_piece)
   kPcre2,   // -P, as rg's PCRE2 searcher: without its CRLF, or with its LF when it ends in LF alone
+  // kPieces where some pattern has ^ or $ in a scope without `m`: those are the line's ends
+  // (ripgrep's haystack is the line without its CRLF), so a piece after the line's first is
+  // searched with PCRE2_NOTBOL and one before its last with PCRE2_NOTEOL (multi_line_anchors'
+  // crlf_pieces: the multi-line anchors are \A and \z then).
+  kPiecesUnmultiline,
 };
+
+// The PCRE2 options for the piece [offset, offset + size) of a line of `line_size` bytes.
+std::uint32_t piece_options(CrlfLines crlf, std::size_t offset, std::size_t size,
+                            std::size_t line_size) {
+  if (crlf != CrlfLines::kPiecesUnmultiline) return 0;
+  return (offset > 0 ? PCRE2_NOTBOL : 0U) | (offset + size < line_size ? PCRE2_NOTEOL : 0U);
+}
 
 }  // namespace
 
@@ -1175,7 +1224,10 @@ struct PatternSet::Impl {
   // that matches alone (a NUL is no word character, as a line's ends are not), so it serves as
   // a prefilter; PCRE2 confirms each candidate line alone.
   bool nul_scan = false;
-  CrlfLines crlf_lines = CrlfLines::kOff;        // what confirm_line and each_match run line_re on
+  CrlfLines crlf_lines = CrlfLines::kOff;  // what confirm_line and each_match run line_re on
+  // Line mode, and some pattern may hold \A or \z (a line's ends, as ripgrep searches lines):
+  // lines are confirmed one by one, since scan_re over the buffer reads them as its ends.
+  bool line_by_line = false;
   Alternation ml_re;                             // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
@@ -1292,12 +1344,24 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // bytes (byte_mode.hpp) for PCRE2 without UTF and Hyperscan without HS_FLAG_UTF8. Sets without
   // it keep the UTF-8 path untouched, and so do --no-unicode sets of plain literals that neither
   // case nor word boundaries make differ.
+  // Every regex is first parsed as Rust's regex-syntax parses it (the byte-mode translator), so
+  // that what Rust refuses is an error here too (rust_syntax_errors), never PCRE2's reading of it;
+  // sets with syntax that PCRE2 with UTF reads otherwise (rust_to_bytes' `differs`) run in byte
+  // mode.
   bool byte_mode = false;
   if (!options.pcre2) {
     bool turns_off = false, literals = true;
     for (const std::string& p : patterns) {
       turns_off = turns_off || (!options.fixed_strings && detail::disables_unicode(p));
       literals = literals && (options.fixed_strings || is_literal(p));
+      if (!options.fixed_strings && !is_literal(p)) {
+        const detail::ByteRegexOptions check{impl->caseless, !options.no_unicode,
+                                             options.multiline_dotall, options.crlf, true};
+        bool differs = false;
+        auto checked = detail::rust_to_bytes(p, check, &differs);
+        if (!checked.ok() && options.rust_syntax_errors) return std::move(checked).error();
+        turns_off = turns_off || (checked.ok() && differs);
+      }
     }
     byte_mode =
         turns_off || (options.no_unicode && !(literals && !impl->caseless && !options.word));
@@ -1312,6 +1376,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   if (options.pcre2 && options.no_unicode) pcre_flags &= PCRE2_CASELESS;
   // originals: as typed (-F: escaped); regexes: rust_to_pcre2's kKeep form of each.
   std::vector<std::string> originals, regexes, pcre_regexes;
+  const bool crlf_pieces = options.crlf && !options.multiline && !options.pcre2;
+  bool unmultiline_anchors = false;
+  bool piece_anchors = false;  // crlf_pieces made some anchor \A or \z
   bool all_literal = true;
   bool any_empty = false;
   for (const std::string& p : patterns) {
@@ -1342,12 +1409,15 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     // pattern turned it off, ^ and $ mean the haystack's ends (line_anchors.hpp).
     // -P -U keeps PCRE2's own reading, as rg -P does. A --null-data line (a record) may hold line
     // feeds: there too they are the haystack's ends (\A, \z), each record being searched alone.
+    // --crlf line by line: see CrlfLines::kPiecesUnmultiline.
     detail::MultiLineAnchors anchors;
     if (!options.fixed_strings && !(options.pcre2 && options.multiline)) {
       anchors = detail::multi_line_anchors(
           regex, options.pcre2 ? detail::RegexSyntax::kPcre2 : detail::RegexSyntax::kRust,
-          options.multiline || nul);
+          options.multiline || nul, crlf_pieces);
       regex = std::move(anchors.regex);
+      unmultiline_anchors = unmultiline_anchors || (crlf_pieces && anchors.unmultiline);
+      piece_anchors = piece_anchors || (crlf_pieces && anchors.anchors);
     }
     // -P and -x (which adds anchors, a line feed's for ripgrep) always search in multiline mode
     // under -U, as in ripgrep; so do anchors that only the whole buffer has (a --null-data record
@@ -1422,8 +1492,16 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                                                        p.find("\\z") != std::string::npos);
                    });
   if (options.crlf && !options.multiline) {
-    impl->crlf_lines = options.pcre2 ? CrlfLines::kPcre2 : CrlfLines::kPieces;
+    impl->crlf_lines = options.pcre2         ? CrlfLines::kPcre2
+                       : unmultiline_anchors ? CrlfLines::kPiecesUnmultiline
+                                             : CrlfLines::kPieces;
   }
+  impl->line_by_line =
+      piece_anchors || (!impl->multiline && !nul && !options.pcre2 && !options.fixed_strings &&
+                        std::ranges::any_of(patterns, [](const std::string& p) {
+                          return p.find("\\A") != std::string::npos ||
+                                 p.find("\\z") != std::string::npos;
+                        }));
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");
@@ -1650,10 +1728,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }
     // --crlf: PCRE2's ANYCRLF newline convention, set by the regex itself.
     const std::string newline = options.crlf ? "(*ANYCRLF)" : "";
+    // -x: (?m) anchors, \A and \z on the pieces of a --crlf line (multi_line_anchors).
+    const std::string x_start = crlf_pieces ? "\\A" : "^", x_end = crlf_pieces ? "\\z" : "$";
     auto line_wrap = [&](const std::string& alternation) {
       std::string regex = "(?:" + alternation + ")";
       if (options.word) regex = word_start + regex + word_end;
-      if (options.line) regex = "^" + regex + "$";
+      if (options.line) regex = x_start + regex + x_end;
       return newline + regex;
     };
     // Searches for empty matches inside invalid UTF-8 stop at one position: the offset limit.
@@ -1673,7 +1753,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       auto ascii_wrap = [&](const std::string& alternation) {
         std::string regex = "(?:" + alternation + ")";
         if (options.word) regex = "(?<!\\w)" + regex + "(?!\\w)";
-        if (options.line) regex = "^" + regex + "$";
+        if (options.line) regex = x_start + regex + x_end;
         return newline + regex;
       };
       auto ascii = compile_alternation(ascii_regexes, patterns, ascii_wrap,
@@ -1884,7 +1964,7 @@ Result<bool> any_match(const Alternation& alt, std::string_view text, MatchState
   const std::size_t n = use_only ? only.size() : alt.chunks.size();
   for (std::size_t k = 0; k < n; ++k) {
     const std::uint32_t c = use_only ? only[k] : static_cast<std::uint32_t>(k);
-    CTX_TRY_ASSIGN(bool hit, run_pcre2(alt.chunks[c].code.get(), text, 0, m.md, m.mctx));
+    CTX_TRY_ASSIGN(bool hit, run_pcre2(alt.chunks[c].code.get(), text, 0, m.md, m.mctx, m.options));
     if (hit) {
       m.chunk = c;
       return true;
@@ -1950,22 +2030,39 @@ Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std:
                           CrlfLines crlf = CrlfLines::kOff) {
   std::string_view text = hay.substr(line.start, line.end - line.start);
   const bool terminated = line.end < hay.size();
+  // kPiecesUnmultiline: a line that ends in a LF alone keeps it in ripgrep's haystack (only a
+  // CRLF is its terminator), so the line's end is past the LF, where no match reaches.
+  bool lone_lf = false;
   if (crlf != CrlfLines::kOff && terminated) {
     if (!text.empty() && text.back() == '\r') {
       text.remove_suffix(1);
     } else if (crlf == CrlfLines::kPcre2) {
       text = hay.substr(line.start, text.size() + 1);
+    } else {
+      lone_lf = crlf == CrlfLines::kPiecesUnmultiline;
     }
   }
-  if (crlf == CrlfLines::kPieces && text.find('\r') != std::string_view::npos) {
+  if ((crlf == CrlfLines::kPieces || crlf == CrlfLines::kPiecesUnmultiline) &&
+      (lone_lf || text.find('\r') != std::string_view::npos)) {
     std::optional<Error> error;
-    const bool hit = for_each_piece(text, [&](std::size_t, std::string_view piece) {
+    const std::uint32_t options = m.options;
+    const std::size_t end = lone_lf ? text.size() + 1 : text.size();
+    bool hit = for_each_piece(text, [&](std::size_t offset, std::string_view piece) {
+      m.options = options | piece_options(crlf, offset, piece.size(), end);
       auto r = confirm_line(alt, ascii, piece, LineSpan{0, piece.size()}, m, probe_empty);
+      m.options = options;
       if (r.ok()) return *r;
       error = std::move(r).error();
       return true;
     });
     if (error) return std::move(*error);
+    if (!hit && lone_lf) {  // an empty match at the haystack's end, past the LF ((?-m)$ alone)
+      const std::string_view with_lf = hay.substr(line.start, text.size() + 1);
+      m.options = options | PCRE2_NOTBOL;
+      auto r = search(alt, with_lf, with_lf.size(), m);
+      m.options = options;
+      CTX_TRY_ASSIGN(hit, std::move(r));
+    }
     return hit;
   }
   if (ascii.compiled() && is_ascii_text(text)) return any_match(ascii, text, m);
@@ -2221,15 +2318,16 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       }
       return std::optional<LineSpan>{};
     }
-    if (impl_->crlf_lines == CrlfLines::kPcre2) {
+    if (impl_->crlf_lines == CrlfLines::kPcre2 || impl_->line_by_line) {
       // Line by line: a scan of the buffer can miss a line whose subject keeps its LF (see
-      // CrlfLines::kPcre2), as `\s+$` misses `a` in "a\nb\n".
+      // CrlfLines::kPcre2), as `\s+$` misses `a` in "a\nb\n", or (line_by_line) where \A or \z
+      // match.
       for (std::size_t cur = start; cur < view.size();) {
         if (s.interrupt.stop != nullptr && (*s.interrupt.stop)()) return interrupted_error();
         const LineSpan line = line_around(view, cur, cur);
         CTX_TRY_ASSIGN(bool confirmed,
                        confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
-                                    impl_->empty_in_invalid_utf8, CrlfLines::kPcre2));
+                                    impl_->empty_in_invalid_utf8, impl_->crlf_lines));
         if (confirmed) return std::optional<LineSpan>{line};
         cur = line.end + 1;
       }
@@ -2508,12 +2606,15 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
   // buffer, where `^` matches after a line feed only).
   if (after_line_break && impl_->options.line_terminator != '\n') s.m.options = PCRE2_NOTBOL;
   Status status;
-  if (impl_->crlf_lines == CrlfLines::kPieces && line.find('\r') != std::string_view::npos) {
+  if ((impl_->crlf_lines == CrlfLines::kPieces ||
+       impl_->crlf_lines == CrlfLines::kPiecesUnmultiline) &&
+      line.find('\r') != std::string_view::npos) {
     // Matches in each CR-free piece, at their offsets in the line (a CR before a piece reads as
     // a line break to rust_word_callout).
     // The CLI gives terminated lines without their CR (the printer's subject, as rg's).
     for_each_piece(line, [&](std::size_t offset, std::string_view piece) {
       if (offset > 0) s.after_line_break = true;
+      s.m.options = piece_options(impl_->crlf_lines, offset, piece.size(), line.size());
       status = each_match_in(&alt, piece, 0, piece.size() + 1, scratch, [&](const MatchState& m) {
         const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(m.md);
         on_match(MatchSpan{offset + ov[0], offset + ov[1]}, &m, &alt);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -347,7 +348,58 @@ class Rewriter {
     return fmt::format("[{}{}]", *members, kNonAscii);
   }
 
+  // Rust's special word boundaries at pos_ (a backslash): \b{start} \b{end} \b{start-half}
+  // \b{end-half}, \< (\b{start}) and \> (\b{end}). Returns false, nothing consumed, for any
+  // other escape (\b{2} is \b repeated); fails on a \b{name} Rust does not know.
+  bool word_look() {
+    std::string_view kind;
+    std::size_t end = pos_ + 2;
+    const std::string_view rest = re_.substr(pos_);
+    if (rest.starts_with("\\<")) {
+      kind = "start";
+    } else if (rest.starts_with("\\>")) {
+      kind = "end";
+    } else if (rest.starts_with("\\b{") && rest.size() > 3 &&
+               (std::isalpha(static_cast<unsigned char>(rest[3])) != 0 || rest[3] == '-')) {
+      const std::size_t close = rest.find('}');
+      kind = close == kNpos ? std::string_view() : rest.substr(3, close - 3);
+      if (kind != "start" && kind != "end" && kind != "start-half" && kind != "end-half") {
+        fail(pos_, close == kNpos ? "special word boundary assertion is unclosed"
+                                  : "unrecognized special word boundary assertion, valid choices "
+                                    "are: start, end, start-half or end-half");
+        return true;
+      }
+      end = pos_ + close + 1;
+    } else {
+      return false;
+    }
+    pos_ = end;
+    if (words_ == WordMode::kSuperset) {  // Hyperscan has no look-arounds: dropping one widens
+      out_ += "(?:)";
+    } else if (words_ == WordMode::kKeep) {  // ASCII \w: exact on ASCII subjects
+      out_ += kind == "start"        ? "(?:\\b(?=\\w))"
+              : kind == "end"        ? "(?:\\b(?<=\\w))"
+              : kind == "start-half" ? "(?:(?<!\\w))"
+                                     : "(?:(?!\\w))";
+    } else {  // as \b below: regex-automata's is_word_start_unicode and the others
+      const std::string w = fmt::format("[{}]", kRustWordItems);
+      const std::string nw = fmt::format("[^{}]", kRustWordItems);
+      const std::string before_word = fmt::format("(?:(?<={})|(?C{}))", w, kCalloutWordBefore);
+      if (kind == "start") {  // no word character before (invalid UTF-8 is none), one after
+        out_ += fmt::format("(?:(?!{}){})", before_word, "(?=" + w + ")");
+      } else if (kind == "end") {
+        out_ += fmt::format("(?:{}(?!{}))", before_word, w);
+      } else if (kind == "start-half") {  // the start, or a valid character that is no word one
+        out_ += fmt::format("(?:\\A|(?<={})|(?C{}))", nw, kCalloutNonWordBefore);
+      } else {
+        out_ += fmt::format("(?:\\z|(?={}))", nw);
+      }
+    }
+    return true;
+  }
+
   void escape() {
+    if (word_look()) return;
     const std::size_t len = escape_length(pos_, re_.size());
     const char e = len >= 2 ? re_[pos_ + 1] : '\0';
     if (len == 2 && words_ != WordMode::kKeep && (e == 'b' || e == 'B')) {
@@ -365,6 +417,13 @@ class Rewriter {
               fmt::format("(?:{0}(?={1})|{2}(?:\\z|(?={3})))", before_word, w, before_non_word, nw);
         }
       }  // kSuperset: dropped
+      return;
+    }
+    if (len == 2 && words_ == WordMode::kSuperset && (e == 'A' || e == 'z')) {
+      // The subject's ends (a line's, line by line); Hyperscan's \A and \z are the buffer's, its
+      // ^ and $ (HS_FLAG_MULTILINE) every line's: a superset.
+      out_ += e == 'A' ? "^" : "$";
+      pos_ += 2;
       return;
     }
     if (len == 2 && words_ == WordMode::kKeep && std::string_view("dDsSwW").find(e) != kNpos) {

@@ -17,6 +17,9 @@
 //   [:alpha:]       at the top level: a class of ':', 'a', 'l', ... in Rust, an error in PCRE2.
 //   (?u)            dropped (Unicode mode is the default); (?-u) is an error here: patterns with
 //                   it (and --no-unicode) go to byte_mode.hpp instead.
+//   \b{start} \<    Rust's special word boundaries (\b{end} \>, \b{start-half}, \b{end-half}):
+//                   look-arounds on kRustWordItems, as \b; PCRE2 reads `\b{start}` as \b and
+//                   a literal, `\<` as `<`.
 #pragma once
 
 #include <array>

@@ -3,7 +3,7 @@
 
 Covers: exit codes (0 a match, 1 none, 2 an error: a bad regex, a missing path while the other
 paths are still searched, no pattern), the bad-regex message naming the pattern and the offset
-(`ctxsearch: regex parse error in 'foo(' at offset 4: ...`), -q exit codes (0 on a match even
+(`ctxsearch: regex parse error in 'foo(' at offset 3: unclosed group`), -q exit codes (0 on a match even
 after an error), stdin search (`printf ... | ctxsearch foo`, also -n/-H/-c, binary and empty
 input, and stdin = /dev/null searching the cwd), the standard line format (path:, -n, --column,
 -b, -o, --null, CRLF kept), --heading (a blank line between files, none at the end; no heading
@@ -229,7 +229,7 @@ golden("a match exits 0", S + ["foo", "d"],
        b"d/sub/c.txt:x foo\n", 0)
 golden("no match exits 1 and prints nothing", S + ["zzz", "d"], b"", 1)
 golden("a bad regex exits 2 naming the pattern and the offset", S + ["foo(", "d"], b"", 2,
-       [("prefix", "ctxsearch: regex parse error in 'foo(' at offset 4: ")])
+       [("prefix", "ctxsearch: regex parse error in 'foo(' at offset 3: unclosed group")])
 golden("a bad regex among several -e names that one", S + ["-e", "foo", "-e", "a[", "d"], b"", 2,
        [("prefix", "ctxsearch: regex parse error in 'a[' at offset 1: unclosed character class")])
 golden("a bad regex under -P exits 2 too", S + ["-P", "foo(", "d"], b"", 2,
@@ -392,6 +392,59 @@ golden("--no-heading", S + ["--no-heading", "foo", "d/sub"], b"d/sub/c.txt:x foo
 # summaries
 golden("-l lists matching files", S + ["-l", "foo", "d"],
        b"d/a.txt\nd/call.c\nd/crlf.txt\nd/sub/c.txt\n", 0)
+# ----------------------------------------------------------------------------------------------
+# ripgrep's regex dialect (Rust's regex-syntax 0.8), never PCRE2's reading of a pattern
+# ----------------------------------------------------------------------------------------------
+
+W = b"foo foo\nbar\nfoo\n"
+E = "\u00e9t\u00e9 caf\u00e9 x\u0301y\n".encode()
+
+
+def parse_error(pattern, offset):
+    return [("prefix", "ctxsearch: regex parse error in '%s' at offset %d: " % (pattern, offset))]
+
+
+golden("\\b{start} holds in Unicode mode (it matched nothing)", ["-c", "\\b{start}foo"], b"2\n", 0,
+       stdin=W)
+golden("\\b{start} and \\b{end} use Rust's Unicode word characters",
+       ["-o", "\\b{start}\\w+\\b{end}"], b"\xc3\xa9t\xc3\xa9\ncaf\xc3\xa9\nx\xcc\x81y\n", 0, stdin=E)
+golden("\\< and \\> are \\b{start} and \\b{end}", ["-o", "\\<\\w|\\w\\>"],
+       b"\xc3\xa9\n\xc3\xa9\nc\n\xc3\xa9\nx\ny\n", 0, stdin=E)
+golden("\\b{start-half} and \\b{end-half} need no word character inside",
+       ["-o", "\\b{start-half}[a-z-]+\\b{end-half}"], b"-ab\ncd-\nx\n", 0, stdin=b"-ab cd- x\n")
+golden("\\b{2} repeats \\b", ["-o", "\\b{2}foo"], b"foo\n", 0, stdin=b"foo xfoo\n")
+golden("an unknown special word boundary is an error", ["-c", "\\b{stat}foo"], b"", 2,
+       parse_error("\\b{stat}foo", 0), stdin=W)
+golden("look-around is an error outside -P", ["-c", "x(?=foo)"], b"", 2, parse_error("x(?=foo)", 1),
+       stdin=W)
+golden("an escape Rust does not know is an error (PCRE2's \\h)", ["-c", "\\h"], b"", 2,
+       parse_error("\\h", 0), stdin=W)
+golden("\\Q..\\E is an error outside -P", ["-c", "\\Qfoo\\E"], b"", 2, parse_error("\\Qfoo\\E", 0),
+       stdin=W)
+golden("a PCRE2 verb is a repetition without an operand", ["-c", "(*FAIL)"], b"", 2,
+       parse_error("(*FAIL)", 1), stdin=W)
+golden("a dangling flag negation is an error", ["-c", "(?-)foo"], b"", 2, parse_error("(?-)foo", 2),
+       stdin=W)
+golden("a++ is (a+)+ as in Rust, not possessive", ["-o", "o++o"], b"oo\n", 0, stdin=b"foo\n")
+golden("whitespace inside a counted repetition", ["-o", "fo{ 1 , 2 }"], b"foo\n", 0, stdin=b"foo\n")
+golden("(?x) skips whitespace inside classes", ["-o", "(?x)[ o ]+"], b"o\no\n", 0, stdin=b"fo o\n")
+golden("\\A is each line's start", ["-c", "\\A"], b"3\n", 0, stdin=W)
+golden("\\z is each line's end", ["-n", "bar\\z"], b"2:bar\n", 0, stdin=W)
+golden("(?i)\\x{212A} matches k and K", ["-c", "(?i)\\x{212A}"], b"3\n", 0,
+       stdin=b"k\nK\n\xe2\x84\xaa\ns\n")
+golden("--crlf: ^ without the m flag is the line's start, not a piece's after a CR",
+       ["-n", "--crlf", "(?-m:^f)|(?-m:o$)"], b"1:x\rfoo\r\n2:foo\rx\r\n3:yo\r\n", 0,
+       stdin=b"x\rfoo\r\nfoo\rx\r\nyo\r\nx\rfoo\n")
+golden("-c -o counts matches (rg 14)", ["-c", "-o", "foo"], b"3\n", 0, stdin=W)
+golden("--count --only-matching counts matches", ["--count", "--only-matching", "foo"], b"3\n", 0,
+       stdin=W)
+golden("-c -o -v counts the inverted lines' matches: none", ["-c", "-o", "-v", "foo"], b"0\n", 0,
+       stdin=W)
+golden("--count-matches -v counts lines", ["--count-matches", "-v", "foo"], b"1\n", 0, stdin=W)
+golden("-c -o -m1 counts the matches of the first line", ["-c", "-o", "-m1", "foo"], b"2\n", 0,
+       stdin=W)
+
+
 golden("-l --null", S + ["-l", "--null", "foo", "d"],
        b"d/a.txt\x00d/call.c\x00d/crlf.txt\x00d/sub/c.txt\x00", 0)
 golden("-l without a match exits 1", S + ["-l", "zzz", "d"], b"", 1)

@@ -813,13 +813,6 @@ def uses_word_boundary(case):
 
 
 OPEN_BUGS = [
-    ("crlf-unmultiline-anchors",
-     "--crlf without -U, ^ or $ where the pattern turned multi-line mode off ((?-m)): the line's "
-     "ends in rg; ctxsearch matches each CR-free piece of the line, whose ends they match too "
-     "(`--crlf '(?-m:^f)'` on `x\\rfoo\\r\\n`: rg no match, ctxsearch line 1)",
-     lambda c: c.has("--crlf") and not (c.has("-U") or c.has("--multiline"))
-     and not c.has("-F") and any("-m)" in p or "-m:" in p for p in c.patterns),
-     lambda c: drop_flags(c, "--crlf")),
     ("null-data-unmultiline-anchors",
      "--null-data without -U, ^ or $ where the pattern turned multi-line mode off ((?-m)): rg "
      "finds no match for `(?-m)bar$` in the record `bar` of `bar\\0x\\nbar\\0` (and one in "

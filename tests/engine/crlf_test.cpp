@@ -92,6 +92,28 @@ TEST_CASE("--crlf: rg's dialect never matches a CR", "[engine][crlf]") {
         std::vector<std::string>{"1:a\rb\r", "2:b\r"});  // -x: a piece between CRs is a line
 }
 
+TEST_CASE("--crlf: ^ $ without the m flag, \\A and \\z are the line's ends, not a piece's",
+          "[engine][crlf]") {
+  // rg 14: its haystack is the line without its CRLF; a line ending in a LF alone keeps the LF.
+  const std::string hay = "x\rfoo\r\nfoo\rx\r\na\r\nx\r\nyo\r\nx\rfoo\n";
+  CHECK(lines(compile_ok({"(?-m:^f)"}, crlf()), hay) == std::vector<std::string>{"2:foo\rx\r"});
+  CHECK(lines(compile_ok({"(?-m:^x)"}, crlf()), hay) ==
+        std::vector<std::string>{"1:x\rfoo\r", "4:x\r", "6:x\rfoo"});
+  CHECK(lines(compile_ok({"(?-m:o$)"}, crlf()), hay) ==
+        std::vector<std::string>{"1:x\rfoo\r", "5:yo\r"});
+  CHECK(lines(compile_ok({"x\\z"}, crlf()), hay) ==
+        std::vector<std::string>{"2:foo\rx\r", "4:x\r"});
+  CHECK(lines(compile_ok({"\\Ax"}, crlf()), hay) ==
+        std::vector<std::string>{"1:x\rfoo\r", "4:x\r", "6:x\rfoo"});
+  // The multi-line anchors of the same set still match at every CR.
+  CHECK(lines(compile_ok({"(?-m:^x)|^f"}, crlf()), hay) ==
+        std::vector<std::string>{"1:x\rfoo\r", "2:foo\rx\r", "4:x\r", "6:x\rfoo"});
+  CHECK(lines(compile_ok({"(?-m)\\w$|\\Ay"}, crlf()), hay) ==
+        std::vector<std::string>{"1:x\rfoo\r", "2:foo\rx\r", "3:a\r", "4:x\r", "5:yo\r"});
+  // An empty match past a lone LF: (?-m)$ alone matches every line.
+  CHECK(lines(compile_ok({"(?-m)$"}, crlf()), "a\r\nb\n").size() == 2);
+}
+
 TEST_CASE("--crlf: a literal CR is ripgrep's error unless -U", "[engine][crlf]") {
   const std::string want =
       "the literal \"\\r\" is not allowed in a regex\n\nConsider enabling multiline mode with the "

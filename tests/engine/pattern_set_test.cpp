@@ -411,6 +411,10 @@ TEST_CASE("-w and -x wrap every pattern of the set", "[engine][pattern]") {
 TEST_CASE("bad patterns are errors naming the pattern and the offset", "[engine][pattern]") {
   CHECK(compile_error({"foo("}) ==
         "regex parse error in 'foo(' at offset 4: missing closing parenthesis");
+  // With ripgrep's errors, Rust's parser (regex-syntax) decides: where the unclosed group opens.
+  PatternOptions rust;
+  rust.rust_syntax_errors = true;
+  CHECK(compile_error({"foo("}, rust) == "regex parse error in 'foo(' at offset 3: unclosed group");
   // Several patterns: the message names the bad one alone, with its own offset.
   CHECK(compile_error({"ok", "a[", "fine"}) ==
         "regex parse error in 'a[' at offset 1: unclosed character class");
@@ -691,6 +695,10 @@ TEST_CASE("a script name is the Script property, as in ripgrep, not PCRE2's Scri
   // Categories and escaped backslashes are left alone.
   CHECK(line_matches(compile_ok({"\\p{Lu}"}, {}), "A"));
   CHECK(line_matches(compile_ok({"\\\\p{Greek}"}, {}), "\\p{Greek}"));
+  // For Rust (and rg 14) those braces are a counted repetition: an error.
+  PatternOptions rust;
+  rust.rust_syntax_errors = true;
+  CHECK_FALSE(PatternSet::compile({"\\\\p{Greek}"}, rust).ok());
   // -P keeps PCRE2's own meaning, as rg -P does.
   PatternOptions pcre2;
   pcre2.pcre2 = true;

@@ -40,6 +40,12 @@ struct PatternOptions {
   // PCRE2 alone, without the Hyperscan and BitMatcher prefilters: the same matches, slower (the
   // reference that tests of the prefilters compare against).
   bool pcre2_only = false;
+  // ripgrep's own errors: a pattern (not -P, not -F) that Rust's regex-syntax refuses
+  // (look-around, \Q..\E, PCRE2's escapes and verbs, ...) is an error naming its offset, as rg's
+  // (the CLI). Without it such a pattern is read as PCRE2 reads it (the agent's "Rust/PCRE-like"
+  // search_files keeps look-around that way). Either way a pattern Rust accepts means what it
+  // means in Rust.
+  bool rust_syntax_errors = false;
   // What ends a line: '\n', or '\0' (--null-data). With '\0', as ripgrep's: no match holds a NUL
   // without -U (a literal one is then the error a literal line feed is otherwise), a line feed is
   // an ordinary byte (`\n` matches it; `^` and `$` still match next to it and at the line's ends;
