@@ -107,16 +107,7 @@ Corpus make_corpus(std::size_t count, std::uint32_t seed) {
       for (char& ch : word) {
         if (below(6) == 0) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
       }
-      std::string out;
-      for (char ch : word) {  // fold variants
-        if ((ch == 'k' || ch == 'K') && below(5) == 0) {
-          out += kKelvin;
-        } else if ((ch == 's' || ch == 'S') && below(5) == 0) {
-          out += kLongS;
-        } else {
-          out += ch;
-        }
-      }
+      std::string out = ctx::testing::with_fold_variants(word, below);
       if (below(4) == 0) out = "q" + out;  // glued to a word character (for -w)
       if (below(4) == 0) out += "Z";
       c.hay += out + (below(3) == 0 ? "." : " ");

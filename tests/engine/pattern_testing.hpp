@@ -27,6 +27,23 @@ inline engine::PatternSet compile_ok(const std::vector<std::string>& patterns,
   return std::move(set).value();
 }
 
+// `word` with each k/K and s/S replaced, where below(5) == 0, by the character that folds to it
+// (U+212A, U+017F): haystacks for caseless literal sets. `below(n)` draws from [0, n).
+template <typename Below>
+std::string with_fold_variants(std::string_view word, Below&& below) {
+  std::string out;
+  for (char ch : word) {
+    if ((ch == 'k' || ch == 'K') && below(5) == 0) {
+      out += kKelvin;
+    } else if ((ch == 's' || ch == 'S') && below(5) == 0) {
+      out += kLongS;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 // The [start, end) of each match PatternSet::find_spans reports on `line`; fails the test (naming
 // the error) when find_spans fails.
 using SpanPairs = std::vector<std::pair<std::size_t, std::size_t>>;
