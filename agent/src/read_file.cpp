@@ -24,6 +24,12 @@ namespace {
 constexpr std::uint64_t kExactCountBytes = 64ULL << 20;
 constexpr std::string_view kReasonLimit = "limit";
 
+// Copies `bytes` to `out` (no terminator: a piece of a larger buffer); the count copied.
+std::size_t append_bytes(char* out, std::string_view bytes) {
+  std::copy_n(bytes.data(), bytes.size(), out);
+  return bytes.size();
+}
+
 const std::vector<ParamSpec>& params_table() {
   static const std::vector<ParamSpec> params = {
       {"path",
@@ -210,9 +216,10 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     const std::size_t pad = digits.size() < 6 ? 6 - digits.size() : 0;
     char head[32];
     std::memset(head, ' ', pad);
-    std::memcpy(head + pad, digits.data(), digits.size());
+    std::copy_n(digits.data(), digits.size(), head + pad);
     const std::size_t number_bytes = pad + digits.size();
-    std::memcpy(head + number_bytes, "\\t", 2);
+    head[number_bytes] = '\\';
+    head[number_bytes + 1] = 't';
     std::string clip_note;
     if (clipped > 0) clip_note = fmt::format(" … [clipped {} bytes]", grouped(clipped));
     rendered.assign(head, number_bytes).append(1, '\t').append(text);
@@ -242,12 +249,9 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       element[e++] = ',';
     }
     last = line_no;
-    std::memcpy(element + e, R"({"line":)", 8);
-    e += 8;
-    std::memcpy(element + e, digits.data(), digits.size());
-    e += digits.size();
-    std::memcpy(element + e, R"(,"text":)", 8);
-    e += 8;
+    e += append_bytes(element + e, R"({"line":)");
+    e += append_bytes(element + e, digits);
+    e += append_bytes(element + e, R"(,"text":)");
     lines_json.append(element, e);
     text_json.append(head, number_bytes + 2);
     if (json_string_is_plain(text, false)) {

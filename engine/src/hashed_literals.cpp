@@ -41,7 +41,7 @@ unsigned ceil_log2(std::size_t n) {
 
 }  // namespace
 
-void HashedLiterals::Table::build(std::vector<Entry> all) {
+void HashedLiterals::Table::build(const std::vector<Entry>& all) {
   const unsigned bits = ceil_log2(all.size());
   shift = 64 - bits;
   auto bucket = [&](const Entry& e) {
@@ -104,8 +104,8 @@ HashedLiterals::HashedLiterals(const std::vector<std::string_view>& literals, bo
     for (const Entry& e : mid) mark(e.key);
     for (const Entry& e : longer) mark(e.key & window_mask_);
   }
-  mid_.build(std::move(mid));
-  long_.build(std::move(longer));
+  mid_.build(mid);
+  long_.build(longer);
 
   has_short_ = !short_list.empty();
   std::ranges::sort(short_list);  // by first byte, then id
@@ -148,7 +148,8 @@ bool HashedLiterals::scan_impl(std::string_view hay, OnMatch on_match, void* con
   };
   auto report = [&](std::size_t at, std::uint32_t id) {
     const std::size_t size = offset_[id + 1] - offset_[id];
-    return on_match(id, 0, static_cast<unsigned long long>(at + size), 0, context) != 0;
+    const std::size_t end = at + size;
+    return on_match(id, 0, static_cast<unsigned long long>(end), 0, context) != 0;
   };
   // Reports literal `id` if it starts at i; true when on_match stopped the scan.
   auto try_at = [&](std::size_t i, std::uint32_t id) {

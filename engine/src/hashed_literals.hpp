@@ -70,7 +70,7 @@ class HashedLiterals {
     unsigned shift = 64;  // hash >> shift is the bucket
     std::vector<std::uint32_t> start;
     std::vector<Entry> entries;
-    void build(std::vector<Entry> all);
+    void build(const std::vector<Entry>& all);
   };
 
   bool caseless_ = false;
