@@ -24,16 +24,7 @@ using ctx::engine::PatternSet;
 using ctx::testing::compile_ok;
 using ctx::testing::SpanPairs;
 
-SpanPairs spans_of(const std::vector<std::string>& patterns, std::string_view line,
-                   PatternOptions options = {}, bool after_line_break = false) {
-  const PatternSet set = compile_ok(patterns, options);
-  PatternSet::Scratch scratch = set.make_scratch();
-  return ctx::testing::span_pairs(set, line, scratch, after_line_break);
-}
-
-SpanPairs spans_of(const std::string& pattern, std::string_view line, PatternOptions options = {}) {
-  return spans_of(std::vector<std::string>{pattern}, line, options);
-}
+using ctx::testing::spans_of;
 
 std::string error_of(const std::string& pattern, PatternOptions options = {}) {
   auto set = PatternSet::compile({pattern}, options);

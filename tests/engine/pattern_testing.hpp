@@ -58,6 +58,20 @@ inline SpanPairs span_pairs(const engine::PatternSet& set, std::string_view line
   return pairs;
 }
 
+// The spans of `patterns` (compiled with `options`, which must succeed) in `line`.
+inline SpanPairs spans_of(const std::vector<std::string>& patterns, std::string_view line,
+                          const engine::PatternOptions& options = {},
+                          bool after_line_break = false) {
+  const engine::PatternSet set = compile_ok(patterns, options);
+  engine::PatternSet::Scratch scratch = set.make_scratch();
+  return span_pairs(set, line, scratch, after_line_break);
+}
+inline SpanPairs spans_of(const std::string& pattern, std::string_view line,
+                          const engine::PatternOptions& options = {},
+                          bool after_line_break = false) {
+  return spans_of(std::vector<std::string>{pattern}, line, options, after_line_break);
+}
+
 // Records what the searcher reports, one string per call: "N@OFFSET:LINE" for a matching line,
 // "N-LINE" for a context line, "--" for a context break, "binary"; and each on_buffer start.
 class LineRecorder final : public engine::LineSink {

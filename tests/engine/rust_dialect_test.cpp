@@ -22,12 +22,7 @@ using ctx::engine::PatternSet;
 using ctx::testing::compile_ok;
 using ctx::testing::SpanPairs;
 
-SpanPairs spans_of(const std::string& pattern, std::string_view line, PatternOptions options = {},
-                   bool after_line_break = false) {
-  const PatternSet set = compile_ok({pattern}, options);
-  PatternSet::Scratch scratch = set.make_scratch();
-  return ctx::testing::span_pairs(set, line, scratch, after_line_break);
-}
+using ctx::testing::spans_of;
 
 // The error of `pattern` with ripgrep's errors (PatternOptions::rust_syntax_errors).
 std::string error_of(const std::string& pattern, PatternOptions options = {}) {
