@@ -928,9 +928,10 @@ class Search {
   }
 
   // Searches one file; the output is written (whole, or streamed past a threshold) before return.
-  // With `dir_fd` >= 0 the file is opened as the NUL-terminated `name` in that directory.
+  // With `dir_fd` >= 0 the file is opened as the NUL-terminated `name` in that directory
+  // (`short_read_is_end`: see WalkEntry).
   void search_file(std::string_view path, bool explicit_file, Worker& w, int dir_fd = -1,
-                   std::string_view name = {}) {
+                   std::string_view name = {}, bool short_read_is_end = false) {
     w.out.clear();
     debug_line(args_, 2, "searching {}", path);
     OutputStream stream(out_, group_separator());
@@ -966,9 +967,10 @@ class Search {
     }
     if (!streamed && !piped) {
       w.buffer.allow_mapping(args_.mmap != Args::Mmap::kNever);
-      bytes = is_stdin      ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
-              : dir_fd >= 0 ? w.buffer.read_at(dir_fd, name.data(), path, quit_on_binary)
-                            : w.buffer.read(owned.c_str(), quit_on_binary);
+      bytes = is_stdin ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
+              : dir_fd >= 0
+                  ? w.buffer.read_at(dir_fd, name.data(), path, quit_on_binary, short_read_is_end)
+                  : w.buffer.read(owned.c_str(), quit_on_binary);
     }
     if (!bytes.ok()) {
       out_.error(bytes.error().detail);
@@ -1207,6 +1209,7 @@ class Search {
     if (stop_.load()) return;
     walk_options.paths = paths;
     if (walk_options.sort == walker::SortBy::kNone) {
+      walk_options.probe_file_systems = true;  // for FileBuffer::read_at
       Sink sink(*this, false);
       if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
       return;
@@ -1226,7 +1229,8 @@ class Search {
         ordered.emplace_back(std::string(e.path), e.depth == 0);
         return walker::Flow::kContinue;
       }
-      search.search_file(e.path, e.depth == 0, search.workers_.local(), e.dir_fd, e.name);
+      search.search_file(e.path, e.depth == 0, search.workers_.local(), e.dir_fd, e.name,
+                         e.short_read_is_end);
       return search.stop_.load(std::memory_order_relaxed) ? walker::Flow::kStop
                                                           : walker::Flow::kContinue;
     }

@@ -189,8 +189,24 @@ Result<std::string_view> FileBuffer::read(const char* path, bool stop_at_nul) {
   return read_at(AT_FDCWD, path, path, stop_at_nul);
 }
 
+namespace {
+
+bool starts_with_utf16_bom(std::string_view bytes) {
+  return bytes.substr(0, 2) == "\xFF\xFE" || bytes.substr(0, 2) == "\xFE\xFF";
+}
+
+// What a search of a file found by the walk keeps of its first bytes: the first chunk alone when
+// it holds a NUL byte (a binary file, unless a UTF-16 BOM says otherwise), else all of them.
+std::string_view cut_at_binary_chunk(std::string_view bytes, bool stop_at_nul) {
+  if (!stop_at_nul || starts_with_utf16_bom(bytes)) return bytes;
+  std::string_view first = bytes.substr(0, kChunkBytes);
+  return first.find('\0') != std::string_view::npos ? first : bytes;
+}
+
+}  // namespace
+
 Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::string_view path,
-                                             bool stop_at_nul) {
+                                             bool stop_at_nul, bool short_read_is_end) {
   int fd = ::openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return Error::from_errno(errno, path);
   struct Closer {
@@ -198,6 +214,24 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
     ~Closer() { ::close(fd); }
   } closer{fd};
   unmap();
+  // Most files of a source tree are smaller than the mapping threshold: where a short read is
+  // the file's end, one read(2) of that many bytes takes a whole one without an fstat (measured:
+  // a tenth of the CPU time of reading a 549 MB tree of 78k files that way). Only a file that
+  // fills it is fstat'ed, then mapped or read on.
+  std::size_t got = 0;
+  if (short_read_is_end) {
+    reserve(kMmapMinBytes);
+    ssize_t n = 0;
+    do {
+      n = ::read(fd, data_.get(), kMmapMinBytes);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return Error::from_errno(errno, path);
+    got = static_cast<std::size_t>(n);
+    std::string_view bytes(data_.get(), got);
+    if (got < kMmapMinBytes) return cut_at_binary_chunk(bytes, stop_at_nul);
+    std::string_view kept = cut_at_binary_chunk(bytes, stop_at_nul);
+    if (kept.size() < got) return kept;
+  }
   struct stat st {};
   if (::fstat(fd, &st) == 0 && allow_mapping_ && S_ISREG(st.st_mode) &&
       static_cast<std::uint64_t>(st.st_size) >= kMmapMinBytes) {
@@ -210,15 +244,14 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
       map_bytes_ = size;
       next_mapped_ = t_mapped;
       t_mapped = this;
-      std::string_view bytes(static_cast<const char*>(map), size);
       // As the read(2) path: a NUL in the first chunk (and no UTF-16 BOM) keeps that chunk only.
-      std::string_view first = bytes.substr(0, kChunkBytes);
-      const bool utf16 = first.substr(0, 2) == "\xFF\xFE" || first.substr(0, 2) == "\xFE\xFF";
-      if (stop_at_nul && !utf16 && first.find('\0') != std::string_view::npos) return first;
-      return bytes;
+      return cut_at_binary_chunk(std::string_view(static_cast<const char*>(map), size),
+                                 stop_at_nul);
     }
   }
-  return read_fd(fd, st, path, stop_at_nul);
+  // (After a whole first read without a NUL byte in its first chunk, the rest is read whole, as
+  // read_fd reads a regular file after such a chunk.)
+  return read_on(fd, st, path, got == 0 && stop_at_nul, got);
 }
 
 void FileBuffer::unmap() {
@@ -248,10 +281,22 @@ Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool
 Result<std::string_view> FileBuffer::read_fd(int fd, const struct stat& st, std::string_view path,
                                              bool stop_at_nul) {
   unmap();
+  return read_on(fd, st, path, stop_at_nul, 0);
+}
+
+Result<std::string_view> FileBuffer::read_on(int fd, const struct stat& st, std::string_view path,
+                                             bool stop_at_nul, std::size_t got) {
   if (S_ISDIR(st.st_mode)) return Error::from_errno(EISDIR, path);
   const std::size_t expect = S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0;
-  reserve(std::max<std::size_t>(expect + 1, kChunkBytes));
-  std::size_t got = 0;
+  const std::size_t need = std::max<std::size_t>(expect + 1, kChunkBytes);
+  if (got == 0) {
+    reserve(need);
+  } else if (need > capacity_) {  // keep the bytes read so far
+    auto bigger = std::make_unique_for_overwrite<char[]>(need);
+    std::memcpy(bigger.get(), data_.get(), got);
+    data_.swap(bigger);
+    capacity_ = need;
+  }
   for (;;) {
     if (got == capacity_) {  // the file grew, or a pipe: keep what we have
       auto bigger = std::make_unique_for_overwrite<char[]>(capacity_ * 2);
@@ -271,9 +316,7 @@ Result<std::string_view> FileBuffer::read_fd(int fd, const struct stat& st, std:
     const std::size_t before = got;
     got += static_cast<std::size_t>(n);
     // A UTF-16 file (BOM) is full of NULs and is text: read it whole.
-    if (before == 0 && got >= 2 &&
-        ((data_[0] == '\xFF' && data_[1] == '\xFE') ||
-         (data_[0] == '\xFE' && data_[1] == '\xFF'))) {
+    if (before == 0 && starts_with_utf16_bom(std::string_view(data_.get(), got))) {
       stop_at_nul = false;
     }
     if (stop_at_nul && std::memchr(data_.get() + before, '\0', got - before) != nullptr) break;

@@ -80,6 +80,51 @@ TEST_CASE("read_at opens the name relative to the directory fd and names the pat
   ::close(fd);
 }
 
+TEST_CASE("read_at without an fstat (short_read_is_end) gives what read_at with one gives",
+          "[file_buffer]") {
+  TempDir dir;
+  int fd = ::open(dir.root().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const std::size_t chunk = 64 << 10, map_min = 128 << 10;
+  int n = 0;
+  // Around the first chunk (64 KiB) and the mapping threshold (128 KiB), where the first read of
+  // the fstat-free path stops; NUL bytes in and past the first chunk; a UTF-16 BOM.
+  for (std::size_t size : {std::size_t{0}, std::size_t{1}, chunk - 1, chunk, chunk + 1, map_min - 1,
+                           map_min, map_min + 1, std::size_t{300000}}) {
+    for (std::size_t nul :
+         {std::size_t{0}, std::size_t{9}, chunk - 1, chunk, map_min - 1, map_min + 5}) {
+      for (bool bom : {false, true}) {
+        std::string bytes = pattern_bytes(size);
+        if (bom && size >= 2) bytes.replace(0, 2, "\xFF\xFE");
+        if (nul != 0 && nul < size) bytes[nul] = '\0';
+        const std::string name = "f" + std::to_string(n++);
+        dir.file(name, bytes);
+        for (bool mapping : {true, false}) {
+          for (bool stop_at_nul : {true, false}) {
+            CAPTURE(size, nul, bom, mapping, stop_at_nul);
+            FileBuffer with_stat, without;
+            with_stat.allow_mapping(mapping);
+            without.allow_mapping(mapping);
+            auto expected = with_stat.read_at(fd, name.c_str(), name, stop_at_nul, false);
+            auto got = without.read_at(fd, name.c_str(), name, stop_at_nul, true);
+            REQUIRE(expected.ok());
+            REQUIRE(got.ok());
+            CHECK(got->size() == expected->size());
+            CHECK(*got == *expected);
+          }
+        }
+      }
+    }
+  }
+  // A directory is refused as it is with an fstat.
+  ::mkdir((dir.root() / "sub").c_str(), 0755);
+  FileBuffer buffer;
+  auto sub = buffer.read_at(fd, "sub", "shown/sub", true, true);
+  REQUIRE_FALSE(sub.ok());
+  CHECK(sub.error().detail.find("shown/sub") != std::string::npos);
+  ::close(fd);
+}
+
 TEST_CASE("a mapped file truncated while it is read does not kill the process", "[file_buffer]") {
   TempDir dir;
   const std::size_t size = std::size_t{4} << 20;

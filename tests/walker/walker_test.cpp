@@ -3,10 +3,13 @@
 #include "ctx/walker/walker.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>  // renameat2
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -526,5 +529,68 @@ TEST_CASE("a directory swapped for a symlink mid-walk is never entered",
       CHECK(sink.files.empty());  // the symlink to the outside is refused
       CHECK(sink.errors.size() == 1);
     }
+  }
+}
+
+namespace {
+
+// Whether the file system holding `path` is one where the walker vouches for short reads
+// (WalkEntry::short_read_is_end), from its own list of magic numbers.
+bool vouched_file_system(const char* path) {
+  struct statfs fs {};
+  REQUIRE(::statfs(path, &fs) == 0);
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+    case RAMFS_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class FlagSink final : public ctx::walker::WalkSink {
+ public:
+  Flow on_file(const ctx::walker::WalkEntry& e) override {
+    std::lock_guard lock(mutex_);
+    short_read_is_end.emplace_back(std::string(e.path), e.short_read_is_end);
+    return Flow::kContinue;
+  }
+  void on_error(const ctx::Error& /*e*/) override {}
+  std::vector<std::pair<std::string, bool>> short_read_is_end;
+
+ private:
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+TEST_CASE("probe_file_systems vouches for short reads of regular files on known file systems only",
+          "[walker][walk]") {
+  TempTree t;
+  t.file("a.txt");
+  t.file("d/b.txt");
+  t.file("d/e/c.txt");
+  ::symlink("a.txt", (t.root() / "link.txt").c_str());
+  const bool vouched = vouched_file_system(t.root().c_str());
+  for (bool probe : {false, true}) {
+    WalkOptions options;
+    options.follow_links = true;
+    options.probe_file_systems = probe;
+    FlagSink sink;
+    REQUIRE(ctx::walker::walk(options, sink).ok());
+    std::sort(sink.short_read_is_end.begin(), sink.short_read_is_end.end());
+    CAPTURE(probe, vouched);
+    using Flags = std::vector<std::pair<std::string, bool>>;
+    const bool regular = probe && vouched;
+    // A followed symlink may point anywhere: never vouched for.
+    CHECK(sink.short_read_is_end == Flags{{"a.txt", regular},
+                                          {"d/b.txt", regular},
+                                          {"d/e/c.txt", regular},
+                                          {"link.txt", false}});
   }
 }

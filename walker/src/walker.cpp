@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for_each.h>
@@ -51,6 +53,26 @@ constexpr std::string_view kDotGit = ".git";
 // it comes from tbbmalloc), which a long-lived server walking once per tool call turned into
 // steady growth. Per thread, so walks running at once on different threads stay as isolated
 // from each other as they were with an arena each.
+// Whether a read(2) of a regular file on the file system holding `dir_fd` returns fewer bytes than
+// asked only at the file's end: local disk and memory file systems. Others (procfs, sysfs, FUSE,
+// network file systems) may return short reads before the end, and unknown ones count as such.
+bool short_reads_end_files(int dir_fd) {
+  struct statfs fs {};
+  if (::fstatfs(dir_fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:  // also ext2 and ext3
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+    case RAMFS_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
 tbb::task_arena& arena_for(unsigned threads) {
   thread_local std::map<unsigned, std::unique_ptr<tbb::task_arena>> arenas;
   std::unique_ptr<tbb::task_arena>& arena = arenas[threads];
@@ -187,7 +209,8 @@ class Walker {
 
   bool sorted() const { return options_.sort != SortBy::kNone; }
   bool beneath() const { return options_.beneath_fd >= 0; }
-  void emit(std::string_view path, std::size_t depth, int dir_fd = -1, std::string_view name = {});
+  void emit(std::string_view path, std::size_t depth, int dir_fd = -1, std::string_view name = {},
+            bool short_read_is_end = false);
   void report(const Error& error) { sink_.on_error(error); }
 
   // `inside_len`: in confined walks, ancestors at least this long are beneath the fd and are
@@ -472,8 +495,10 @@ std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root
   return chain;
 }
 
-void Walker::emit(std::string_view path, std::size_t depth, int dir_fd, std::string_view name) {
-  if (sink_.on_file(WalkEntry{path, depth, EntryType::kFile, dir_fd, name}) == Flow::kStop)
+void Walker::emit(std::string_view path, std::size_t depth, int dir_fd, std::string_view name,
+                  bool short_read_is_end) {
+  if (sink_.on_file(WalkEntry{path, depth, EntryType::kFile, dir_fd, name, short_read_is_end}) ==
+      Flow::kStop)
     stop_.store(true, std::memory_order_relaxed);
 }
 
@@ -578,6 +603,8 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
   const bool descend = !options_.max_depth || child_depth < *options_.max_depth;
   if (options_.max_depth && child_depth > *options_.max_depth) return;
 
+  enum class Probe : std::uint8_t { kNotYet, kShortReadIsEnd, kUnknown };
+  Probe file_system = options_.probe_file_systems ? Probe::kNotYet : Probe::kUnknown;
   for (const RawEntry& e : scratch.entries) {
     std::string_view name(scratch.names.data() + e.name_offset, e.name_size);
     path.resize(base);
@@ -639,7 +666,14 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     if (task.out != nullptr) {
       task.out->children.push_back(SortedChild{std::string(name), nullptr});
     } else {
-      emit(path, child_depth, fd, std::string_view(path).substr(base));  // NUL-terminated
+      if (file_system == Probe::kNotYet) {
+        file_system = short_reads_end_files(fd) ? Probe::kShortReadIsEnd : Probe::kUnknown;
+      }
+      // (Not for a symlink followed under -L: its target may lie anywhere.)
+      const bool short_read_is_end =
+          file_system == Probe::kShortReadIsEnd && (e.type == DT_REG || e.type == DT_UNKNOWN);
+      emit(path, child_depth, fd, std::string_view(path).substr(base),  // NUL-terminated
+           short_read_is_end);
       if (stop_.load(std::memory_order_relaxed)) return;
     }
   }

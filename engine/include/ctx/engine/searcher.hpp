@@ -124,8 +124,12 @@ class FileBuffer {
   // The same for `name` relative to the open directory `dir_fd` (or AT_FDCWD); symlinks are
   // followed as by open(2). One path component to resolve instead of the whole path (measured:
   // path lookup was about 5% of a tree search's CPU time). `path` names the file in errors.
+  // `short_read_is_end`: the caller knows `name` is a regular file on a file system where a
+  // read(2) that returns fewer bytes than asked has reached the file's end (see
+  // WalkEntry::short_read_is_end); files below the mapping threshold are then read without an
+  // fstat.
   Result<std::string_view> read_at(int dir_fd, const char* name, std::string_view path,
-                                   bool stop_at_nul);
+                                   bool stop_at_nul, bool short_read_is_end = false);
   // The same for an open fd (read from its current offset; not closed), always with read(2);
   // `path` names it in errors.
   Result<std::string_view> read_fd(int fd, std::string_view path, bool stop_at_nul);
@@ -140,6 +144,9 @@ class FileBuffer {
 
  private:
   void reserve(std::size_t bytes);
+  // Reads `fd` on to its end (as read_fd) after the `got` bytes already at the buffer's start.
+  Result<std::string_view> read_on(int fd, const struct stat& st, std::string_view path,
+                                   bool stop_at_nul, std::size_t got);
   void unmap();
   static void install_sigbus_handler();
   static void on_sigbus(int signal, siginfo_t* info, void* context);

@@ -35,12 +35,14 @@ struct WalkOptions {
   bool hidden = false;           // --hidden: also visit names starting with '.'
   bool follow_links = false;     // -L: follow symlinks (loops are detected and reported)
   bool one_file_system = false;  // do not cross into other file systems
-  bool git_ignore = true;        // .gitignore files
-  bool git_exclude = true;       // $GIT_DIR/info/exclude
-  bool git_global = true;        // core.excludesFile, else $XDG_CONFIG_HOME/git/ignore
-  bool dot_ignore = true;        // .ignore, .rgignore and .ctxignore
-  bool parents = true;           // ignore files in the roots' parent directories
-  bool require_git = true;       // git's ignore files count only inside a repository
+  // Set WalkEntry::short_read_is_end: one fstatfs(2) per directory that holds a regular file.
+  bool probe_file_systems = false;
+  bool git_ignore = true;   // .gitignore files
+  bool git_exclude = true;  // $GIT_DIR/info/exclude
+  bool git_global = true;   // core.excludesFile, else $XDG_CONFIG_HOME/git/ignore
+  bool dot_ignore = true;   // .ignore, .rgignore and .ctxignore
+  bool parents = true;      // ignore files in the roots' parent directories
+  bool require_git = true;  // git's ignore files count only inside a repository
   bool ignore_case_insensitive = false;
   std::vector<std::string> ignore_files;  // --ignore-file, lowest precedence, later ones win
 
@@ -86,6 +88,13 @@ struct WalkEntry {
   // roots and for sorted walks (replayed after their directories were closed).
   int dir_fd = -1;
   std::string_view name = {};
+  // Under WalkOptions::probe_file_systems, for a regular file (not a followed symlink) found in a
+  // listing: its directory lies on a local disk or memory file system (ext2/3/4, XFS, Btrfs,
+  // F2FS, tmpfs, ramfs, overlayfs), where a read(2) of a regular file that returns fewer bytes
+  // than asked has reached its end. False when not known (procfs, sysfs, FUSE and network file
+  // systems may return short reads before the end). A file bind-mounted from another file system
+  // is taken to be on its directory's.
+  bool short_read_is_end = false;
 };
 
 class WalkSink {
