@@ -32,6 +32,9 @@ namespace ctx::engine::detail {
 // run on every core, the compile on one); on smaller trees far sooner.
 inline constexpr std::size_t kHashedLiteralsMin = 5000;
 
+// When every literal has this many bytes or more, HashedLiterals samples (see the top).
+inline constexpr std::size_t kSampledShortestMin = 6;
+
 class HashedLiterals {
  public:
   // Hyperscan's match_event_handler: id, from (always 0 here), to (the end offset of the
@@ -53,9 +56,23 @@ class HashedLiterals {
   // Bytes this matcher holds (for tests and memory accounting).
   std::size_t memory_bytes() const;
 
+  // The sampling step (see the top), 0 when every position is looked at (for tests).
+  unsigned sample_step() const { return step_; }
+
  private:
   template <bool kCaseless, bool kShort>
   bool scan_impl(std::string_view hay, OnMatch on_match, void* context) const;
+  // Sampled mode (step_ != 0): the gram table filters one position in step_, see the top.
+  void build_grams();
+  template <bool kCaseless>
+  bool sampled_dispatch(std::string_view hay, OnMatch on_match, void* context) const;
+  template <bool kCaseless, unsigned kStep>
+  bool sampled_scan(std::string_view hay, OnMatch on_match, void* context) const;
+  // Reports the literals of 4+ bytes that start at hay[i] (by the hash tables); true when
+  // on_match stopped the scan.
+  template <bool kCaseless>
+  bool window_literals_at(std::string_view hay, std::size_t i, OnMatch on_match,
+                          void* context) const;
   // Whether literal `id` occurs at hay[at..] (its bytes fit there).
   bool verify(const char* at, std::uint32_t id) const;
 
@@ -92,6 +109,16 @@ class HashedLiterals {
   std::uint64_t short_first_[4] = {0, 0, 0, 0};
   std::vector<std::uint32_t> short_start_;
   std::vector<std::uint32_t> short_ids_;
+  // Sampled mode, when the shortest literal (shortest_ bytes) has kSampledShortestMin or more:
+  // samples every step_ positions (0: not sampled); grams_[hash of the gram_bytes_ bytes there
+  // (gram_mask_ keeps them of a 64-bit load) >> gram_shift_] has bit k set when some literal has
+  // that gram at offset k.
+  std::size_t shortest_ = 0;
+  unsigned step_ = 0;
+  unsigned gram_bytes_ = 8;
+  std::uint64_t gram_mask_ = ~std::uint64_t{0};
+  unsigned gram_shift_ = 64;
+  std::vector<std::uint8_t> grams_;
 };
 
 }  // namespace ctx::engine::detail

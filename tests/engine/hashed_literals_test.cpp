@@ -137,6 +137,85 @@ TEST_CASE("the hashed matcher reports every occurrence of every literal, by star
   CHECK(total_hits > 1000);  // the random sets do occur
 }
 
+TEST_CASE("the sampling hashed matcher reports every occurrence of literals of 6+ bytes, by start",
+          "[engine][hashed_literals]") {
+  // Every shortest length from 6 (step 2) to 20 (step 8, the first 15 bytes sampled), sets of
+  // a few to hundreds over a small alphabet (overlaps, prefixes, repeats), haystacks short and
+  // long enough for whole blocks of 64 samples, occurrences cut by either end.
+  std::mt19937 rng(20261124);
+  auto below = [&](std::size_t n) {
+    return std::uint_fast32_t(std::uniform_int_distribution<std::size_t>(0, n - 1)(rng));
+  };
+  std::size_t total_hits = 0;
+  std::vector<unsigned> steps_seen(9, 0);
+  for (int round = 0; round < 600; ++round) {
+    const bool caseless = round % 2 == 1;
+    const std::size_t shortest = 6 + below(15);
+    const std::size_t count = std::vector<std::size_t>{1, 2, 30, 300}[below(4)];
+    std::vector<std::string> literals;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i > 0 && below(4) == 0) {  // a prefix of, or the same as, an earlier literal
+        const std::string& earlier = literals[below(i)];
+        literals.push_back(earlier.substr(0, shortest + below(earlier.size() - shortest + 1)));
+      } else {
+        literals.push_back(random_text(rng, shortest + below(below(2) == 0 ? 3 : 20)));
+      }
+    }
+    std::vector<std::string_view> views(literals.begin(), literals.end());
+    const HashedLiterals matcher(views, caseless);
+    const unsigned step = matcher.sample_step();
+    REQUIRE(step >= 2);
+    ++steps_seen[step];
+    for (int h = 0; h < 4; ++h) {
+      std::string hay = random_text(rng, below(h == 3 ? 3000 : 300));
+      if (h >= 2) {  // literals spliced in everywhere, case changed under -i
+        for (std::size_t at = below(40); at < hay.size() && hay.size() < 8000;) {
+          std::string l = literals[below(count)];
+          if (caseless) {
+            for (char& c : l) {
+              if (below(2) == 0) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            }
+          }
+          hay.insert(at, l);
+          at += 1 + below(l.size() + 60);  // inside it (cutting it), next to it, or further on
+        }
+      }
+      if (h % 2 == 0 && !hay.empty()) {  // occurrences at both ends, the last cut by the end
+        hay = literals[below(count)] + hay + literals[below(count)];
+        hay.pop_back();
+      }
+      INFO("round " << round << " caseless " << caseless << " step " << step << " hay " << hay);
+      const Hits got = scan(matcher, literals, hay);
+      for (std::size_t i = 1; i < got.size(); ++i) CHECK(got[i - 1].first <= got[i].first);
+      Hits sorted = got;
+      std::sort(sorted.begin(), sorted.end());
+      CHECK(sorted == brute_force(literals, hay, caseless));
+      total_hits += got.size();
+    }
+  }
+  CHECK(total_hits > 3000);
+  for (unsigned step = 2; step <= 8; ++step) CHECK(steps_seen[step] > 0);
+}
+
+TEST_CASE("the hashed matcher samples only when every literal has 6 bytes or more",
+          "[engine][hashed_literals]") {
+  auto step_of = [](std::vector<std::string_view> literals) {
+    return HashedLiterals(literals, false).sample_step();
+  };
+  CHECK(step_of({"abcdef", "abcdefghij"}) == 2);
+  CHECK(step_of({"abcdefgh", "abcdefghij"}) == 4);
+  CHECK(step_of({"abcdefghijkl", "abcdefghijklmnopq"}) == 8);
+  CHECK(step_of({"abcde", "abcdefghij"}) == 0);
+  CHECK(step_of({"abcdefgh", "ab"}) == 0);
+  // Sampled or not, the same reports.
+  const std::vector<std::string> literals = {"abcdefgh", "cdefghij", "bcdefghijk"};
+  const std::vector<std::string_view> views(literals.begin(), literals.end());
+  const HashedLiterals matcher(views, false);
+  CHECK(matcher.sample_step() == 4);
+  CHECK(scan(matcher, literals, "xabcdefghijk") == Hits{{1, 0}, {2, 2}, {3, 1}});
+  CHECK(scan(matcher, literals, "abcdefghijk", 2) == Hits{{0, 0}, {1, 2}});
+}
+
 TEST_CASE("the hashed matcher stops when the callback says so", "[engine][hashed_literals]") {
   const std::vector<std::string> literals = {"ab", "abcdefgh", "bcde", "x"};
   const std::vector<std::string_view> views(literals.begin(), literals.end());
