@@ -351,9 +351,8 @@ bool HashedLiterals::sampled_scan(std::string_view hay, OnMatch on_match, void* 
 
 template <bool kCaseless>
 bool HashedLiterals::sampled_dispatch(std::string_view hay, OnMatch on_match, void* context) const {
+  static_assert(kSampledShortestMin >= 7);  // step_ >= 3
   switch (step_) {
-    case 2:
-      return sampled_scan<kCaseless, 2>(hay, on_match, context);
     case 3:
       return sampled_scan<kCaseless, 3>(hay, on_match, context);
     case 4:

@@ -137,9 +137,9 @@ TEST_CASE("the hashed matcher reports every occurrence of every literal, by star
   CHECK(total_hits > 1000);  // the random sets do occur
 }
 
-TEST_CASE("the sampling hashed matcher reports every occurrence of literals of 6+ bytes, by start",
+TEST_CASE("the sampling hashed matcher reports every occurrence of literals of 7+ bytes, by start",
           "[engine][hashed_literals]") {
-  // Every shortest length from 6 (step 2) to 20 (step 8, the first 15 bytes sampled), sets of
+  // Every shortest length from 7 (step 3) to 20 (step 8, the first 15 bytes sampled), sets of
   // a few to hundreds over a small alphabet (overlaps, prefixes, repeats), haystacks short and
   // long enough for whole blocks of 64 samples, occurrences cut by either end.
   std::mt19937 rng(20261124);
@@ -150,7 +150,7 @@ TEST_CASE("the sampling hashed matcher reports every occurrence of literals of 6
   std::vector<unsigned> steps_seen(9, 0);
   for (int round = 0; round < 600; ++round) {
     const bool caseless = round % 2 == 1;
-    const std::size_t shortest = 6 + below(15);
+    const std::size_t shortest = 7 + below(14);
     const std::size_t count = std::vector<std::size_t>{1, 2, 30, 300}[below(4)];
     std::vector<std::string> literals;
     for (std::size_t i = 0; i < count; ++i) {
@@ -164,7 +164,7 @@ TEST_CASE("the sampling hashed matcher reports every occurrence of literals of 6
     std::vector<std::string_view> views(literals.begin(), literals.end());
     const HashedLiterals matcher(views, caseless);
     const unsigned step = matcher.sample_step();
-    REQUIRE(step >= 2);
+    REQUIRE(step >= 3);
     ++steps_seen[step];
     for (int h = 0; h < 4; ++h) {
       std::string hay = random_text(rng, below(h == 3 ? 3000 : 300));
@@ -194,15 +194,16 @@ TEST_CASE("the sampling hashed matcher reports every occurrence of literals of 6
     }
   }
   CHECK(total_hits > 3000);
-  for (unsigned step = 2; step <= 8; ++step) CHECK(steps_seen[step] > 0);
+  for (unsigned step = 3; step <= 8; ++step) CHECK(steps_seen[step] > 0);
 }
 
-TEST_CASE("the hashed matcher samples only when every literal has 6 bytes or more",
+TEST_CASE("the hashed matcher samples only when every literal has 7 bytes or more",
           "[engine][hashed_literals]") {
   auto step_of = [](std::vector<std::string_view> literals) {
     return HashedLiterals(literals, false).sample_step();
   };
-  CHECK(step_of({"abcdef", "abcdefghij"}) == 2);
+  CHECK(step_of({"abcdefg", "abcdefghij"}) == 3);
+  CHECK(step_of({"abcdef", "abcdefghij"}) == 0);
   CHECK(step_of({"abcdefgh", "abcdefghij"}) == 4);
   CHECK(step_of({"abcdefghijkl", "abcdefghijklmnopq"}) == 8);
   CHECK(step_of({"abcde", "abcdefghij"}) == 0);
