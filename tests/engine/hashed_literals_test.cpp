@@ -96,6 +96,107 @@ std::string random_text(std::mt19937& rng, std::size_t length) {
   return out;
 }
 
+// PatternSet over `literals` (the hashed matcher decides them: `uses_hashed` holds) against,
+// line by line, PatternSets of the literals occurring in the line (fewer than `subset_max`:
+// Hyperscan's literal path), under -i, -w, -x, -F; on lines of up to 5 of the literals, case
+// changed, U+212A and U+017F for k and s, neighbours that are or are not word characters.
+void check_against_line_subsets(const std::vector<std::string>& literals, std::size_t subset_max,
+                                std::mt19937& rng) {
+  auto below = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  };
+  const std::size_t count = literals.size();
+  std::string hay;
+  for (int line = 0; line < 80; ++line) {
+    if (line % 9 == 0) {  // a line that is a literal, for -x
+      hay += literals[below(count)] + "\n";
+      continue;
+    }
+    const std::size_t words = below(6);
+    for (std::size_t w = 0; w < words; ++w) {
+      std::string word = literals[below(count)];
+      for (char& ch : word) {
+        if (below(6) == 0) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      }
+      std::string out = ctx::testing::with_fold_variants(word, below);
+      const std::size_t glue = below(8);  // neighbours that are or are not word characters
+      if (glue == 0) out = "q" + out;
+      if (glue == 1) out = "\xC3\xA9" + out;  // é: a word character
+      if (glue == 2) out += "\xE2\x80\x94";   // an em dash: not one
+      if (glue == 3) out += "\xFF";           // invalid UTF-8
+      hay += out + (below(3) == 0 ? "." : " ");
+    }
+    hay += "\n";
+  }
+  struct Variant {
+    const char* name;
+    PatternOptions options;
+  };
+  std::vector<Variant> variants;
+  PatternOptions o;
+  variants.push_back({"plain", o});
+  o.case_insensitive = true;
+  variants.push_back({"-i", o});
+  o.word = true;
+  variants.push_back({"-i -w", o});
+  o.case_insensitive = false;
+  variants.push_back({"-w", o});
+  o = {};
+  o.line = true;
+  variants.push_back({"-x", o});
+  o.case_insensitive = true;
+  o.fixed_strings = true;
+  variants.push_back({"-F -i -x", o});
+  std::size_t matched_lines = 0;
+  for (const Variant& v : variants) {
+    INFO("variant " << v.name);
+    const bool caseless = v.options.case_insensitive;
+    PatternSet big = compile_ok(literals, v.options);
+    PatternSet::Scratch scratch = big.make_scratch();
+    std::vector<std::size_t> expected_lines;
+    for (std::size_t start = 0; start < hay.size();) {
+      const std::size_t end = hay.find('\n', start);
+      const std::string line = hay.substr(start, end - start);
+      INFO("line " << start << ": " << line);
+      // The literals that occur in the line (folded: U+212A and U+017F as k and s), in order.
+      std::string text;
+      for (std::size_t i = 0; i < line.size(); ++i) {
+        if (caseless && line.compare(i, kKelvin.size(), kKelvin) == 0) {
+          text += 'k';
+          i += kKelvin.size() - 1;
+        } else if (caseless && line.compare(i, kLongS.size(), kLongS) == 0) {
+          text += 's';
+          i += kLongS.size() - 1;
+        } else {
+          const auto b = static_cast<unsigned char>(line[i]);
+          text += caseless ? static_cast<char>(std::tolower(b)) : line[i];
+        }
+      }
+      std::vector<std::string> subset;
+      for (const std::string& l : literals) {
+        std::string key = l;
+        if (caseless) {
+          for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        }
+        if (text.find(key) != std::string::npos) subset.push_back(l);
+      }
+      REQUIRE(subset.size() < subset_max);
+      std::vector<std::pair<std::size_t, std::size_t>> expected;
+      if (!subset.empty()) {
+        PatternSet reference = compile_ok(subset, v.options);
+        PatternSet::Scratch reference_scratch = reference.make_scratch();
+        expected = span_pairs(reference, line, reference_scratch);
+      }
+      CHECK(span_pairs(big, line, scratch) == expected);
+      if (!expected.empty()) expected_lines.push_back(start);
+      start = end + 1;
+    }
+    CHECK(line_starts(big, hay) == expected_lines);
+    matched_lines += expected_lines.size();
+  }
+  CHECK(matched_lines > 150);
+}
+
 }  // namespace
 
 TEST_CASE("the hashed matcher reports every occurrence of every literal, by start",
@@ -265,93 +366,31 @@ TEST_CASE("thousands of literals find what the literals occurring in each line f
     }
     literals.push_back(id);
   }
-  std::string hay;
-  for (int line = 0; line < 80; ++line) {
-    if (line % 9 == 0) {  // a line that is a literal, for -x
-      hay += literals[below(count)] + "\n";
-      continue;
-    }
-    const std::size_t words = below(6);
-    for (std::size_t w = 0; w < words; ++w) {
-      std::string word = literals[below(count)];
-      for (char& ch : word) {
-        if (below(6) == 0) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      }
-      std::string out = ctx::testing::with_fold_variants(word, below);
-      const std::size_t glue = below(8);  // neighbours that are or are not word characters
-      if (glue == 0) out = "q" + out;
-      if (glue == 1) out = "\xC3\xA9" + out;  // é: a word character
-      if (glue == 2) out += "\xE2\x80\x94";   // an em dash: not one
-      if (glue == 3) out += "\xFF";           // invalid UTF-8
-      hay += out + (below(3) == 0 ? "." : " ");
-    }
-    hay += "\n";
-  }
-  struct Variant {
-    const char* name;
-    PatternOptions options;
+  check_against_line_subsets(literals, kHashedLiteralsMin, rng);
+}
+
+TEST_CASE("hundreds of literals of 7+ bytes (sampled) find what the literals in each line find",
+          "[engine][hashed_literals]") {
+  std::mt19937 rng(11);
+  auto below = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
   };
-  std::vector<Variant> variants;
-  PatternOptions o;
-  variants.push_back({"plain", o});
-  o.case_insensitive = true;
-  variants.push_back({"-i", o});
-  o.word = true;
-  variants.push_back({"-i -w", o});
-  o.case_insensitive = false;
-  variants.push_back({"-w", o});
-  o = {};
-  o.line = true;
-  variants.push_back({"-x", o});
-  o.case_insensitive = true;
-  o.fixed_strings = true;
-  variants.push_back({"-F -i -x", o});
-  std::size_t matched_lines = 0;
-  for (const Variant& v : variants) {
-    INFO("variant " << v.name);
-    const bool caseless = v.options.case_insensitive;
-    PatternSet big = compile_ok(literals, v.options);
-    PatternSet::Scratch scratch = big.make_scratch();
-    std::vector<std::size_t> expected_lines;
-    for (std::size_t start = 0; start < hay.size();) {
-      const std::size_t end = hay.find('\n', start);
-      const std::string line = hay.substr(start, end - start);
-      INFO("line " << start << ": " << line);
-      // The literals that occur in the line (folded: U+212A and U+017F as k and s), in order.
-      std::string text;
-      for (std::size_t i = 0; i < line.size(); ++i) {
-        if (caseless && line.compare(i, kKelvin.size(), kKelvin) == 0) {
-          text += 'k';
-          i += kKelvin.size() - 1;
-        } else if (caseless && line.compare(i, kLongS.size(), kLongS) == 0) {
-          text += 's';
-          i += kLongS.size() - 1;
-        } else {
-          const auto b = static_cast<unsigned char>(line[i]);
-          text += caseless ? static_cast<char>(std::tolower(b)) : line[i];
-        }
-      }
-      std::vector<std::string> subset;
-      for (const std::string& l : literals) {
-        std::string key = l;
-        if (caseless) {
-          for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        }
-        if (text.find(key) != std::string::npos) subset.push_back(l);
-      }
-      REQUIRE(subset.size() < kHashedLiteralsMin);
-      std::vector<std::pair<std::size_t, std::size_t>> expected;
-      if (!subset.empty()) {
-        PatternSet reference = compile_ok(subset, v.options);
-        PatternSet::Scratch reference_scratch = reference.make_scratch();
-        expected = span_pairs(reference, line, reference_scratch);
-      }
-      CHECK(span_pairs(big, line, scratch) == expected);
-      if (!expected.empty()) expected_lines.push_back(start);
-      start = end + 1;
+  // Identifiers of 7-20 bytes over letters with k and s, some prefixes of others (7+ bytes).
+  const std::string letters = "abeKkSsxz_";
+  std::vector<std::string> literals;
+  for (std::size_t i = 0; i < 300; ++i) {
+    std::string id;
+    if (i % 10 == 3) {
+      id = literals[i - 1].substr(0, 7 + below(literals[i - 1].size() - 6));
+    } else {
+      const std::size_t length = 4 + below(14);
+      for (std::size_t k = 0; k < length; ++k) id += letters[below(letters.size())];
+      id += std::to_string(100 + i);
     }
-    CHECK(line_starts(big, hay) == expected_lines);
-    matched_lines += expected_lines.size();
+    literals.push_back(id);
   }
-  CHECK(matched_lines > 150);
+  std::vector<std::string_view> views(literals.begin(), literals.end());
+  REQUIRE(ctx::engine::detail::prefer_hashed_literals(literals.size(), 7));
+  REQUIRE(HashedLiterals(views, false).sample_step() == 3);
+  check_against_line_subsets(literals, ctx::engine::detail::kSampledLiteralsMin, rng);
 }
