@@ -325,6 +325,7 @@ bool HashedLiterals::sampled_scan(std::string_view hay, OnMatch on_match, void* 
   std::uint8_t offsets[64];
   for (; pos + kBlock + 8 <= n; pos += kBlock) {
     const unsigned char* block = p + pos;
+#pragma GCC unroll 16
     for (unsigned j = 0; j < 64; ++j) {
       offsets[j] = grams[hash_key((load64(block + j * kStep) | kFold) & gram_mask) >> gram_shift];
     }
