@@ -5,6 +5,10 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace ctx::engine::detail {
 namespace {
 
@@ -58,10 +62,13 @@ void HashedLiterals::Table::build(const std::vector<Entry>& all) {
 HashedLiterals::HashedLiterals(const std::vector<std::string_view>& literals, bool caseless)
     : caseless_(caseless) {
   std::size_t total = 0, shortest = 8;
+  shortest_ = literals.empty() ? 0 : literals[0].size();
   for (std::string_view l : literals) {
     total += l.size();
     if (l.size() >= 4) shortest = std::min(shortest, l.size());
+    shortest_ = std::min(shortest_, l.size());
   }
+  const bool sampled = shortest_ >= kSampledShortestMin;
   bytes_.reserve(total);
   offset_.reserve(literals.size() + 1);
   // The window: the first `width` bytes of every literal of 4+ bytes (the shortest such, at most
@@ -92,9 +99,10 @@ HashedLiterals::HashedLiterals(const std::vector<std::string_view>& literals, bo
 
   const std::size_t with_window = mid.size() + longer.size();
   if (with_window > 0) {
-    // ~1/16 of the bits set at most: few positions of random text get past the bitmap. 32 Kib at
-    // least (a cache-resident 4 KiB), 16 Mib (2 MiB) at most.
-    const unsigned bits = std::clamp(ceil_log2(with_window * 16), 15U, 24U);
+    // ~1/16 of the bits set at most (1/64 when sampling: fewer positions get that far, and the
+    // samples' gram table lets more text through): few positions of random text get past the
+    // bitmap. 32 Kib at least (a cache-resident 4 KiB), 16 Mib (2 MiB) at most.
+    const unsigned bits = std::clamp(ceil_log2(with_window * (sampled ? 64 : 16)), 15U, 24U);
     bitmap_shift_ = 64 - bits;
     bitmap_.assign((std::size_t{1} << bits) / 64, 0);
     auto mark = [&](std::uint64_t window) {
@@ -116,6 +124,31 @@ HashedLiterals::HashedLiterals(const std::vector<std::string_view>& literals, bo
     short_ids_.push_back(id);
   }
   for (std::size_t b = 1; b < short_start_.size(); ++b) short_start_[b] += short_start_[b - 1];
+
+  if (sampled) build_grams();
+}
+
+void HashedLiterals::build_grams() {
+  // Only the first `span` bytes of each literal take part: the q-gram at every offset 0..step-1
+  // of them is the one a sample falls on, once per occurrence (step = span - q + 1).
+  const std::size_t span = std::min<std::size_t>(shortest_, 15);
+  step_ = static_cast<unsigned>(std::min<std::size_t>(8, span - 4));
+  gram_bytes_ = static_cast<unsigned>(span - step_ + 1);
+  gram_mask_ = gram_bytes_ == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * gram_bytes_)) - 1;
+  const std::size_t count = offset_.size() - 1;
+  // ~1/32 of the entries set at most (fewer hits of chance), 4 KiB at least, 256 KiB at most.
+  const unsigned bits = std::clamp(ceil_log2(count * step_ * 32), 12U, 18U);
+  gram_shift_ = 64 - bits;
+  grams_.assign(std::size_t{1} << bits, 0);
+  const std::uint64_t fold = caseless_ ? 0x2020202020202020ULL : 0;
+  for (std::size_t id = 0; id < count; ++id) {
+    // bytes_ holds the literal lowercased when caseless; | 0x20 as the haystack's bytes get.
+    const std::string_view l(bytes_.data() + offset_[id], offset_[id + 1] - offset_[id]);
+    for (unsigned k = 0; k < step_; ++k) {
+      const std::uint64_t gram = ((load_prefix(l.substr(k)) | fold) & gram_mask_);
+      grams_[hash_key(gram) >> gram_shift_] |= static_cast<std::uint8_t>(1U << k);
+    }
+  }
 }
 
 bool HashedLiterals::verify(const char* at, std::uint32_t id) const {
@@ -134,7 +167,6 @@ bool HashedLiterals::scan_impl(std::string_view hay, OnMatch on_match, void* con
   const auto* p = reinterpret_cast<const unsigned char*>(hay.data());
   const std::size_t n = hay.size();
   constexpr std::uint64_t kFold = kCaseless ? 0x2020202020202020ULL : 0;
-  const bool any_mid = !mid_.entries.empty(), any_long = !long_.entries.empty();
   const std::uint64_t* bitmap = bitmap_.data();
   const unsigned shift = bitmap_shift_;
   const std::uint64_t mask = window_mask_;
@@ -163,25 +195,8 @@ bool HashedLiterals::scan_impl(std::string_view hay, OnMatch on_match, void* con
     }
     return false;
   };
-  // Reports the literals of 4+ bytes that start at i, whose window's hash is in the bitmap.
   auto long_at = [&](std::size_t i) {
-    const std::uint64_t word = word_at(i);
-    if (any_mid) {
-      const std::uint64_t window = word & mask;
-      const std::uint64_t b = mid_.shift == 64 ? 0 : hash_key(window) >> mid_.shift;
-      for (std::uint32_t k = mid_.start[b]; k < mid_.start[b + 1]; ++k) {
-        const Entry& e = mid_.entries[k];
-        if (e.key == window && try_at(i, e.id)) return true;
-      }
-    }
-    if (any_long && i + 8 <= n) {
-      const std::uint64_t b = long_.shift == 64 ? 0 : hash_key(word) >> long_.shift;
-      for (std::uint32_t k = long_.start[b]; k < long_.start[b + 1]; ++k) {
-        const Entry& e = long_.entries[k];
-        if (e.key == word && try_at(i, e.id)) return true;
-      }
-    }
-    return false;
+    return window_literals_at<kCaseless>(hay, i, on_match, context);
   };
   // Blocks of 64 positions where 8 bytes can be loaded: the filters run without branches into
   // masks (one bit a position), and only the positions set are looked at. Then the last 7
@@ -222,7 +237,143 @@ bool HashedLiterals::scan_impl(std::string_view hay, OnMatch on_match, void* con
   return false;
 }
 
+template <bool kCaseless>
+bool HashedLiterals::window_literals_at(std::string_view hay, std::size_t i, OnMatch on_match,
+                                        void* context) const {
+  const auto* p = reinterpret_cast<const unsigned char*>(hay.data());
+  const std::size_t n = hay.size();
+  constexpr std::uint64_t kFold = kCaseless ? 0x2020202020202020ULL : 0;
+  const std::uint64_t word = (i + 8 <= n ? load64(p + i) : load_prefix(hay.substr(i))) | kFold;
+  auto try_at = [&](std::uint32_t id) {
+    const std::size_t size = offset_[id + 1] - offset_[id];
+    return i + size <= n && verify(hay.data() + i, id) &&
+           on_match(id, 0, static_cast<unsigned long long>(i + size), 0, context) != 0;
+  };
+  if (!mid_.entries.empty()) {
+    const std::uint64_t window = word & window_mask_;
+    const std::uint64_t b = mid_.shift == 64 ? 0 : hash_key(window) >> mid_.shift;
+    for (std::uint32_t k = mid_.start[b]; k < mid_.start[b + 1]; ++k) {
+      const Entry& e = mid_.entries[k];
+      if (e.key == window && try_at(e.id)) return true;
+    }
+  }
+  if (!long_.entries.empty() && i + 8 <= n) {
+    const std::uint64_t b = long_.shift == 64 ? 0 : hash_key(word) >> long_.shift;
+    for (std::uint32_t k = long_.start[b]; k < long_.start[b + 1]; ++k) {
+      const Entry& e = long_.entries[k];
+      if (e.key == word && try_at(e.id)) return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// Bit j set where bytes[j] is nonzero (j < 64).
+std::uint64_t nonzero_bytes(const std::uint8_t* bytes) {
+#if defined(__SSE2__)
+  std::uint64_t zero = 0;
+  for (unsigned c = 0; c < 4; ++c) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16 * c));
+    const auto bits =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())));
+    zero |= std::uint64_t{bits} << (16 * c);
+  }
+  return ~zero;
+#else
+  std::uint64_t out = 0;
+  for (unsigned j = 0; j < 64; ++j) out |= std::uint64_t{bytes[j] != 0} << j;
+  return out;
+#endif
+}
+
+}  // namespace
+
+template <bool kCaseless, unsigned kStep>
+bool HashedLiterals::sampled_scan(std::string_view hay, OnMatch on_match, void* context) const {
+  const auto* p = reinterpret_cast<const unsigned char*>(hay.data());
+  const std::size_t n = hay.size();
+  if (n < shortest_) return false;
+  constexpr std::uint64_t kFold = kCaseless ? 0x2020202020202020ULL : 0;
+  const std::uint8_t* grams = grams_.data();
+  const std::uint64_t* bitmap = bitmap_.data();
+  const unsigned gram_shift = gram_shift_, bitmap_shift = bitmap_shift_;
+  const std::uint64_t gram_mask = gram_mask_, window_mask = window_mask_;
+  // The literals that may start at pos - k, k < kStep, going by the gram at pos (pos + q <= n),
+  // each start tried from the lowest.
+  auto sample = [&](std::size_t pos) {
+    const std::uint64_t word =
+        (pos + 8 <= n ? load64(p + pos) : load_prefix(hay.substr(pos))) | kFold;
+    const unsigned offsets = grams[hash_key(word & gram_mask) >> gram_shift];
+    for (unsigned k = kStep; k-- > 0;) {
+      if (((offsets >> k) & 1) != 0 && k <= pos &&
+          window_literals_at<kCaseless>(hay, pos - k, on_match, context)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  std::size_t pos = 0;
+  if (kStep > 1) {  // the one sample with starts before the haystack
+    if (sample(0)) return true;
+    pos = kStep;
+  }
+  // Blocks of 64 samples where 8 bytes can be loaded at each and kStep - 1 bytes before it: the
+  // gram table's offsets of every sample first, without branches; then, at each sample that has
+  // some, the window bitmap at each start it allows; the table lookups at the starts left.
+  constexpr std::size_t kBlock = 64 * kStep;
+  std::uint8_t offsets[64];
+  for (; pos + kBlock + 8 <= n; pos += kBlock) {
+    const unsigned char* block = p + pos;
+#pragma GCC unroll 16
+    for (unsigned j = 0; j < 64; ++j) {
+      offsets[j] = grams[hash_key((load64(block + j * kStep) | kFold) & gram_mask) >> gram_shift];
+    }
+    for (std::uint64_t hits = nonzero_bytes(offsets); hits != 0; hits &= hits - 1) {
+      const auto j = static_cast<unsigned>(std::countr_zero(hits));
+      const unsigned char* at = block + j * kStep;
+      unsigned starts = 0;
+      for (unsigned k = 0; k < kStep; ++k) {
+        const std::uint64_t h = hash_key((load64(at - k) | kFold) & window_mask) >> bitmap_shift;
+        starts |= static_cast<unsigned>((bitmap[h >> 6] >> (h & 63)) & 1) << k;
+      }
+      for (starts &= offsets[j]; starts != 0;) {
+        const auto k = static_cast<unsigned>(std::bit_width(starts) - 1);
+        starts &= ~(1U << k);
+        if (window_literals_at<kCaseless>(hay, pos + j * kStep - k, on_match, context)) return true;
+      }
+    }
+  }
+  for (; pos + gram_bytes_ <= n; pos += kStep) {
+    if (sample(pos)) return true;
+  }
+  return false;
+}
+
+template <bool kCaseless>
+bool HashedLiterals::sampled_dispatch(std::string_view hay, OnMatch on_match, void* context) const {
+  static_assert(kSampledShortestMin >= 7);  // step_ >= 3
+  switch (step_) {
+    case 3:
+      return sampled_scan<kCaseless, 3>(hay, on_match, context);
+    case 4:
+      return sampled_scan<kCaseless, 4>(hay, on_match, context);
+    case 5:
+      return sampled_scan<kCaseless, 5>(hay, on_match, context);
+    case 6:
+      return sampled_scan<kCaseless, 6>(hay, on_match, context);
+    case 7:
+      return sampled_scan<kCaseless, 7>(hay, on_match, context);
+    default:
+      return sampled_scan<kCaseless, 8>(hay, on_match, context);
+  }
+}
+
 bool HashedLiterals::scan(std::string_view hay, OnMatch on_match, void* context) const {
+  if (step_ != 0) {
+    return caseless_ ? sampled_dispatch<true>(hay, on_match, context)
+                     : sampled_dispatch<false>(hay, on_match, context);
+  }
   if (caseless_) {
     return has_short_ ? scan_impl<true, true>(hay, on_match, context)
                       : scan_impl<true, false>(hay, on_match, context);
@@ -237,7 +388,7 @@ std::size_t HashedLiterals::memory_bytes() const {
          (mid_.start.capacity() + long_.start.capacity() + short_start_.capacity() +
           short_ids_.capacity()) *
              sizeof(std::uint32_t) +
-         (mid_.entries.capacity() + long_.entries.capacity()) * sizeof(Entry);
+         (mid_.entries.capacity() + long_.entries.capacity()) * sizeof(Entry) + grams_.capacity();
 }
 
 }  // namespace ctx::engine::detail

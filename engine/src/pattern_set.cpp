@@ -1238,7 +1238,7 @@ struct PatternSet::Impl {
   std::optional<detail::BitMatcher> ml_bits;
   // Literals Hyperscan decides alone (then no Alternation is compiled).
   LiteralTable literals;
-  // Big literal sets (kHashedLiteralsMin pieces or more): the matcher that stands in for
+  // Literal sets for which detail::prefer_hashed_literals holds: the matcher that stands in for
   // Hyperscan's database `hs` (then null), reporting the same pieces by the same ids.
   std::optional<detail::HashedLiterals> hashed;
   // When Hyperscan's ids are pieces of literals (LiteralTable), the pattern of each; else empty
@@ -1613,13 +1613,16 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       exprs.reserve(hs_patterns.size());
       for (const std::string& p : hs_patterns) exprs.push_back(p.c_str());
     };
+    std::size_t shortest_piece = pieces.empty() ? 0 : pieces[0].text.size();
+    for (const Piece& piece : pieces) shortest_piece = std::min(shortest_piece, piece.text.size());
     hs_database_t* db = nullptr;
     hs_compile_error_t* err = nullptr;
     auto try_compile = [&] {
       bool ok;
-      if (plain_literals && pieces.size() >= detail::kHashedLiteralsMin) {
-        // Hyperscan's literal compile grows to seconds and hundreds of MB here (0.4 s for 10,000
-        // identifiers, 4.4 s and 250 MB for 100,000); the hashed matcher takes milliseconds.
+      if (plain_literals && detail::prefer_hashed_literals(pieces.size(), shortest_piece)) {
+        // Hyperscan's literal compile grows to seconds and hundreds of MB for big sets (0.4 s
+        // for 10,000 identifiers, 4.4 s and 250 MB for 100,000); the hashed matcher takes
+        // milliseconds, and when it samples it scans faster too (hashed_literals.hpp).
         std::vector<std::string_view> texts;
         texts.reserve(pieces.size());
         for (const Piece& piece : pieces) texts.push_back(piece.text);

@@ -67,7 +67,7 @@ U+180E, \\d and \\w with Unicode 15's additions, nested classes and `&&` `--` `~
 the bytes searched (--stats, --json) behind a BOM when -m or --stop-on-nonmatch stops a search
 (ripgrep's reads there are its decoder's).
 
-Many patterns: MANY_FLAGS and MANY_ASCII_FLAGS run on CTX_SEARCH_MANY_TREES trees with -f files
+Many patterns: MANY_FLAGS, MANY_ASCII_FLAGS and MANY_LONG_FLAGS run on CTX_SEARCH_MANY_TREES trees with -f files
 of thousands of patterns (see many_patterns_cases).
 
 On a mismatch the case is shrunk (files, flags, patterns, lines, bytes) and printed: the files
@@ -1184,6 +1184,28 @@ def many_ascii_literals(rng, punctuation):
     return out
 
 
+# Sets of a few hundred ASCII literals of 7+ bytes (below kHashedLiteralsMin, over
+# kSampledLiteralsMin): the hashed matcher's sampling mode decides them. Two words of the trees
+# with a separator between them ("foo bar", "return foo") and long words, among fillers.
+MANY_LONG_FLAGS = [
+    ["-n"], ["-i", "-o"], ["-w", "-n"], ["-x", "-n"], ["-F", "-i", "-c"], ["--count-matches"],
+    ["-o", "-b"],
+]
+
+
+def many_long_literals(rng):
+    words = [w for w in COMMON_WORDS if re.fullmatch(r"[A-Za-z0-9_ ]+", w)]
+    out = ["ident%05d_%s" % (i, rng.choice(["q", "zz", "Qk", "sx"])) for i in range(300)]
+    while len(out) < 400:
+        w = rng.choice(words) + rng.choice([" ", "  ", ", ", "."]) + rng.choice(words)
+        if len(w) >= 7 and w not in out:
+            out.insert(rng.randrange(len(out) + 1), w)
+    for w in words:
+        if len(w) >= 7:
+            out.insert(rng.randrange(len(out) + 1), w)
+    return out
+
+
 def many_patterns_cases(seed):
     rng = random.Random(seed * 104729 + 3)
     tree = gen_tree(seed)
@@ -1197,6 +1219,9 @@ def many_patterns_cases(seed):
     ascii_punct = many_ascii_literals(rng, True)
     for flags in MANY_ASCII_FLAGS:
         cases.append(Case(tree, flags, ascii_punct if "-F" in flags else ascii_words, "f", []))
+    long_literals = many_long_literals(rng)
+    for flags in MANY_LONG_FLAGS:
+        cases.append(Case(tree, flags, long_literals, "f", []))
     return tree, cases
 
 

@@ -96,95 +96,16 @@ std::string random_text(std::mt19937& rng, std::size_t length) {
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("the hashed matcher reports every occurrence of every literal, by start",
-          "[engine][hashed_literals]") {
-  std::mt19937 rng(20261123);
+// PatternSet over `literals` (the hashed matcher decides them: `uses_hashed` holds) against,
+// line by line, PatternSets of the literals occurring in the line (fewer than `subset_max`:
+// Hyperscan's literal path), under -i, -w, -x, -F; on lines of up to 5 of the literals, case
+// changed, U+212A and U+017F for k and s, neighbours that are or are not word characters.
+void check_against_line_subsets(const std::vector<std::string>& literals, std::size_t subset_max,
+                                std::mt19937& rng) {
   auto below = [&](std::size_t n) {
     return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
   };
-  std::size_t total_hits = 0;
-  for (int round = 0; round < 400; ++round) {
-    const bool caseless = round % 2 == 1;
-    const std::size_t count = std::vector<std::size_t>{1, 3, 20, 200}[below(4)];
-    std::vector<std::string> literals;
-    for (std::size_t i = 0; i < count; ++i) {
-      if (i > 0 && below(5) == 0) {  // a prefix of, or the same as, an earlier literal
-        const std::string& earlier = literals[below(i)];
-        literals.push_back(earlier.substr(0, 1 + below(earlier.size())));
-      } else {
-        literals.push_back(random_text(rng, 1 + below(below(3) == 0 ? 3 : 12)));
-      }
-    }
-    std::vector<std::string_view> views(literals.begin(), literals.end());
-    const HashedLiterals matcher(views, caseless);
-    for (int h = 0; h < 5; ++h) {
-      std::string hay = random_text(rng, below(200));
-      if (h == 0 && !hay.empty()) {  // occurrences at both ends, cut by the end
-        hay = literals[below(count)] + hay + literals[below(count)];
-        hay.pop_back();
-      }
-      INFO("round " << round << " caseless " << caseless << " hay " << hay);
-      const Hits got = scan(matcher, literals, hay);
-      for (std::size_t i = 1; i < got.size(); ++i) CHECK(got[i - 1].first <= got[i].first);
-      Hits sorted = got;
-      std::sort(sorted.begin(), sorted.end());
-      CHECK(sorted == brute_force(literals, hay, caseless));
-      total_hits += got.size();
-    }
-  }
-  CHECK(total_hits > 1000);  // the random sets do occur
-}
-
-TEST_CASE("the hashed matcher stops when the callback says so", "[engine][hashed_literals]") {
-  const std::vector<std::string> literals = {"ab", "abcdefgh", "bcde", "x"};
-  const std::vector<std::string_view> views(literals.begin(), literals.end());
-  const HashedLiterals matcher(views, false);
-  const std::string hay = "xabcdefghx";
-  CHECK(scan(matcher, literals, hay).size() == 5);
-  CHECK(scan(matcher, literals, hay, 1) == Hits{{0, 3}});
-  Hits three = scan(matcher, literals, hay, 3);  // x, and ab and abcdefgh (both start at 1)
-  std::sort(three.begin(), three.end());
-  CHECK(three == Hits{{0, 3}, {1, 0}, {1, 1}});
-}
-
-TEST_CASE("the hashed matcher finds literals that share long prefixes, case folded",
-          "[engine][hashed_literals]") {
-  // 5,000 literals share their first 8 bytes: one bucket holds them all; each is still found.
-  std::vector<std::string> literals;
-  for (int i = 0; i < 5000; ++i) literals.push_back("get_user" + std::to_string(i));
-  literals.emplace_back("GET_");
-  const std::vector<std::string_view> views(literals.begin(), literals.end());
-  const HashedLiterals matcher(views, true);
-  Hits got = scan(matcher, literals, "Get_User4999 get_user");
-  std::sort(got.begin(), got.end());
-  CHECK(got == Hits{{0, 4}, {0, 49}, {0, 499}, {0, 4999}, {0, 5000}, {13, 5000}});
-  CHECK(matcher.memory_bytes() < 1000000);
-}
-
-TEST_CASE("thousands of literals find what the literals occurring in each line find",
-          "[engine][hashed_literals][many]") {
-  std::mt19937 rng(7);
-  auto below = [&](std::size_t n) {
-    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
-  };
-  // Identifiers over letters with k and s (pieces under -i), some prefixes of others, a few of
-  // 1-3 bytes, all distinct from one another in length or content only by chance.
-  const std::string letters = "abeKkSsxz_";
-  std::vector<std::string> literals;
-  const std::size_t count = kHashedLiteralsMin + 500;
-  for (std::size_t i = 0; i < count; ++i) {
-    std::string id;
-    if (i % 50 == 3 && i > 0) {
-      id = literals[i - 1].substr(0, 1 + below(literals[i - 1].size()));
-    } else {
-      const std::size_t length = i % 400 == 9 ? 1 + below(3) : 3 + below(6);
-      for (std::size_t k = 0; k < length; ++k) id += letters[below(letters.size())];
-      if (i % 3 != 0) id += std::to_string(i % 797);
-    }
-    literals.push_back(id);
-  }
+  const std::size_t count = literals.size();
   std::string hay;
   for (int line = 0; line < 80; ++line) {
     if (line % 9 == 0) {  // a line that is a literal, for -x
@@ -259,7 +180,7 @@ TEST_CASE("thousands of literals find what the literals occurring in each line f
         }
         if (text.find(key) != std::string::npos) subset.push_back(l);
       }
-      REQUIRE(subset.size() < kHashedLiteralsMin);
+      REQUIRE(subset.size() < subset_max);
       std::vector<std::pair<std::size_t, std::size_t>> expected;
       if (!subset.empty()) {
         PatternSet reference = compile_ok(subset, v.options);
@@ -274,4 +195,202 @@ TEST_CASE("thousands of literals find what the literals occurring in each line f
     matched_lines += expected_lines.size();
   }
   CHECK(matched_lines > 150);
+}
+
+}  // namespace
+
+TEST_CASE("the hashed matcher reports every occurrence of every literal, by start",
+          "[engine][hashed_literals]") {
+  std::mt19937 rng(20261123);
+  auto below = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  };
+  std::size_t total_hits = 0;
+  for (int round = 0; round < 400; ++round) {
+    const bool caseless = round % 2 == 1;
+    const std::size_t count = std::vector<std::size_t>{1, 3, 20, 200}[below(4)];
+    std::vector<std::string> literals;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i > 0 && below(5) == 0) {  // a prefix of, or the same as, an earlier literal
+        const std::string& earlier = literals[below(i)];
+        literals.push_back(earlier.substr(0, 1 + below(earlier.size())));
+      } else {
+        literals.push_back(random_text(rng, 1 + below(below(3) == 0 ? 3 : 12)));
+      }
+    }
+    std::vector<std::string_view> views(literals.begin(), literals.end());
+    const HashedLiterals matcher(views, caseless);
+    for (int h = 0; h < 5; ++h) {
+      std::string hay = random_text(rng, below(200));
+      if (h == 0 && !hay.empty()) {  // occurrences at both ends, cut by the end
+        hay = literals[below(count)] + hay + literals[below(count)];
+        hay.pop_back();
+      }
+      INFO("round " << round << " caseless " << caseless << " hay " << hay);
+      const Hits got = scan(matcher, literals, hay);
+      for (std::size_t i = 1; i < got.size(); ++i) CHECK(got[i - 1].first <= got[i].first);
+      Hits sorted = got;
+      std::sort(sorted.begin(), sorted.end());
+      CHECK(sorted == brute_force(literals, hay, caseless));
+      total_hits += got.size();
+    }
+  }
+  CHECK(total_hits > 1000);  // the random sets do occur
+}
+
+TEST_CASE("the sampling hashed matcher reports every occurrence of literals of 7+ bytes, by start",
+          "[engine][hashed_literals]") {
+  // Every shortest length from 7 (step 3) to 20 (step 8, the first 15 bytes sampled), sets of
+  // a few to hundreds over a small alphabet (overlaps, prefixes, repeats), haystacks short and
+  // long enough for whole blocks of 64 samples, occurrences cut by either end.
+  std::mt19937 rng(20261124);
+  auto below = [&](std::size_t n) {
+    return std::uint_fast32_t(std::uniform_int_distribution<std::size_t>(0, n - 1)(rng));
+  };
+  std::size_t total_hits = 0;
+  std::vector<unsigned> steps_seen(9, 0);
+  for (int round = 0; round < 600; ++round) {
+    const bool caseless = round % 2 == 1;
+    const std::size_t shortest = 7 + below(14);
+    const std::size_t count = std::vector<std::size_t>{1, 2, 30, 300}[below(4)];
+    std::vector<std::string> literals;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i > 0 && below(4) == 0) {  // a prefix of, or the same as, an earlier literal
+        const std::string& earlier = literals[below(i)];
+        literals.push_back(earlier.substr(0, shortest + below(earlier.size() - shortest + 1)));
+      } else {
+        literals.push_back(random_text(rng, shortest + below(below(2) == 0 ? 3 : 20)));
+      }
+    }
+    std::vector<std::string_view> views(literals.begin(), literals.end());
+    const HashedLiterals matcher(views, caseless);
+    const unsigned step = matcher.sample_step();
+    REQUIRE(step >= 3);
+    ++steps_seen[step];
+    for (int h = 0; h < 4; ++h) {
+      std::string hay = random_text(rng, below(h == 3 ? 3000 : 300));
+      if (h >= 2) {  // literals spliced in everywhere, case changed under -i
+        for (std::size_t at = below(40); at < hay.size() && hay.size() < 8000;) {
+          std::string l = literals[below(count)];
+          if (caseless) {
+            for (char& c : l) {
+              if (below(2) == 0) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            }
+          }
+          hay.insert(at, l);
+          at += 1 + below(l.size() + 60);  // inside it (cutting it), next to it, or further on
+        }
+      }
+      if (h % 2 == 0 && !hay.empty()) {  // occurrences at both ends, the last cut by the end
+        hay = literals[below(count)] + hay + literals[below(count)];
+        hay.pop_back();
+      }
+      INFO("round " << round << " caseless " << caseless << " step " << step << " hay " << hay);
+      const Hits got = scan(matcher, literals, hay);
+      for (std::size_t i = 1; i < got.size(); ++i) CHECK(got[i - 1].first <= got[i].first);
+      Hits sorted = got;
+      std::sort(sorted.begin(), sorted.end());
+      CHECK(sorted == brute_force(literals, hay, caseless));
+      total_hits += got.size();
+    }
+  }
+  CHECK(total_hits > 3000);
+  for (unsigned step = 3; step <= 8; ++step) CHECK(steps_seen[step] > 0);
+}
+
+TEST_CASE("the hashed matcher samples only when every literal has 7 bytes or more",
+          "[engine][hashed_literals]") {
+  auto step_of = [](std::vector<std::string_view> literals) {
+    return HashedLiterals(literals, false).sample_step();
+  };
+  CHECK(step_of({"abcdefg", "abcdefghij"}) == 3);
+  CHECK(step_of({"abcdef", "abcdefghij"}) == 0);
+  CHECK(step_of({"abcdefgh", "abcdefghij"}) == 4);
+  CHECK(step_of({"abcdefghijkl", "abcdefghijklmnopq"}) == 8);
+  CHECK(step_of({"abcde", "abcdefghij"}) == 0);
+  CHECK(step_of({"abcdefgh", "ab"}) == 0);
+  // Sampled or not, the same reports.
+  const std::vector<std::string> literals = {"abcdefgh", "cdefghij", "bcdefghijk"};
+  const std::vector<std::string_view> views(literals.begin(), literals.end());
+  const HashedLiterals matcher(views, false);
+  CHECK(matcher.sample_step() == 4);
+  CHECK(scan(matcher, literals, "xabcdefghijk") == Hits{{1, 0}, {2, 2}, {3, 1}});
+  CHECK(scan(matcher, literals, "abcdefghijk", 2) == Hits{{0, 0}, {1, 2}});
+}
+
+TEST_CASE("the hashed matcher stops when the callback says so", "[engine][hashed_literals]") {
+  const std::vector<std::string> literals = {"ab", "abcdefgh", "bcde", "x"};
+  const std::vector<std::string_view> views(literals.begin(), literals.end());
+  const HashedLiterals matcher(views, false);
+  const std::string hay = "xabcdefghx";
+  CHECK(scan(matcher, literals, hay).size() == 5);
+  CHECK(scan(matcher, literals, hay, 1) == Hits{{0, 3}});
+  Hits three = scan(matcher, literals, hay, 3);  // x, and ab and abcdefgh (both start at 1)
+  std::sort(three.begin(), three.end());
+  CHECK(three == Hits{{0, 3}, {1, 0}, {1, 1}});
+}
+
+TEST_CASE("the hashed matcher finds literals that share long prefixes, case folded",
+          "[engine][hashed_literals]") {
+  // 5,000 literals share their first 8 bytes: one bucket holds them all; each is still found.
+  std::vector<std::string> literals;
+  for (int i = 0; i < 5000; ++i) literals.push_back("get_user" + std::to_string(i));
+  literals.emplace_back("GET_");
+  const std::vector<std::string_view> views(literals.begin(), literals.end());
+  const HashedLiterals matcher(views, true);
+  Hits got = scan(matcher, literals, "Get_User4999 get_user");
+  std::sort(got.begin(), got.end());
+  CHECK(got == Hits{{0, 4}, {0, 49}, {0, 499}, {0, 4999}, {0, 5000}, {13, 5000}});
+  CHECK(matcher.memory_bytes() < 1000000);
+}
+
+TEST_CASE("thousands of literals find what the literals occurring in each line find",
+          "[engine][hashed_literals][many]") {
+  std::mt19937 rng(7);
+  auto below = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  };
+  // Identifiers over letters with k and s (pieces under -i), some prefixes of others, a few of
+  // 1-3 bytes, all distinct from one another in length or content only by chance.
+  const std::string letters = "abeKkSsxz_";
+  std::vector<std::string> literals;
+  const std::size_t count = kHashedLiteralsMin + 500;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string id;
+    if (i % 50 == 3 && i > 0) {
+      id = literals[i - 1].substr(0, 1 + below(literals[i - 1].size()));
+    } else {
+      const std::size_t length = i % 400 == 9 ? 1 + below(3) : 3 + below(6);
+      for (std::size_t k = 0; k < length; ++k) id += letters[below(letters.size())];
+      if (i % 3 != 0) id += std::to_string(i % 797);
+    }
+    literals.push_back(id);
+  }
+  check_against_line_subsets(literals, kHashedLiteralsMin, rng);
+}
+
+TEST_CASE("hundreds of literals of 7+ bytes (sampled) find what the literals in each line find",
+          "[engine][hashed_literals]") {
+  std::mt19937 rng(11);
+  auto below = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  };
+  // Identifiers of 7-20 bytes over letters with k and s, some prefixes of others (7+ bytes).
+  const std::string letters = "abeKkSsxz_";
+  std::vector<std::string> literals;
+  for (std::size_t i = 0; i < 300; ++i) {
+    std::string id;
+    if (i % 10 == 3) {
+      id = literals[i - 1].substr(0, 7 + below(literals[i - 1].size() - 6));
+    } else {
+      const std::size_t length = 4 + below(14);
+      for (std::size_t k = 0; k < length; ++k) id += letters[below(letters.size())];
+      id += std::to_string(100 + i);
+    }
+    literals.push_back(id);
+  }
+  std::vector<std::string_view> views(literals.begin(), literals.end());
+  REQUIRE(ctx::engine::detail::prefer_hashed_literals(literals.size(), 7));
+  REQUIRE(HashedLiterals(views, false).sample_step() == 3);
+  check_against_line_subsets(literals, ctx::engine::detail::kSampledLiteralsMin, rng);
 }
