@@ -393,3 +393,65 @@ TEST_CASE("count_on_finish(false) still counts with a counter that is not subadd
   const std::string text = writer.finish("end");
   CHECK(writer.used() == counter.count(text));
 }
+
+TEST_CASE("the estimator counts many pieces at once as the sum of their counts",
+          "[agent][budget]") {
+  EstimatingCounter counter;
+  std::mt19937 rng(31);
+  const std::string alphabet = "abcXYZ019 \t\n\r.,(){}\"\xC3\xA9\xE6\xBC\xA2\xF0\x9F\x98\x80";
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    std::vector<std::size_t> ends;
+    const std::size_t from = rng() % 4;
+    text.append(from, 'p');  // bytes before the first piece, not counted
+    const int pieces = std::uniform_int_distribution<int>(0, 120)(rng);
+    for (int i = 0; i < pieces; ++i) {
+      const int len = rng() % 9 == 0 ? 0 : std::uniform_int_distribution<int>(1, 80)(rng);
+      for (int j = 0; j < len; ++j) text += alphabet[rng() % alphabet.size()];
+      if (rng() % 2 == 0) text += '\n';
+      ends.push_back(text.size());
+    }
+    if (rng() % 3 == 0) text += "after";  // bytes after the last piece, not counted
+    std::size_t want = 0;
+    std::size_t at = from;
+    for (std::size_t end : ends) {
+      want += counter.count(std::string_view(text).substr(at, end - at));
+      at = end;
+    }
+    INFO("round " << round << " pieces " << pieces);
+    REQUIRE(counter.count_pieces(text, from, ends) == want);
+  }
+}
+
+TEST_CASE("count_on_finish(false) does not count the whole text when the body's count fits",
+          "[agent][budget]") {
+  // The pieces' bounds reach the budget (so they are counted), but their counts leave room for
+  // the footer: finish appends it without counting the whole body again.
+  class Tally final : public TokenCounter {
+   public:
+    std::size_t count(std::string_view text) const override {
+      bytes += text.size();
+      return inner.count(text);
+    }
+    std::string_view name() const override { return "tally"; }
+    std::size_t max_count(std::size_t n) const override { return inner.max_count(n); }
+    bool subadditive() const override { return true; }
+    EstimatingCounter inner;
+    mutable std::size_t bytes = 0;
+  } counter;
+  BudgetWriter writer(counter, 2000, 20);  // less than the footer's bound (51)
+  writer.count_on_finish(false);
+  std::size_t body = 0;
+  for (int i = 0; i < 200; ++i) {
+    const std::string line = "    line number " + std::to_string(i) + " of words\n";
+    if (!writer.append(line)) break;
+    body += line.size();
+  }
+  REQUIRE(writer.cut());
+  counter.bytes = 0;
+  const std::string text = writer.finish("(footer: lines cut at max_tokens)");
+  CHECK(counter.inner.count(text) <= 2000);
+  CHECK(text.size() == body + 33);
+  CHECK(counter.bytes < body / 2);  // the pending pieces and the footer, not the whole
+  CHECK(writer.used() == 0);
+}
