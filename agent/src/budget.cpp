@@ -175,73 +175,72 @@ std::size_t count_halves_parted(std::string_view text) {
   return total;
 }
 
-// The sum over the pieces text[from, ends[0]), text[ends[0], ends[1]), ... of each piece's count
-// ((halves + 1) / 2 of its own halves): the pieces are split into four runs of consecutive pieces
-// of about equal bytes, each stepped by the state machine (as count_halves_parted steps its
-// parts), which starts every piece afresh and rounds its halves when it ends.
-std::size_t count_pieces_parted(std::string_view text, std::size_t from,
-                                std::span<const std::size_t> ends) {
-  constexpr std::size_t kStreams = 4;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t m = ends.size();
-  // Stream k counts pieces [group[k], group[k + 1]), bytes [begin[k], end[k]).
-  std::array<std::size_t, kStreams + 1> group{};
-  group[kStreams] = m;
-  const std::size_t span = ends[m - 1] - from;
-  for (std::size_t k = 1; k < kStreams; ++k) {
-    const std::size_t target = from + span / kStreams * k;
-    const auto at =
-        static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), target) - ends.begin());
-    group[k] = std::max(group[k - 1], std::min(at, m));
-  }
-  auto piece_begin = [&](std::size_t piece) { return piece == 0 ? from : ends[piece - 1]; };
-  struct Stream {
-    std::size_t pos;
-    std::size_t end;
-    std::size_t piece;     // the piece being counted
-    std::size_t last;      // one past the stream's last piece
-    std::size_t next_end;  // where the piece ends (SIZE_MAX when the stream has none left)
-    unsigned state;
-    std::size_t halves;  // of the piece so far
-    std::size_t total;   // the counts of its finished pieces
-  };
-  std::array<Stream, kStreams> streams{};
-  // Moves `s` past the pieces that end at its position (empty ones included), counting them.
-  auto settle_ends = [&](Stream& st) {
-    while (st.piece < st.last && ends[st.piece] == st.pos) {
-      st.total += (st.halves + 1) / 2;
-      st.halves = 0;
-      st.state = kStart;
-      ++st.piece;
+// The machine above extended to count a text line by line: the sum over its lines (each ending in
+// '\n', the last one maybe not) of each line's own count, (halves + 1) / 2. Since a '\n' leaves
+// kInBreak, which steps every byte as kStart does, a line is stepped the same whether it stands
+// alone or follows another; only the rounding is per line, so a state also holds the parity of
+// the line's halves so far (bit 4), and a '\n' charges that parity as one more half. The sum of
+// the charges is then the sum of (halves + halves % 2) over the lines, twice their counts.
+constexpr unsigned kParity = 16;
+constexpr std::size_t kLineStepTableSize = std::size_t{2 * kParity} * 256;
+constexpr std::array<std::uint8_t, kLineStepTableSize> kLineSteps = [] {
+  std::array<std::uint8_t, kLineStepTableSize> table{};
+  for (unsigned parity = 0; parity < 2; ++parity) {
+    for (unsigned state = 0; state < kStateCount; ++state) {
+      for (unsigned c = 0; c < 256; ++c) {
+        const Step step = step_for(state, static_cast<unsigned char>(c));
+        unsigned next = step.next;
+        unsigned halves = step.halves;
+        if (c == '\n') {
+          halves += parity;  // the line's halves, this '\n' (2) included, made even
+        } else if (((parity + halves) & 1U) != 0) {
+          next |= kParity;
+        }
+        table[(state | parity * kParity) * 256 + c] = static_cast<std::uint8_t>(next | halves << 5);
+      }
     }
-    st.next_end = st.piece < st.last ? ends[st.piece] : SIZE_MAX;
-  };
-  for (std::size_t k = 0; k < kStreams; ++k) {
-    Stream& st = streams[k];
-    st.pos = piece_begin(group[k]);
-    st.end = piece_begin(group[k + 1]);
-    st.piece = group[k];
-    st.last = group[k + 1];
-    st.state = kStart;
-    settle_ends(st);
   }
-  auto step = [&](Stream& st) {
-    const std::uint8_t e = kSteps[st.state * 256 + bytes[st.pos]];
-    st.halves += static_cast<std::size_t>(e >> 4);
-    st.state = e & 15U;
-    if (++st.pos == st.next_end) settle_ends(st);
-  };
-  std::size_t common = SIZE_MAX;
-  for (const Stream& st : streams) common = std::min(common, st.end - st.pos);
+  return table;
+}();
+
+// The sum of the counts of the lines of `text`, stepped in four parts cut at line starts as
+// count_halves_parted does.
+std::size_t count_lines_parted(std::string_view text) {
+  constexpr std::size_t kParts = 4;
+  const std::size_t n = text.size();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  std::array<std::size_t, kParts + 1> cut{};
+  cut[kParts] = n;
+  for (std::size_t k = 1; k < kParts; ++k) {
+    const std::size_t from = std::max<std::size_t>({cut[k - 1], n / kParts * k, 1});
+    const void* nl = from <= n ? std::memchr(bytes + from - 1, '\n', n - (from - 1)) : nullptr;
+    cut[k] = nl == nullptr
+                 ? n
+                 : static_cast<std::size_t>(static_cast<const unsigned char*>(nl) - bytes) + 1;
+  }
+  std::array<unsigned, kParts> state{kStart, kInBreak, kInBreak, kInBreak};
+  std::array<std::size_t, kParts> halves{};
+  std::size_t common = n;
+  for (std::size_t k = 0; k < kParts; ++k) common = std::min(common, cut[k + 1] - cut[k]);
   for (std::size_t i = 0; i < common; ++i) {
-    for (Stream& st : streams) step(st);
+    for (std::size_t k = 0; k < kParts; ++k) {
+      const std::uint8_t e = kLineSteps[state[k] * 256 + bytes[cut[k] + i]];
+      halves[k] += static_cast<std::size_t>(e >> 5);
+      state[k] = e & 31U;
+    }
   }
   std::size_t total = 0;
-  for (Stream& st : streams) {
-    while (st.pos < st.end) step(st);
-    total += st.total;
+  for (std::size_t k = 0; k < kParts; ++k) {
+    for (std::size_t i = cut[k] + common; i < cut[k + 1]; ++i) {
+      const std::uint8_t e = kLineSteps[state[k] * 256 + bytes[i]];
+      halves[k] += static_cast<std::size_t>(e >> 5);
+      state[k] = e & 31U;
+    }
+    total += halves[k];
   }
-  return total;
+  // A last line without '\n' is rounded here (only the last part can end inside a line).
+  if ((state[kParts - 1] & kParity) != 0) ++total;
+  return total / 2;
 }
 
 }  // namespace
@@ -258,11 +257,29 @@ std::size_t TokenCounter::count_pieces(std::string_view text, std::size_t from,
 
 std::size_t EstimatingCounter::count_pieces(std::string_view text, std::size_t from,
                                             std::span<const std::size_t> ends) const {
-  // A few pieces, or few bytes: each on its own is as quick.
-  if (ends.size() < 8 || ends.back() - from < 2 * kPartedCountBytes) {
+  // Pieces that are exactly the lines of their span (the way renderers charge a listing or a
+  // file) are counted in one pass over the span; others, or a few short ones, one by one.
+  if (ends.empty() || ends.back() - from < 2 * kPartedCountBytes) {
     return TokenCounter::count_pieces(text, from, ends);
   }
-  return count_pieces_parted(text, from, ends);
+  std::size_t line_ends = 0;  // pieces that end in '\n'
+  std::size_t start = from;
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    const std::size_t end = ends[i];
+    if (end > start) {
+      if (text[end - 1] == '\n') {
+        ++line_ends;
+      } else if (i + 1 < ends.size()) {
+        return TokenCounter::count_pieces(text, from, ends);  // a piece ends inside a line
+      }
+    }
+    start = end;
+  }
+  const std::string_view span = text.substr(from, ends.back() - from);
+  if (static_cast<std::size_t>(std::count(span.begin(), span.end(), '\n')) != line_ends) {
+    return TokenCounter::count_pieces(text, from, ends);  // a piece holds several lines
+  }
+  return count_lines_parted(span);
 }
 
 std::size_t EstimatingCounter::count(std::string_view text) const {
