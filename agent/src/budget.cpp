@@ -328,6 +328,23 @@ bool BudgetWriter::append(std::string_view piece) {
   return true;
 }
 
+bool BudgetWriter::append_parts(std::span<const std::string_view> parts) {
+  std::size_t bytes = 0;
+  for (std::string_view part : parts) bytes += part.size();
+  // As append: while the bounds fit, the parts are taken uncounted, copied once.
+  if (const std::size_t bound = counter_.max_count(bytes);
+      bound != SIZE_MAX && used_ + pending_bound_ + bound + reserve_ <= max_tokens_) {
+    if (pending_ends_.empty()) pending_from_ = text_.size();
+    for (std::string_view part : parts) text_.append(part);
+    pending_bound_ += bound;
+    pending_ends_.push_back(text_.size());
+    return true;
+  }
+  joined_.clear();
+  for (std::string_view part : parts) joined_.append(part);
+  return append(joined_);
+}
+
 namespace {
 
 // The longest prefix of `s` no longer than `bytes` that does not split a UTF-8 sequence.

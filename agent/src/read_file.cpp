@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <optional>
 
@@ -180,7 +181,6 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   std::string_view stop_reason;  // empty: the window reached the end of the file
   bool reached_eof = false;      // every byte was consumed: the line count is exact
   bool nothing_fit = false;
-  std::string rendered;        // the line as the text shows it; reused from line to line
   std::string scratch;         // a line's text made valid UTF-8, when it was not
   std::size_t body_bytes = 0;  // of the text, what the budget accepted
   // Each shown line is escaped once, into the structured result's "lines" (`lines_json`, the
@@ -287,9 +287,13 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     head[number_bytes + 1] = 't';
     std::string clip_note;
     if (clipped > 0) clip_note = fmt::format(" … [clipped {} bytes]", grouped(clipped));
-    rendered.assign(head, number_bytes).append(1, '\t').append(text);
-    if (clipped > 0) rendered.append(clip_note);
-    rendered.push_back('\n');
+    // The line as the text shows it, given to the budget in its pieces: the number with a real
+    // tab, the text, the clip note, the line break.
+    char text_head[32];
+    std::copy_n(head, number_bytes, text_head);
+    text_head[number_bytes] = '\t';
+    const std::array<std::string_view, 4> line_parts = {
+        std::string_view(text_head, number_bytes + 1), text, clip_note, "\n"};
     // `text` may view `current`: the line is done with it only once the line is written.
     auto done_with_line = [&] {
       current.clear();
@@ -297,13 +301,13 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       current_last = 0;
       in_line = false;
     };
-    if ((budget_cap && shown >= *budget_cap) || !budget.append(rendered)) {
+    if ((budget_cap && shown >= *budget_cap) || !budget.append_parts(line_parts)) {
       done_with_line();
       stop_reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
       nothing_fit = shown == 0;
       return false;
     }
-    body_bytes += rendered.size();
+    body_bytes += number_bytes + 1 + text.size() + clip_note.size() + 1;
     if (clipped > 0) ++clipped_lines;
     // The element's head, {"line":N,"text": (after a comma but for the first), in one append.
     char element[48];
@@ -317,27 +321,34 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     e += append_bytes(element + e, R"({"line":)");
     e += append_bytes(element + e, digits);
     e += append_bytes(element + e, R"(,"text":)");
-    lines_json.append(element, e);
     text_json.append(head, number_bytes + 2);
     if (from_window ? plain_in_window(in_window, in_window + text.size())
                     : json_string_is_plain(text, false)) {
       // Nothing to escape: the text itself, between quotes and in the text's JSON form.
-      lines_json.append(1, '"').append(text).push_back('"');
+      element[e++] = '"';
+      lines_json.append(element, e).append(text);
+      if (clipped == 0) {
+        lines_json.append(R"("})");
+      } else {
+        lines_json.push_back('"');
+      }
       text_json.append(text);
     } else {
+      lines_json.append(element, e);
       const std::size_t quoted_at = lines_json.size();
       append_json_string(lines_json, text);
       const std::size_t escaped_bytes = lines_json.size() - quoted_at - 2;  // without quotes
       text_json.append(lines_json, quoted_at + 1, escaped_bytes);
+      if (clipped == 0) lines_json.push_back('}');
     }
     if (clipped > 0) {
       append_json_body(text_json, clip_note);
       const fmt::format_int clipped_digits(clipped);
       lines_json.append(R"(,"clipped_bytes":)")
-          .append(clipped_digits.data(), clipped_digits.size());
+          .append(clipped_digits.data(), clipped_digits.size())
+          .push_back('}');
     }
     text_json.append("\\n");
-    lines_json.push_back('}');
     done_with_line();
     if (limit && shown >= *limit) stop_reason = kReasonLimit;
     return true;

@@ -4,6 +4,7 @@
 // additive, as a real tokenizer's are not.
 #include "ctx/agent/budget.hpp"
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
@@ -461,4 +462,29 @@ TEST_CASE("count_on_finish(false) does not count the whole text when the body's 
   CHECK(text.size() == body + 33);
   CHECK(counter.bytes < body / 2);  // the pending pieces and the footer, not the whole
   CHECK(writer.used() == 0);
+}
+
+TEST_CASE("append_parts decides and writes exactly as append of the parts joined",
+          "[agent][budget]") {
+  EstimatingCounter counter;
+  std::mt19937 rng(41);
+  const std::string alphabet = "ab1 \t\n.,\xC3\xA9";
+  for (int round = 0; round < 300; ++round) {
+    const std::size_t budget = std::uniform_int_distribution<std::size_t>(5, 800)(rng);
+    const std::size_t reserve = std::uniform_int_distribution<std::size_t>(0, 20)(rng);
+    BudgetWriter joined(counter, budget, reserve);
+    BudgetWriter parted(counter, budget, reserve);
+    for (int i = 0; i < 40; ++i) {
+      std::array<std::string, 3> parts;
+      for (std::string& part : parts) {
+        const int len = std::uniform_int_distribution<int>(0, 15)(rng);
+        for (int j = 0; j < len; ++j) part += alphabet[rng() % alphabet.size()];
+      }
+      const std::array<std::string_view, 3> views = {parts[0], parts[1], parts[2]};
+      INFO("round " << round << " piece " << i);
+      REQUIRE(joined.append(parts[0] + parts[1] + parts[2]) == parted.append_parts(views));
+      REQUIRE(joined.used() == parted.used());
+    }
+    REQUIRE(joined.finish("(end)") == parted.finish("(end)"));
+  }
 }

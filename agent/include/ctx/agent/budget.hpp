@@ -66,6 +66,8 @@ class BudgetWriter {
   // Appends `piece` when its count fits in the budget left (minus the reserve); false, and
   // nothing appended, when it does not. Once a piece is refused, `cut()` is true.
   bool append(std::string_view piece);
+  // append() of the concatenation of `parts`, which is built only when it must be counted.
+  bool append_parts(std::span<const std::string_view> parts);
   // True when `piece` would fit.
   bool fits(std::string_view piece) const;
   // With false, `finish` does not count the whole text when the counter is subadditive and the
@@ -113,6 +115,7 @@ class BudgetWriter {
   bool trimmed_ = false;
   bool count_on_finish_ = true;
   std::string text_;
+  std::string joined_;  // append_parts' concatenation, when one is counted
 };
 
 }  // namespace ctx::agent
