@@ -132,6 +132,7 @@ void IgnoreRules::add_line(std::string_view line, bool case_insensitive) {
     path_filter_.add(glob.literal(), by_path_);
   } else if (glob.shape() != Glob::Shape::kNever) {
     general_.push_back(index);
+    general_last_.push_back(glob.last_bytes());
   }
 }
 
@@ -175,10 +176,14 @@ MatchKind IgnoreRules::match(std::string_view rel_path, bool is_dir) const {
       if (len <= base.size()) take(by_suffix_, suffix_filter_, base.substr(base.size() - len));
     }
   }
-  for (auto it = general_.rbegin(); it != general_.rend(); ++it) {
-    if (static_cast<std::int64_t>(*it) <= best) break;
-    if (rule_matches(rules_[*it], rel_path, base, is_dir)) {
-      best = *it;
+  // A basename rule matches `base`, any other the whole path: both end with the path's last byte.
+  const auto last = static_cast<unsigned char>(rel_path.empty() ? 0 : rel_path.back());
+  for (std::size_t k = general_.size(); k-- > 0;) {
+    const std::uint32_t index = general_[k];
+    if (static_cast<std::int64_t>(index) <= best) break;
+    if (!rel_path.empty() && (general_last_[k][last / 64] >> (last % 64) & 1U) == 0) continue;
+    if (rule_matches(rules_[index], rel_path, base, is_dir)) {
+      best = index;
       break;
     }
   }

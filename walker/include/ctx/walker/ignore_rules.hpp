@@ -3,6 +3,7 @@
 // relative to the directory the file applies to. The last matching line decides.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -90,6 +91,9 @@ class IgnoreRules {
   KeyFilter suffix_filter_;
   KeyFilter path_filter_;
   std::vector<std::uint32_t> general_;
+  // For each of general_, the bytes a path it matches can end with (Glob::last_bytes): a rule
+  // is skipped without running its glob when the path's last byte is not among them.
+  std::vector<std::array<std::uint64_t, 4>> general_last_;
   std::vector<std::size_t> suffix_lengths_;  // distinct lengths of by_suffix_ keys
   std::size_t negated_count_ = 0;
 
