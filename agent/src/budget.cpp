@@ -175,7 +175,112 @@ std::size_t count_halves_parted(std::string_view text) {
   return total;
 }
 
+// The machine above extended to count a text line by line: the sum over its lines (each ending in
+// '\n', the last one maybe not) of each line's own count, (halves + 1) / 2. Since a '\n' leaves
+// kInBreak, which steps every byte as kStart does, a line is stepped the same whether it stands
+// alone or follows another; only the rounding is per line, so a state also holds the parity of
+// the line's halves so far (bit 4), and a '\n' charges that parity as one more half. The sum of
+// the charges is then the sum of (halves + halves % 2) over the lines, twice their counts.
+constexpr unsigned kParity = 16;
+constexpr std::size_t kLineStepTableSize = std::size_t{2 * kParity} * 256;
+constexpr std::array<std::uint8_t, kLineStepTableSize> kLineSteps = [] {
+  std::array<std::uint8_t, kLineStepTableSize> table{};
+  for (unsigned parity = 0; parity < 2; ++parity) {
+    for (unsigned state = 0; state < kStateCount; ++state) {
+      for (unsigned c = 0; c < 256; ++c) {
+        const Step step = step_for(state, static_cast<unsigned char>(c));
+        unsigned next = step.next;
+        unsigned halves = step.halves;
+        if (c == '\n') {
+          halves += parity;  // the line's halves, this '\n' (2) included, made even
+        } else if (((parity + halves) & 1U) != 0) {
+          next |= kParity;
+        }
+        table[(state | parity * kParity) * 256 + c] = static_cast<std::uint8_t>(next | halves << 5);
+      }
+    }
+  }
+  return table;
+}();
+
+// The sum of the counts of the lines of `text`, stepped in four parts cut at line starts as
+// count_halves_parted does.
+std::size_t count_lines_parted(std::string_view text) {
+  constexpr std::size_t kParts = 4;
+  const std::size_t n = text.size();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  std::array<std::size_t, kParts + 1> cut{};
+  cut[kParts] = n;
+  for (std::size_t k = 1; k < kParts; ++k) {
+    const std::size_t from = std::max<std::size_t>({cut[k - 1], n / kParts * k, 1});
+    const void* nl = from <= n ? std::memchr(bytes + from - 1, '\n', n - (from - 1)) : nullptr;
+    cut[k] = nl == nullptr
+                 ? n
+                 : static_cast<std::size_t>(static_cast<const unsigned char*>(nl) - bytes) + 1;
+  }
+  std::array<unsigned, kParts> state{kStart, kInBreak, kInBreak, kInBreak};
+  std::array<std::size_t, kParts> halves{};
+  std::size_t common = n;
+  for (std::size_t k = 0; k < kParts; ++k) common = std::min(common, cut[k + 1] - cut[k]);
+  for (std::size_t i = 0; i < common; ++i) {
+    for (std::size_t k = 0; k < kParts; ++k) {
+      const std::uint8_t e = kLineSteps[state[k] * 256 + bytes[cut[k] + i]];
+      halves[k] += static_cast<std::size_t>(e >> 5);
+      state[k] = e & 31U;
+    }
+  }
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < kParts; ++k) {
+    for (std::size_t i = cut[k] + common; i < cut[k + 1]; ++i) {
+      const std::uint8_t e = kLineSteps[state[k] * 256 + bytes[i]];
+      halves[k] += static_cast<std::size_t>(e >> 5);
+      state[k] = e & 31U;
+    }
+    total += halves[k];
+  }
+  // A last line without '\n' is rounded here (only the last part can end inside a line).
+  if ((state[kParts - 1] & kParity) != 0) ++total;
+  return total / 2;
+}
+
 }  // namespace
+
+std::size_t TokenCounter::count_pieces(std::string_view text, std::size_t from,
+                                       std::span<const std::size_t> ends) const {
+  std::size_t total = 0;
+  for (std::size_t end : ends) {
+    total += count(text.substr(from, end - from));
+    from = end;
+  }
+  return total;
+}
+
+std::size_t EstimatingCounter::count_pieces(std::string_view text, std::size_t from,
+                                            std::span<const std::size_t> ends) const {
+  // Pieces that are exactly the lines of their span (the way renderers charge a listing or a
+  // file) are counted in one pass over the span; others, or a few short ones, one by one.
+  if (ends.empty() || ends.back() - from < 2 * kPartedCountBytes) {
+    return TokenCounter::count_pieces(text, from, ends);
+  }
+  std::size_t line_ends = 0;  // pieces that end in '\n'
+  std::size_t start = from;
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    const std::size_t end = ends[i];
+    if (end > start) {
+      if (text[end - 1] == '\n') {
+        ++line_ends;
+      } else if (i + 1 < ends.size()) {
+        return TokenCounter::count_pieces(text, from, ends);  // a piece ends inside a line
+      }
+    }
+    start = end;
+  }
+  const std::string_view span = text.substr(from, ends.back() - from);
+  if (static_cast<std::size_t>(std::count(span.begin(), span.end(), '\n')) != line_ends) {
+    return TokenCounter::count_pieces(text, from, ends);  // a piece holds several lines
+  }
+  return count_lines_parted(span);
+}
 
 std::size_t EstimatingCounter::count(std::string_view text) const {
   const std::size_t halves =
@@ -189,11 +294,7 @@ BudgetWriter::BudgetWriter(const TokenCounter& counter, std::size_t max_tokens, 
       reserve_(reserve < max_tokens ? reserve : max_tokens) {}
 
 void BudgetWriter::settle() const {
-  std::size_t from = pending_from_;
-  for (std::size_t end : pending_ends_) {
-    used_ += counter_.count(std::string_view(text_).substr(from, end - from));
-    from = end;
-  }
+  if (!pending_ends_.empty()) used_ += counter_.count_pieces(text_, pending_from_, pending_ends_);
   pending_ends_.clear();
   pending_bound_ = 0;
   pending_from_ = text_.size();
@@ -227,6 +328,23 @@ bool BudgetWriter::append(std::string_view piece) {
   return true;
 }
 
+bool BudgetWriter::append_parts(std::span<const std::string_view> parts) {
+  std::size_t bytes = 0;
+  for (std::string_view part : parts) bytes += part.size();
+  // As append: while the bounds fit, the parts are taken uncounted, copied once.
+  if (const std::size_t bound = counter_.max_count(bytes);
+      bound != SIZE_MAX && used_ + pending_bound_ + bound + reserve_ <= max_tokens_) {
+    if (pending_ends_.empty()) pending_from_ = text_.size();
+    for (std::string_view part : parts) text_.append(part);
+    pending_bound_ += bound;
+    pending_ends_.push_back(text_.size());
+    return true;
+  }
+  joined_.clear();
+  for (std::string_view part : parts) joined_.append(part);
+  return append(joined_);
+}
+
 namespace {
 
 // The longest prefix of `s` no longer than `bytes` that does not split a UTF-8 sequence.
@@ -241,19 +359,28 @@ std::string_view utf8_prefix(std::string_view s, std::size_t bytes) {
 std::string BudgetWriter::finish(std::string_view footer) {
   // Every path below sets used_ to the count of the text returned: the pending pieces need no
   // count of their own.
-  pending_ends_.clear();
-  const std::size_t held_bound = used_ + pending_bound_;  // bounds the body's count
-  pending_bound_ = 0;
   if (!count_on_finish_ && counter_.subadditive()) {
-    // The whole costs at most the body's bound plus the footer's with its line break.
-    const std::size_t footer_bound = counter_.max_count(footer.size() + 1);
-    if (footer_bound != SIZE_MAX && held_bound + footer_bound <= max_tokens_) {
-      if (!text_.empty() && text_.back() != '\n' && !footer.empty()) text_.push_back('\n');
+    const bool breaks = !text_.empty() && text_.back() != '\n' && !footer.empty();
+    auto with_footer = [&] {
+      if (breaks) text_.push_back('\n');
       text_.append(footer);
+      pending_ends_.clear();
+      pending_bound_ = 0;
       used_ = 0;
       return std::move(text_);
+    };
+    // The whole costs at most the body's bound plus the footer's with its line break,
+    const std::size_t footer_bound = counter_.max_count(footer.size() + 1);
+    if (footer_bound != SIZE_MAX && used_ + pending_bound_ + footer_bound <= max_tokens_) {
+      return with_footer();
     }
+    // and at most the body's count plus the footer's and the line break's.
+    settle();
+    const std::size_t tail = counter_.count(footer) + (breaks ? counter_.count("\n") : 0);
+    if (used_ + tail <= max_tokens_) return with_footer();
   }
+  pending_ends_.clear();
+  pending_bound_ = 0;
   // `body_len` bytes of the body, a line break when that body does not end in one, the footer.
   std::string candidate;
   auto compose = [&](std::size_t body_len, std::string_view tail) -> const std::string& {

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <simdjson.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +39,21 @@ constexpr std::string_view kDefaultInstructions =
     "Results are cut to a token budget: when a result says it was truncated, follow its hint "
     "(a narrower path or pattern, or the next_cursor). Errors come back as JSON with a code, a "
     "message and a hint naming the next call to make.";
+
+// One outgoing message line as pieces whose concatenation is the line (without its '\n'): a tool's
+// response goes out as the envelope's pieces around the tool's own text and structured result, so
+// the bulk of it is never copied into one string.
+using Reply = std::vector<std::string>;
+
+std::string joined(Reply&& reply) {
+  if (reply.size() == 1) return std::move(reply.front());
+  std::size_t bytes = 0;
+  for (const std::string& piece : reply) bytes += piece.size();
+  std::string out;
+  out.reserve(bytes);
+  for (const std::string& piece : reply) out += piece;
+  return out;
+}
 
 // One line on stderr, written whole.
 void log_line(std::string_view message) {
@@ -272,6 +289,37 @@ class LineWriter {
       done += static_cast<std::size_t>(n);
     }
   }
+
+  // Writes the line whose pieces `line` holds (one writev, continued after a short write).
+  void write_line(Reply line) {
+    if (line.empty()) line.emplace_back();
+    line.back().push_back('\n');
+    std::vector<struct iovec> pieces;
+    pieces.reserve(line.size());
+    for (std::string& piece : line) {
+      if (!piece.empty()) pieces.push_back(iovec{piece.data(), piece.size()});
+    }
+    std::lock_guard lock(mutex_);
+    if (broken_) return;
+    std::size_t first = 0;
+    while (first < pieces.size()) {
+      const int count = static_cast<int>(std::min<std::size_t>(pieces.size() - first, IOV_MAX));
+      ssize_t n = ::writev(fd_, pieces.data() + first, count);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        error_ = n < 0 ? errno : EIO;
+        broken_ = true;
+        return;
+      }
+      auto left = static_cast<std::size_t>(n);
+      while (first < pieces.size() && left >= pieces[first].iov_len)
+        left -= pieces[first++].iov_len;
+      if (left > 0) {
+        pieces[first].iov_base = static_cast<char*>(pieces[first].iov_base) + left;
+        pieces[first].iov_len -= left;
+      }
+    }
+  }
   bool broken() const {
     std::lock_guard lock(mutex_);
     return broken_;
@@ -410,7 +458,7 @@ struct McpServer::Impl {
   // What one message turns into: a reply now, or a job (a tool call, or a batch holding one)
   // that produces the reply when run: on a worker (given no poller), or, when `runs_inline`, on
   // the reading thread itself with a poller that keeps reading messages while it runs.
-  using Job = std::function<std::optional<std::string>(CallPoller* poller)>;
+  using Job = std::function<std::optional<Reply>(CallPoller* poller)>;
   struct Dispatch {
     std::optional<std::string> reply;
     Job deferred;
@@ -509,11 +557,16 @@ struct McpServer::Impl {
       deferred = deferred || static_cast<bool>(parts->back().deferred);
     }
     auto assemble =
-        [parts](CallPoller* /*poller: a batch runs on a worker*/) -> std::optional<std::string> {
+        [parts](CallPoller* /*poller: a batch runs on a worker*/) -> std::optional<Reply> {
       std::string out = "[";
       bool any = false;
       for (Dispatch& d : *parts) {
-        std::optional<std::string> r = d.deferred ? d.deferred(nullptr) : std::move(d.reply);
+        std::optional<std::string> r;
+        if (d.deferred) {
+          if (std::optional<Reply> reply = d.deferred(nullptr)) r = joined(std::move(*reply));
+        } else {
+          r = std::move(d.reply);
+        }
         if (!r) continue;
         if (any) out.push_back(',');
         out += *r;
@@ -521,10 +574,12 @@ struct McpServer::Impl {
       }
       if (!any) return std::nullopt;  // only notifications: no response at all
       out.push_back(']');
-      return out;
+      return Reply{std::move(out)};
     };
     if (deferred) return {std::nullopt, assemble};
-    return {assemble(nullptr), {}};
+    std::optional<Reply> reply = assemble(nullptr);
+    if (!reply) return {};
+    return {joined(std::move(*reply)), {}};
   }
 
   Dispatch dispatch_element(simdjson::dom::element element, bool in_batch) {
@@ -686,9 +741,10 @@ struct McpServer::Impl {
       // Some hosts pass the model's arguments through as a JSON text; the tool validates it.
       arguments = std::string(args_element.get_string().value_unsafe());
     } else {
-      return {call_response(id, ToolError{ToolErrorCode::kInvalidArgument,
-                                          "the arguments must be a JSON object",
-                                          "send arguments as an object, e.g. {\"path\": \".\"}"}),
+      return {joined(call_response(id, ToolError{ToolErrorCode::kInvalidArgument,
+                                                 "the arguments must be a JSON object",
+                                                 "send arguments as an object, e.g. "
+                                                 "{\"path\": \".\"}"})),
               {}};
     }
     auto flag = std::make_shared<std::atomic<bool>>(false);
@@ -712,7 +768,7 @@ struct McpServer::Impl {
     const bool quick = backend.runs_inline(name);
     return {std::nullopt,
             [this, id, tool = std::string(name), arguments = std::move(arguments),
-             flag](CallPoller* poller) -> std::optional<std::string> {
+             flag](CallPoller* poller) -> std::optional<Reply> {
               std::optional<Expected<ToolOutput>> outcome;
               if (!flag->load(std::memory_order_relaxed)) {
                 try {
@@ -732,7 +788,7 @@ struct McpServer::Impl {
               }
               // A cancelled request gets no response (MCP cancellation).
               if (flag->load(std::memory_order_relaxed) || !outcome) return std::nullopt;
-              return call_response(id, *outcome);
+              return call_response(id, std::move(*outcome));
             },
             quick};
   }
@@ -769,19 +825,16 @@ struct McpServer::Impl {
   }
 
   // The JSON-RPC response to tools/call `id_json` (the result_response envelope around the call
-  // result), written once into a buffer sized for it: the text and the structured result are the
-  // bulk of it and each is copied once.
-  static std::string call_response(std::string_view id_json, const Expected<ToolOutput>& outcome) {
+  // result) as pieces: on success the tool's escaped text (when it made one) and its structured
+  // result are pieces of their own, moved out of `outcome`, not copied.
+  static Reply call_response(std::string_view id_json, Expected<ToolOutput>&& outcome) {
     std::string minified;
-    std::string_view structured;  // the structuredContent sent (on success)
     ToolError internal;
     const ToolError* error = nullptr;
+    ObjectCheck check = ObjectCheck::kNotObject;
     if (outcome.ok()) {
-      const ObjectCheck check = outcome->structured_trusted
-                                    ? trusted_object(outcome->structured)
-                                    : check_object(outcome->structured, minified);
-      structured = check == ObjectCheck::kMinified ? std::string_view(minified)
-                                                   : std::string_view(outcome->structured);
+      check = outcome->structured_trusted ? trusted_object(outcome->structured)
+                                          : check_object(outcome->structured, minified);
       if (check == ObjectCheck::kNotObject) {
         log_line("a tool returned a structured result that is not a JSON object");
         internal = ToolError{ToolErrorCode::kIoError,
@@ -793,32 +846,38 @@ struct McpServer::Impl {
       error = &outcome.error();
     }
     JsonWriter w;
-    // Escaping may grow the text a little; +1 for the line break the writer appends.
-    w.reserve(id_json.size() + structured.size() +
-              (error == nullptr ? std::max(outcome->text_json.size(),
-                                           outcome->text.size() + outcome->text.size() / 8)
-                                : 0) +
-              256 + 1);
     w.begin_object().field("jsonrpc", "2.0").key("id").raw(id_json).key("result");
     w.begin_object().key("content").begin_array().begin_object().field("type", "text");
     if (error != nullptr) {
       w.field("text", to_json(*error));
-    } else if (!outcome->text_json.empty()) {
+      // On an error the structured result is left out: the tool's outputSchema describes
+      // successes, and clients (the TypeScript SDK among them) validate any structuredContent
+      // against it.
+      w.end_object().end_array().field("isError", true).end_object().end_object();
+      return Reply{w.take()};
+    }
+    Reply reply;
+    reply.reserve(5);
+    if (!outcome->text_json.empty()) {
 #ifndef NDEBUG
       std::string escaped;
       append_json_body(escaped, lossy_utf8(outcome->text));
       if (escaped != outcome->text_json) std::abort();  // the tool broke ToolOutput's contract
 #endif
-      w.key("text").escaped_string(outcome->text_json);
+      // What escaped_string(text_json) writes: the escaped text between quotes.
+      w.key("text");
+      reply.push_back(w.take() + '"');
+      reply.push_back(std::move(outcome->text_json));
+      reply.emplace_back(R"("}],"structuredContent":)");
     } else {
-      w.field("text", outcome->text);
+      w.reserve(w.str().size() + outcome->text.size() + outcome->text.size() / 8 + 64);
+      w.field("text", outcome->text).end_object().end_array().key("structuredContent");
+      reply.push_back(w.take());
     }
-    w.end_object().end_array();
-    // On an error the structured result is left out: the tool's outputSchema describes successes,
-    // and clients (the TypeScript SDK among them) validate any structuredContent against it.
-    if (error == nullptr) w.key("structuredContent").raw(structured);
-    w.field("isError", error != nullptr).end_object().end_object();
-    return w.take();
+    reply.push_back(check == ObjectCheck::kMinified ? std::move(minified)
+                                                    : std::move(outcome->structured));
+    reply.emplace_back(R"(,"isError":false}})");
+    return reply;
   }
 
   void cancel_all() {
@@ -835,7 +894,11 @@ std::string McpServer::protocol_version() const { return impl_->version(); }
 
 std::optional<std::string> McpServer::handle_message(std::string_view line) {
   Impl::Dispatch d = impl_->dispatch_line(line);
-  if (d.deferred) return d.deferred(nullptr);
+  if (d.deferred) {
+    std::optional<Reply> reply = d.deferred(nullptr);
+    if (!reply) return std::nullopt;
+    return joined(std::move(*reply));
+  }
   return std::move(d.reply);
 }
 
@@ -899,7 +962,7 @@ void Serving::handle(LineReader::Event event, const std::string& line, std::size
   }
   if (allow_inline && d.runs_inline && impl_.options.inline_quick_calls &&
       !reader_.has_buffered_line()) {
-    std::optional<std::string> reply;
+    std::optional<Reply> reply;
     try {
       reply = d.deferred(this);
     } catch (const std::exception& e) {
@@ -911,7 +974,7 @@ void Serving::handle(LineReader::Event event, const std::string& line, std::size
     return;
   }
   pool_.submit([this, job = std::move(d.deferred)] {
-    std::optional<std::string> reply;
+    std::optional<Reply> reply;
     try {
       reply = job(nullptr);
     } catch (const std::exception& e) {

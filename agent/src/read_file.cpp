@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <optional>
 
@@ -180,7 +181,6 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   std::string_view stop_reason;  // empty: the window reached the end of the file
   bool reached_eof = false;      // every byte was consumed: the line count is exact
   bool nothing_fit = false;
-  std::string rendered;        // the line as the text shows it; reused from line to line
   std::string scratch;         // a line's text made valid UTF-8, when it was not
   std::size_t body_bytes = 0;  // of the text, what the budget accepted
   // Each shown line is escaped once, into the structured result's "lines" (`lines_json`, the
@@ -196,9 +196,72 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     text_json.reserve(expect + expect / 4 + 256);
   }
 
+  // What is known of the chunk being read (`window`), so a line shown from it whole is checked by
+  // where it lies instead of being scanned again: no NUL byte in [nul_from, nul_at), no byte that
+  // JSON escapes but '\n' in [escape_from, escape_at), and [utf8_start, utf8_end) is valid UTF-8
+  // (from a line start, as the window's lines are checked in order, to after a line break or
+  // the window's end, never inside a character). Each is extended lazily, by lines, at least
+  // kWindowScanBytes at a time, so a short window scans little more than itself.
+  constexpr std::size_t kWindowScanBytes = 4096;
+  std::string_view window;
+  std::size_t nul_from = 0;
+  std::size_t nul_at = 0;
+  std::size_t escape_from = 0;
+  std::size_t escape_at = 0;
+  std::size_t utf8_start = 0;
+  std::size_t utf8_end = 0;  // 0: nothing validated yet
+  bool utf8_broken = false;  // bytes from utf8_end on to a line break are not valid UTF-8
+  auto new_window = [&](std::string_view chunk) {
+    window = chunk;
+    nul_from = nul_at = escape_from = escape_at = utf8_start = utf8_end = 0;
+    utf8_broken = false;
+  };
+  auto scan_limit = [&](std::size_t at, std::size_t end) {
+    return std::min(window.size(), std::max(end, at + kWindowScanBytes));
+  };
+  // Whether window[at, end) holds no NUL byte and is valid UTF-8 (a whole line of it).
+  auto clean_in_window = [&](std::size_t at, std::size_t end) {
+    if (at < nul_from || end > nul_at) {
+      const std::size_t scan_end = scan_limit(at, end);
+      const void* nul = std::memchr(window.data() + at, '\0', scan_end - at);
+      nul_from = at;
+      nul_at = nul == nullptr
+                   ? scan_end
+                   : static_cast<std::size_t>(static_cast<const char*>(nul) - window.data());
+    }
+    if (end > nul_at) return false;
+    if (utf8_end == 0) utf8_start = utf8_end = at;  // the first line start validation needs
+    if (at >= utf8_start && end <= utf8_end) return true;
+    if (utf8_broken || at < utf8_start) return false;
+    // Validate on to the line break that ends the line at or past the scan limit.
+    const std::size_t scan_end = scan_limit(utf8_end, end);
+    const void* nl =
+        std::memchr(window.data() + scan_end - 1, '\n', window.size() - (scan_end - 1));
+    const std::size_t cut =
+        nl == nullptr ? window.size()
+                      : static_cast<std::size_t>(static_cast<const char*>(nl) - window.data()) + 1;
+    if (!is_valid_utf8(window.substr(utf8_end, cut - utf8_end))) {
+      utf8_broken = true;
+      return false;
+    }
+    utf8_end = cut;
+    return end <= utf8_end;
+  };
+  // Whether window[at, end) holds no byte append_json_string would escape.
+  auto plain_in_window = [&](std::size_t at, std::size_t end) {
+    if (at < escape_from || end > escape_at) {
+      const std::size_t scan_end = scan_limit(at, end);
+      escape_from = at;
+      escape_at = find_json_escape_except_newline(window.substr(0, scan_end), at);
+    }
+    return end <= escape_at;
+  };
+
   // Shows the line of `bytes` bytes ending in `last_of_line` whose first bytes (at least
-  // max_line_bytes + 4 of them, or all) are `held`; false when the budget refused it.
-  auto emit_line = [&](std::string_view held, std::uint64_t bytes, char last_of_line) {
+  // max_line_bytes + 4 of them, or all) are `held`; false when the budget refused it. `held`
+  // views the window at `in_window` when that is not npos.
+  auto emit_line = [&](std::string_view held, std::uint64_t bytes, char last_of_line,
+                       std::size_t in_window) {
     if (last_of_line == '\r' && bytes > 0) --bytes;
     std::string_view kept =
         held.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(held.size(), bytes)));
@@ -207,7 +270,9 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       kept = utf8_prefix(kept, max_line_bytes);
       clipped = bytes - kept.size();
     }
-    const std::string_view text = shown_text(kept, scratch, lossy);
+    const bool from_window =
+        in_window != std::string_view::npos && clean_in_window(in_window, in_window + kept.size());
+    const std::string_view text = from_window ? kept : shown_text(kept, scratch, lossy);
     // "{:>6}\t{}" of the number and the text, without a format string parsed per line: `head`
     // holds the number right-aligned in 6 columns and the tab, as written in the text's JSON
     // form ("\\t", two bytes); the raw text takes all but those two bytes and a real tab.
@@ -222,9 +287,13 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     head[number_bytes + 1] = 't';
     std::string clip_note;
     if (clipped > 0) clip_note = fmt::format(" … [clipped {} bytes]", grouped(clipped));
-    rendered.assign(head, number_bytes).append(1, '\t').append(text);
-    if (clipped > 0) rendered.append(clip_note);
-    rendered.push_back('\n');
+    // The line as the text shows it, given to the budget in its pieces: the number with a real
+    // tab, the text, the clip note, the line break.
+    char text_head[32];
+    std::copy_n(head, number_bytes, text_head);
+    text_head[number_bytes] = '\t';
+    const std::array<std::string_view, 4> line_parts = {
+        std::string_view(text_head, number_bytes + 1), text, clip_note, "\n"};
     // `text` may view `current`: the line is done with it only once the line is written.
     auto done_with_line = [&] {
       current.clear();
@@ -232,13 +301,13 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       current_last = 0;
       in_line = false;
     };
-    if ((budget_cap && shown >= *budget_cap) || !budget.append(rendered)) {
+    if ((budget_cap && shown >= *budget_cap) || !budget.append_parts(line_parts)) {
       done_with_line();
       stop_reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
       nothing_fit = shown == 0;
       return false;
     }
-    body_bytes += rendered.size();
+    body_bytes += number_bytes + 1 + text.size() + clip_note.size() + 1;
     if (clipped > 0) ++clipped_lines;
     // The element's head, {"line":N,"text": (after a comma but for the first), in one append.
     char element[48];
@@ -252,26 +321,34 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     e += append_bytes(element + e, R"({"line":)");
     e += append_bytes(element + e, digits);
     e += append_bytes(element + e, R"(,"text":)");
-    lines_json.append(element, e);
     text_json.append(head, number_bytes + 2);
-    if (json_string_is_plain(text, false)) {
+    if (from_window ? plain_in_window(in_window, in_window + text.size())
+                    : json_string_is_plain(text, false)) {
       // Nothing to escape: the text itself, between quotes and in the text's JSON form.
-      lines_json.append(1, '"').append(text).push_back('"');
+      element[e++] = '"';
+      lines_json.append(element, e).append(text);
+      if (clipped == 0) {
+        lines_json.append(R"("})");
+      } else {
+        lines_json.push_back('"');
+      }
       text_json.append(text);
     } else {
+      lines_json.append(element, e);
       const std::size_t quoted_at = lines_json.size();
       append_json_string(lines_json, text);
       const std::size_t escaped_bytes = lines_json.size() - quoted_at - 2;  // without quotes
       text_json.append(lines_json, quoted_at + 1, escaped_bytes);
+      if (clipped == 0) lines_json.push_back('}');
     }
     if (clipped > 0) {
       append_json_body(text_json, clip_note);
       const fmt::format_int clipped_digits(clipped);
       lines_json.append(R"(,"clipped_bytes":)")
-          .append(clipped_digits.data(), clipped_digits.size());
+          .append(clipped_digits.data(), clipped_digits.size())
+          .push_back('}');
     }
     text_json.append("\\n");
-    lines_json.push_back('}');
     done_with_line();
     if (limit && shown >= *limit) stop_reason = kReasonLimit;
     return true;
@@ -292,10 +369,11 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     if (chunk.empty()) {
       reached_eof = true;
       if (phase == Phase::kWindow && in_line) {  // a last line without '\n'
-        emit_line(current, current_bytes, current_last);
+        emit_line(current, current_bytes, current_last, std::string_view::npos);
       }
       break;
     }
+    new_window(chunk);
     std::size_t pos = 0;
     const std::size_t n = chunk.size();
     while (pos < n && phase != Phase::kDone) {
@@ -320,7 +398,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       bool emitted;
       if (!in_line && nl != nullptr) {
         // The usual line, whole in this chunk: shown from the chunk, not copied first.
-        emitted = emit_line(piece, piece.size(), piece.empty() ? '\0' : piece.back());
+        emitted = emit_line(piece, piece.size(), piece.empty() ? '\0' : piece.back(), pos);
       } else {
         if (!piece.empty()) {
           const std::size_t keep = max_line_bytes + 4;
@@ -333,7 +411,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
           pos = n;
           break;
         }
-        emitted = emit_line(current, current_bytes, current_last);
+        emitted = emit_line(current, current_bytes, current_last, std::string_view::npos);
       }
       if (!emitted) {
         // Refused by the budget: the line is still to count, its '\n' included.

@@ -108,6 +108,19 @@ bool TextBudget::append(std::string_view piece) {
   return true;
 }
 
+bool TextBudget::append_parts(std::span<const std::string_view> parts) {
+  std::size_t bytes = 0;
+  for (std::string_view part : parts) bytes += part.size();
+  if (body_bytes_ + bytes > max_bytes_) {
+    writer_.mark_cut();
+    byte_capped_ = true;
+    return false;
+  }
+  if (!writer_.append_parts(parts)) return false;
+  body_bytes_ += bytes;
+  return true;
+}
+
 std::string TextBudget::finish(std::string_view footer) { return writer_.finish(footer); }
 
 std::size_t footer_reserve(const CallContext& context, std::string_view longest_footer) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -47,6 +48,8 @@ class TextBudget {
   TextBudget(const CallContext& context, std::size_t max_tokens, std::size_t reserve_tokens);
   // Appends `piece` when it fits both limits; false (nothing appended) otherwise.
   bool append(std::string_view piece);
+  // append() of the concatenation of `parts` (built only when the budget must count it).
+  bool append_parts(std::span<const std::string_view> parts);
   bool cut() const { return writer_.cut(); }
   void mark_cut() { writer_.mark_cut(); }
   // The text with `footer` as its last line (always within the budget).

@@ -120,6 +120,19 @@ bool compare_paths(std::string_view a, std::string_view b) {
   return a.size() < b.size();
 }
 
+std::uint64_t path_order_key(std::string_view path, std::size_t from) {
+  std::uint64_t key = 0;
+  for (std::size_t k = 0; k < 8; ++k) {
+    unsigned b = 0;  // past the end: below every byte but '/', which ties with it
+    if (from + k < path.size()) {
+      b = static_cast<unsigned char>(path[from + k]);
+      b = b == '/' ? 0 : b < '/' ? b + 1 : b;
+    }
+    key = key << 8 | b;
+  }
+  return key;
+}
+
 Expected<VisibleWalk> walk_visible(
     const CallContext& context, const std::string& start, std::optional<std::size_t> max_depth,
     bool include_ignored,
@@ -149,16 +162,33 @@ Expected<VisibleWalk> walk_visible(
                      "retry; if it persists, list a subdirectory"};
   }
   VisibleWalk out = sink.take();
-  // Sorted through (path, index) keys, which swap cheaply, then moved into place once (paths
-  // are distinct, so the order is the same as sorting the entries themselves).
-  std::vector<std::pair<std::string_view, std::size_t>> keys;
+  // Sorted through (order key, index) pairs, which swap and compare cheaply, then moved into
+  // place once (paths are distinct, so the order is the same as sorting the entries themselves).
+  // Every path starts with `start` and a '/', so the keys hold the bytes after that.
+  std::size_t from = start.empty() ? 0 : start.size() + 1;
+  for (const WalkedEntry& e : out.entries) {
+    if (e.path.size() < from || e.path.compare(0, from, start) != 0 ||
+        (from > 0 && e.path[from - 1] != '/')) {
+      from = 0;
+      break;
+    }
+  }
+  struct Key {
+    std::uint64_t order;
+    std::size_t index;
+  };
+  std::vector<Key> keys;
   keys.reserve(out.entries.size());
-  for (std::size_t i = 0; i < out.entries.size(); ++i) keys.emplace_back(out.entries[i].path, i);
-  std::sort(keys.begin(), keys.end(),
-            [](const auto& a, const auto& b) { return compare_paths(a.first, b.first); });
+  for (std::size_t i = 0; i < out.entries.size(); ++i) {
+    keys.push_back(Key{path_order_key(out.entries[i].path, from), i});
+  }
+  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    if (a.order != b.order) return a.order < b.order;
+    return compare_paths(out.entries[a.index].path, out.entries[b.index].path);
+  });
   std::vector<WalkedEntry> sorted;
   sorted.reserve(out.entries.size());
-  for (const auto& key : keys) sorted.push_back(std::move(out.entries[key.second]));
+  for (const Key& key : keys) sorted.push_back(std::move(out.entries[key.index]));
   out.entries = std::move(sorted);
   return out;
 }

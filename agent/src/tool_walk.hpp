@@ -87,6 +87,11 @@ void write_page_fields(JsonWriter& w, const RenderedPage& page);
 // bytewise, true here, because '/' sorts before every other byte).
 bool compare_paths(std::string_view a, std::string_view b);
 
+// A key of the 8 bytes of `path` from `from` on that orders as compare_paths does, bytes mapped
+// so '/' and the end of the path sort lowest: for paths that agree on their first `from` bytes,
+// a smaller key means compare_paths(a, b), and equal keys leave the order to compare_paths.
+std::uint64_t path_order_key(std::string_view path, std::size_t from);
+
 // The stat of the root-relative `path` without following a final symlink, opened beneath the
 // root (never by path string from the process's cwd); nullopt when it cannot be read.
 std::optional<struct stat> stat_beneath(const CallContext& context, const std::string& path);

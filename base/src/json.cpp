@@ -136,6 +136,25 @@ bool json_string_is_plain(std::string_view s, bool ascii_only) {
   return true;
 }
 
+std::size_t find_json_escape_except_newline(std::string_view s, std::size_t from) {
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  std::size_t i = from;
+#if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const int mask = special_mask(v) & ~_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline));
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+#endif
+  for (; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    if ((c < 0x20 && c != '\n') || c == '"' || c == '\\') return i;
+  }
+  return n;
+}
+
 void append_json_data(std::string& out, std::string_view s) {
   if (is_valid_utf8(s)) {
     out += "{\"text\":";

@@ -4,6 +4,7 @@
 // additive, as a real tokenizer's are not.
 #include "ctx/agent/budget.hpp"
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
@@ -392,4 +393,98 @@ TEST_CASE("count_on_finish(false) still counts with a counter that is not subadd
   for (int i = 0; i < 20; ++i) REQUIRE(writer.append("abcd\n"));
   const std::string text = writer.finish("end");
   CHECK(writer.used() == counter.count(text));
+}
+
+TEST_CASE("the estimator counts many pieces at once as the sum of their counts",
+          "[agent][budget]") {
+  EstimatingCounter counter;
+  std::mt19937 rng(31);
+  const std::string alphabet = "abcXYZ019 \t\n\r.,(){}\"\xC3\xA9\xE6\xBC\xA2\xF0\x9F\x98\x80";
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    std::vector<std::size_t> ends;
+    const std::size_t from = rng() % 4;
+    text.append(from, 'p');  // bytes before the first piece, not counted
+    // Every other round the pieces are lines (one '\n' each, at the end; the last maybe none),
+    // the way renderers charge them; otherwise line breaks fall anywhere.
+    const bool lines = round % 2 == 0;
+    const int pieces = std::uniform_int_distribution<int>(0, 120)(rng);
+    for (int i = 0; i < pieces; ++i) {
+      const int len = rng() % 9 == 0 ? 0 : std::uniform_int_distribution<int>(1, 80)(rng);
+      for (int j = 0; j < len; ++j) {
+        char c = alphabet[rng() % alphabet.size()];
+        if (lines && c == '\n') c = ' ';
+        text += c;
+      }
+      if (lines ? (i + 1 < pieces || rng() % 2 == 0) && len > 0 : rng() % 2 == 0) text += '\n';
+      ends.push_back(text.size());
+    }
+    if (rng() % 3 == 0) text += "after";  // bytes after the last piece, not counted
+    std::size_t want = 0;
+    std::size_t at = from;
+    for (std::size_t end : ends) {
+      want += counter.count(std::string_view(text).substr(at, end - at));
+      at = end;
+    }
+    INFO("round " << round << " pieces " << pieces);
+    REQUIRE(counter.count_pieces(text, from, ends) == want);
+  }
+}
+
+TEST_CASE("count_on_finish(false) does not count the whole text when the body's count fits",
+          "[agent][budget]") {
+  // The pieces' bounds reach the budget (so they are counted), but their counts leave room for
+  // the footer: finish appends it without counting the whole body again.
+  class Tally final : public TokenCounter {
+   public:
+    std::size_t count(std::string_view text) const override {
+      bytes += text.size();
+      return inner.count(text);
+    }
+    std::string_view name() const override { return "tally"; }
+    std::size_t max_count(std::size_t n) const override { return inner.max_count(n); }
+    bool subadditive() const override { return true; }
+    EstimatingCounter inner;
+    mutable std::size_t bytes = 0;
+  } counter;
+  BudgetWriter writer(counter, 2000, 20);  // less than the footer's bound (51)
+  writer.count_on_finish(false);
+  std::size_t body = 0;
+  for (int i = 0; i < 200; ++i) {
+    const std::string line = "    line number " + std::to_string(i) + " of words\n";
+    if (!writer.append(line)) break;
+    body += line.size();
+  }
+  REQUIRE(writer.cut());
+  counter.bytes = 0;
+  const std::string text = writer.finish("(footer: lines cut at max_tokens)");
+  CHECK(counter.inner.count(text) <= 2000);
+  CHECK(text.size() == body + 33);
+  CHECK(counter.bytes < body / 2);  // the pending pieces and the footer, not the whole
+  CHECK(writer.used() == 0);
+}
+
+TEST_CASE("append_parts decides and writes exactly as append of the parts joined",
+          "[agent][budget]") {
+  EstimatingCounter counter;
+  std::mt19937 rng(41);
+  const std::string alphabet = "ab1 \t\n.,\xC3\xA9";
+  for (int round = 0; round < 300; ++round) {
+    const std::size_t budget = std::uniform_int_distribution<std::size_t>(5, 800)(rng);
+    const std::size_t reserve = std::uniform_int_distribution<std::size_t>(0, 20)(rng);
+    BudgetWriter joined(counter, budget, reserve);
+    BudgetWriter parted(counter, budget, reserve);
+    for (int i = 0; i < 40; ++i) {
+      std::array<std::string, 3> parts;
+      for (std::string& part : parts) {
+        const int len = std::uniform_int_distribution<int>(0, 15)(rng);
+        for (int j = 0; j < len; ++j) part += alphabet[rng() % alphabet.size()];
+      }
+      const std::array<std::string_view, 3> views = {parts[0], parts[1], parts[2]};
+      INFO("round " << round << " piece " << i);
+      REQUIRE(joined.append(parts[0] + parts[1] + parts[2]) == parted.append_parts(views));
+      REQUIRE(joined.used() == parted.used());
+    }
+    REQUIRE(joined.finish("(end)") == parted.finish("(end)"));
+  }
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../../agent/src/json_writer.hpp"
+#include "ctx/base/utf8.hpp"
 #include "tool_test_env.hpp"
 
 using ctx::agent::ToolErrorCode;
@@ -483,5 +484,63 @@ TEST_CASE("read_file without count_tokens returns the same text and structure",
     // Skipped only where the pieces' bounds already proved the whole fits.
     CHECK((uncounted.tokens == counted.tokens || uncounted.tokens == 0));
     if (budget == 1000000) CHECK(uncounted.tokens == 0);
+  }
+}
+
+TEST_CASE("read_file shows NUL bytes, invalid UTF-8 and escaped bytes right on lines across chunks",
+          "[agent][read_file][property]") {
+  // Lines shown whole from a read chunk are judged by where they lie in it (the chunk's next NUL,
+  // next byte to escape, validated UTF-8 prefix); a wrong judgement would put a NUL or invalid
+  // UTF-8 in the text, or a raw control byte in the structured result.
+  ToolEnv env;
+  std::mt19937 rng(77);
+  env.config.limits.max_line_bytes = 300;
+  const std::vector<std::string> odd = {
+      std::string(1, '\0'), "\t",           "\"", "\\", "\x01", "\xFF", "\xC3",
+      "\xC3\xA9",           "\xE6\xBC\xA2", "\r"};
+  for (int round = 0; round < 12; ++round) {
+    std::string content;
+    const int lines = 2000 + static_cast<int>(rng() % 4000);  // 2-5 chunks of 64 KiB
+    const unsigned odd_every = round % 3 == 0 ? 400 : round % 3 == 1 ? 40 : 4;
+    for (int i = 0; i < lines; ++i) {
+      const int len = static_cast<int>(rng() % 60);
+      for (int j = 0; j < len; ++j) {
+        content += rng() % odd_every == 0 ? odd[rng() % odd.size()]
+                                          : std::string(1, static_cast<char>('a' + j % 26));
+      }
+      if (rng() % 50 == 0) content += std::string(400, 'L');  // clipped
+      content += "\n";
+    }
+    // No NUL in the first 8 KiB, which would make the file binary.
+    for (std::size_t i = 0; i < 8192 && i < content.size(); ++i) {
+      if (content[i] == '\0') content[i] = '0';
+    }
+    env.file("m.txt", content);
+    const std::string args =
+        R"({"path":"m.txt","max_tokens":1000000,"offset":)" + std::to_string(1 + rng() % 100) + "}";
+    INFO(args << " round " << round);
+    auto out = env.ok("read_file", args);
+    REQUIRE(out.text.find('\0') == std::string::npos);
+    REQUIRE(ctx::is_valid_utf8(out.text));
+    if (!out.text_json.empty()) {
+      std::string want;
+      ctx::agent::append_json_body(want, out.text);
+      REQUIRE(out.text_json == want);
+    }
+    simdjson::dom::parser parser;
+    auto json = parse(parser, out.structured);  // fails on a raw control byte in a string
+    std::size_t at = 0;
+    std::size_t shown = 0;
+    for (auto line : json["lines"].get_array()) {
+      const std::size_t tab = out.text.find('\t', at);
+      const std::size_t end = out.text.find('\n', tab);
+      REQUIRE(end != std::string::npos);
+      const std::string_view shown_text = std::string_view(out.text).substr(tab + 1, end - tab - 1);
+      REQUIRE(shown_text.substr(0, std::string_view(line["text"]).size()) ==
+              std::string_view(line["text"]));
+      at = end + 1;
+      ++shown;
+    }
+    CHECK(shown > 1000);
   }
 }

@@ -11,7 +11,8 @@ a flag without its value, extra arguments); the audit log (--log: one JSON line 
 documented fields, appended); `mcp` over a pipe (initialize, tools/list, a call, EOF ends it with
 0, a log kept inside the root is hidden from the tools; hostile lines (oversized, deeply nested,
 invalid UTF-8) each get a JSON error while the session goes on, and EOF during a running call
-still answers it and exits 0); a root given through a symlink (--root, or the working directory
+still answers it and exits 0; responses larger than the pipe arrive whole while the server's
+writes are cut short by stops); a root given through a symlink (--root, or the working directory
 as $PWD spells it), whose absolute paths are accepted in both spellings and only at a path
 component boundary; and that other argv still reaches the rg-compatible CLI.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -372,6 +374,56 @@ def mcp_answers_hostile_lines_and_finishes_a_call_running_at_eof():
         check(result["structuredContent"]["files_searched"] == 1, "%r" % result)
         check(took < TIMEOUT / 2, "took %.1fs" % took)
         check("skipped a message of" in err, "the oversized line is logged: %r" % err)
+
+
+@case
+def mcp_writes_whole_responses_when_its_writes_are_cut_short():
+    # A response larger than the pipe, drained slowly while the server is stopped and continued
+    # again and again: each stop ends its blocked write early, and the write must go on from
+    # the first byte not yet written, so every response arrives whole and identical.
+    with Tree() as t:
+        with open(os.path.join(t.root, "big.txt"), "w") as f:
+            f.write("".join("line %d of the big file\n" % i for i in range(20000)))
+        proc = subprocess.Popen([CTX, "mcp", "--root", t.root], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        out = proc.stdout.fileno()
+        pending = b""
+
+        def send(message):
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+
+        def reply():
+            nonlocal pending
+            while b"\n" not in pending:
+                chunk = os.read(out, 1 << 16)
+                check(chunk != b"", "the server closed its output")
+                pending += chunk
+            line, pending = pending.split(b"\n", 1)
+            return line
+
+        try:
+            send(init_message())
+            reply()
+            texts = set()
+            for rid in range(2, 8):
+                send({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                      "params": {"name": "read_file",
+                                 "arguments": {"path": "big.txt", "max_tokens": 1000000}}})
+                time.sleep(0.05)  # the server fills the pipe and blocks in its write
+                for _ in range(30):
+                    os.kill(proc.pid, signal.SIGSTOP)
+                    os.kill(proc.pid, signal.SIGCONT)
+                    pending += os.read(out, 4096)
+                line = reply()
+                check(len(line) > 500000, "a short response: %d bytes" % len(line))
+                response = json.loads(line)  # a lost or repeated piece breaks the JSON
+                check(response["id"] == rid and response["result"]["isError"] is False,
+                      "%r" % line[:300])
+                texts.add(response["result"]["content"][0]["text"])
+            check(len(texts) == 1, "the same call gave %d different texts" % len(texts))
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=TIMEOUT)
 
 
 def root_link(t, name="link-to-project"):

@@ -148,3 +148,45 @@ TEST_CASE("one-byte ops around one star match by position, as git does", "[walke
     CHECK(glob.matches_by_nfa(row.text) == row.expected);
   }
 }
+
+TEST_CASE("a glob's last_bytes holds the last byte of every non-empty text it matches",
+          "[walker][glob]") {
+  std::mt19937 rng(20261123);
+  const GlobOptions kModes[] = {
+      {true, false, false}, {true, true, false}, {false, false, false},
+      {false, true, false}, {true, false, true}, {true, true, true},
+  };
+  std::size_t matched = 0;
+  std::size_t pinned = 0;  // patterns whose set is not every byte
+  for (int p = 0; p < 4000; ++p) {
+    const std::string pattern = random_pattern(rng);
+    for (const GlobOptions& mode : kModes) {
+      const Glob glob = Glob::compile(pattern, mode);
+      const std::array<std::uint64_t, 4> last = glob.last_bytes();
+      if ((last[0] & last[1] & last[2] & last[3]) != ~std::uint64_t{0}) ++pinned;
+      for (int t = 0; t < 40; ++t) {
+        std::string text = random_text(rng);
+        if (t % 2 == 1) {  // built to fit, as in the fast-path test above
+          text.clear();
+          for (char c : pattern) {
+            if (c == '*' || c == '?' || c == '\\') {
+              text += random_text(rng).substr(0, c == '*' ? 3 : 1);
+            } else if (c != '[' && c != ']') {
+              text.push_back(c);
+            }
+          }
+        }
+        if (text.empty() || !glob.matches(text)) continue;
+        ++matched;
+        const auto c = static_cast<unsigned char>(text.back());
+        if ((last[c / 64] >> (c % 64) & 1U) == 0) {
+          FAIL("pattern " << shown(pattern) << " matches " << shown(text) << " (pathname "
+                          << mode.pathname << " fold " << mode.case_insensitive
+                          << ") but its last_bytes lacks the last byte");
+        }
+      }
+    }
+  }
+  CHECK(matched > 1000);
+  CHECK(pinned > 1000);
+}

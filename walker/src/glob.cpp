@@ -316,6 +316,37 @@ void Glob::build_fixed() {
   fixed_ = true;
 }
 
+std::array<std::uint64_t, 4> Glob::last_bytes() const {
+  std::array<std::uint64_t, 4> set{};
+  auto folding_to = [&](unsigned char last) {
+    for (unsigned c = 0; c < 256; ++c) {
+      if (fold(static_cast<unsigned char>(c), case_insensitive_) == last) {
+        set[c / 64] |= std::uint64_t{1} << (c % 64);
+      }
+    }
+    return set;
+  };
+  switch (shape_) {
+    case Shape::kNever:
+      return set;
+    case Shape::kLiteral:
+    case Shape::kStarSuffix:
+      if (!literal_.empty()) return folding_to(static_cast<unsigned char>(literal_.back()));
+      if (shape_ == Shape::kLiteral) return set;  // only the empty text
+      break;
+    case Shape::kGeneral:
+      if (fixed_ && !(fixed_has_star_ && fixed_head_ * 4 == fixed_sets_.size())) {
+        // The last one-byte op decides the last byte (a star last would leave it free).
+        std::copy_n(fixed_sets_.end() - 4, 4, set.begin());
+        return set;
+      }
+      if (!fixed_ && !tail_.empty()) return folding_to(static_cast<unsigned char>(tail_.back()));
+      break;
+  }
+  set.fill(~std::uint64_t{0});
+  return set;
+}
+
 bool Glob::matches_fixed(std::string_view text) const {
   const std::size_t n = fixed_sets_.size() / 4;
   const std::uint64_t* sets = fixed_sets_.data();

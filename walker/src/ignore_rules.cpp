@@ -37,7 +37,38 @@ std::string folded(std::string_view s) {
   return out;
 }
 
+unsigned char fold_byte(char c, bool fold) {
+  const auto b = static_cast<unsigned char>(c);
+  return fold && b >= 'A' && b <= 'Z' ? static_cast<unsigned char>(b - 'A' + 'a') : b;
+}
+
 }  // namespace
+
+std::size_t IgnoreRules::KeyFilter::slot_of(std::string_view key, bool fold) {
+  const std::size_t n = key.size();
+  std::uint64_t h = n;
+  if (n > 0) {
+    h = h << 24 | std::uint64_t{fold_byte(key[0], fold)} << 16 |
+        std::uint64_t{fold_byte(key[n / 2], fold)} << 8 | fold_byte(key[n - 1], fold);
+  }
+  h *= 0x9E3779B97F4A7C15ULL;
+  return static_cast<std::size_t>(h >> 40);
+}
+
+void IgnoreRules::KeyFilter::add(std::string_view folded_key, const IndexMap& index) {
+  auto set = [this](std::string_view key) {
+    const std::size_t slot = slot_of(key, false) & (bits_.size() * 64 - 1);
+    bits_[slot / 64] |= std::uint64_t{1} << (slot % 64);
+  };
+  if (bits_.size() * 64 >= index.size() * 16) {
+    set(folded_key);
+    return;
+  }
+  std::size_t words = 1;
+  while (words * 64 < index.size() * 16) words *= 2;
+  bits_.assign(words, 0);
+  for (const auto& entry : index) set(entry.first);
+}
 
 IgnoreRules IgnoreRules::parse(std::string_view text, Options options) {
   IgnoreRules rules(options);
@@ -86,9 +117,11 @@ void IgnoreRules::add_line(std::string_view line, bool case_insensitive) {
   const bool indexable = basename && fold_line == options_.case_insensitive;
   if (indexable && glob.shape() == Glob::Shape::kLiteral) {
     add_to(by_literal_[glob.literal()]);
+    literal_filter_.add(glob.literal(), by_literal_);
   } else if (indexable && glob.shape() == Glob::Shape::kStarSuffix && !glob.literal().empty()) {
     auto [it, inserted] = by_suffix_.try_emplace(glob.literal());
     add_to(it->second);
+    suffix_filter_.add(glob.literal(), by_suffix_);
     if (inserted && std::find(suffix_lengths_.begin(), suffix_lengths_.end(),
                               glob.literal().size()) == suffix_lengths_.end()) {
       suffix_lengths_.push_back(glob.literal().size());
@@ -96,8 +129,10 @@ void IgnoreRules::add_line(std::string_view line, bool case_insensitive) {
   } else if (!basename && fold_line == options_.case_insensitive &&
              glob.shape() == Glob::Shape::kLiteral) {
     add_to(by_path_[glob.literal()]);  // an anchored literal path such as /src/gen/out.c
+    path_filter_.add(glob.literal(), by_path_);
   } else if (glob.shape() != Glob::Shape::kNever) {
     general_.push_back(index);
+    general_last_.push_back(glob.last_bytes());
   }
 }
 
@@ -121,29 +156,34 @@ MatchKind IgnoreRules::match(std::string_view rel_path, bool is_dir) const {
 
   std::int64_t best = -1;
   if (!by_literal_.empty() || !by_suffix_.empty() || !by_path_.empty()) {
-    // The indexes hold keys folded as the set is, so fold the path once (its base is a suffix).
+    // The indexes hold keys folded as the set is: `k`, a suffix of rel_path, is looked up folded
+    // (the path is folded once, and only when a filter lets a key through).
+    const bool fold = options_.case_insensitive;
     std::string folded_path;
-    std::string_view path_key = rel_path;
-    if (options_.case_insensitive) {
-      folded_path = folded(rel_path);
-      path_key = folded_path;
-    }
-    const std::string_view key = path_key.substr(path_key.size() - base.size());
-    auto take = [&](const IndexMap& index, std::string_view k) {
+    auto take = [&](const IndexMap& index, const KeyFilter& filter, std::string_view k) {
+      if (!filter.may_hold(k, fold)) return;
+      if (fold) {
+        if (folded_path.empty()) folded_path = folded(rel_path);
+        k = std::string_view(folded_path).substr(rel_path.size() - k.size());
+      }
       if (auto it = index.find(k); it != index.end()) {
         best = std::max(best, best_in(it->second, is_dir));
       }
     };
-    take(by_literal_, key);
-    if (!by_path_.empty()) take(by_path_, path_key);
+    take(by_literal_, literal_filter_, base);
+    take(by_path_, path_filter_, rel_path);
     for (std::size_t len : suffix_lengths_) {
-      if (len <= key.size()) take(by_suffix_, key.substr(key.size() - len));
+      if (len <= base.size()) take(by_suffix_, suffix_filter_, base.substr(base.size() - len));
     }
   }
-  for (auto it = general_.rbegin(); it != general_.rend(); ++it) {
-    if (static_cast<std::int64_t>(*it) <= best) break;
-    if (rule_matches(rules_[*it], rel_path, base, is_dir)) {
-      best = *it;
+  // A basename rule matches `base`, any other the whole path: both end with the path's last byte.
+  const auto last = static_cast<unsigned char>(rel_path.empty() ? 0 : rel_path.back());
+  for (std::size_t k = general_.size(); k-- > 0;) {
+    const std::uint32_t index = general_[k];
+    if (static_cast<std::int64_t>(index) <= best) break;
+    if (!rel_path.empty() && (general_last_[k][last / 64] >> (last % 64) & 1U) == 0) continue;
+    if (rule_matches(rules_[index], rel_path, base, is_dir)) {
+      best = index;
       break;
     }
   }

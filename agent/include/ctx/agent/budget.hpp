@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,10 @@ class TokenCounter {
   // knows none. With a bound, BudgetWriter counts a piece only once the bounds of the pieces it
   // holds could reach the budget (its decisions stay exactly those of counting every piece).
   virtual std::size_t max_count(std::size_t /*bytes*/) const { return SIZE_MAX; }
+  // The sum of count(piece) over the pieces text[from, ends[0]), text[ends[0], ends[1]), ...
+  // (`ends` ascending, each at most text.size()); a counter may count them all in one pass.
+  virtual std::size_t count_pieces(std::string_view text, std::size_t from,
+                                   std::span<const std::size_t> ends) const;
   // True when count(a + b) <= count(a) + count(b) for all texts: the sum of the pieces' counts
   // (or bounds) then bounds the whole.
   virtual bool subadditive() const { return false; }
@@ -45,6 +50,9 @@ class EstimatingCounter final : public TokenCounter {
   std::string_view name() const override { return "estimate-shape-v1"; }
   // At most 3 half tokens a byte (a 4-byte character's lead byte; every other byte 2 or less).
   std::size_t max_count(std::size_t bytes) const override { return (3 * bytes + 1) / 2; }
+  // Many short pieces are counted by the state machine in four interleaved streams of pieces.
+  std::size_t count_pieces(std::string_view text, std::size_t from,
+                           std::span<const std::size_t> ends) const override;
   bool subadditive() const override { return true; }
 };
 
@@ -58,11 +66,13 @@ class BudgetWriter {
   // Appends `piece` when its count fits in the budget left (minus the reserve); false, and
   // nothing appended, when it does not. Once a piece is refused, `cut()` is true.
   bool append(std::string_view piece);
+  // append() of the concatenation of `parts`, which is built only when it must be counted.
+  bool append_parts(std::span<const std::string_view> parts);
   // True when `piece` would fit.
   bool fits(std::string_view piece) const;
   // With false, `finish` does not count the whole text when the counter is subadditive and the
-  // bounds of what it holds plus the footer's already fit (so the count could not change the
-  // text); used() is then 0 after finish. True by default.
+  // body's count (or its pieces' bounds) plus the footer's with its line break already fit (so
+  // the count could not change the text); used() is then 0 after finish. True by default.
   void count_on_finish(bool count) { count_on_finish_ = count; }
   // Marks that something was left out without trying to append it.
   void mark_cut() { cut_ = true; }
@@ -105,6 +115,7 @@ class BudgetWriter {
   bool trimmed_ = false;
   bool count_on_finish_ = true;
   std::string text_;
+  std::string joined_;  // append_parts' concatenation, when one is counted
 };
 
 }  // namespace ctx::agent

@@ -17,5 +17,8 @@ void append_json_data(std::string& out, std::string_view s);
 // '\\'), and, with `ascii_only`, every byte is ASCII (so `s` is valid UTF-8 as well): such a
 // string may be written as it is between quotes.
 bool json_string_is_plain(std::string_view s, bool ascii_only);
+// The offset of the first byte of `s` at or after `from` that append_json_string would escape,
+// '\n' excepted (so every line between line breaks before it is plain); s.size() when none.
+std::size_t find_json_escape_except_newline(std::string_view s, std::size_t from);
 
 }  // namespace ctx

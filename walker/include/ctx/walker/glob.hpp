@@ -3,6 +3,7 @@
 // Matching is a bit-parallel NFA: linear in the text, no backtracking blow-up on any pattern.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,6 +45,9 @@ class Glob {
   // The literal (kLiteral) or the suffix after the star (kStarSuffix), case-folded when the glob
   // is case-insensitive.
   const std::string& literal() const { return literal_; }
+  // The bytes a non-empty text that matches can end with, as a 256-bit set (bit c of word c / 64);
+  // every byte when the pattern does not pin its last byte. Callers reject by it before matching.
+  std::array<std::uint64_t, 4> last_bytes() const;
   bool case_insensitive() const { return case_insensitive_; }
 
  private:

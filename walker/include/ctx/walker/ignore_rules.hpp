@@ -3,6 +3,7 @@
 // relative to the directory the file applies to. The last matching line decides.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -66,7 +67,33 @@ class IgnoreRules {
   IndexMap by_literal_;  // rule indices, ascending
   IndexMap by_suffix_;
   IndexMap by_path_;  // anchored literal paths, matched against the whole relative path
+  // A bit set over a cheap hash of a key's length and three of its bytes (folded as the set is),
+  // one per index: a lookup whose key has no bit set cannot be in the index, so it is skipped
+  // without hashing the key or folding the path (most paths match no literal). Sized to about
+  // 16 bits per key, so a key not in the index passes about one time in 16.
+  class KeyFilter {
+   public:
+    // Records `index`'s key `folded_key` (just added to it); grows and refills the bits from
+    // `index` when it outgrew them.
+    void add(std::string_view folded_key, const IndexMap& index);
+    // False when `key` (folded as the set folds when `fold`) is certainly not a key.
+    bool may_hold(std::string_view key, bool fold) const {
+      if (bits_.empty()) return false;
+      const std::size_t slot = slot_of(key, fold) & (bits_.size() * 64 - 1);
+      return (bits_[slot / 64] >> (slot % 64) & 1U) != 0;
+    }
+
+   private:
+    static std::size_t slot_of(std::string_view key, bool fold);
+    std::vector<std::uint64_t> bits_;  // a power of two words; empty while the index is
+  };
+  KeyFilter literal_filter_;
+  KeyFilter suffix_filter_;
+  KeyFilter path_filter_;
   std::vector<std::uint32_t> general_;
+  // For each of general_, the bytes a path it matches can end with (Glob::last_bytes): a rule
+  // is skipped without running its glob when the path's last byte is not among them.
+  std::vector<std::array<std::uint64_t, 4>> general_last_;
   std::vector<std::size_t> suffix_lengths_;  // distinct lengths of by_suffix_ keys
   std::size_t negated_count_ = 0;
 
