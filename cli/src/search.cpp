@@ -14,10 +14,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "colors.hpp"
@@ -1392,6 +1394,36 @@ Result<bool> pcre2_smart_case_sensitive(const std::vector<std::string>& patterns
   return hit.has_value();
 }
 
+// The text of a -f pattern file: `-` is stdin; anything open(2) opens (a regular file, a pipe or
+// FIFO such as `-f <(cmd)`, /dev/null) is read to its end, waiting for a writer as ripgrep does.
+// Errors are ripgrep's: "PATH: ERROR" when opening fails, "PATH:ERROR" (no space) when reading does
+// (a directory: "d:Is a directory (os error 21)").
+Result<std::string> read_pattern_file(const std::string& file) {
+  const bool std_in = file == "-";
+  const std::string shown = std_in ? "<stdin>" : file;
+  const int fd = std_in ? STDIN_FILENO : ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error::from_errno(errno, shown);
+  std::string out;
+  int err = 0;
+  for (char chunk[1 << 16];;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) err = errno;
+    if (n <= 0) break;
+    out.append(chunk, static_cast<std::size_t>(n));
+    if (out.size() > kMaxPatternFileBytes) {
+      err = EFBIG;
+      break;
+    }
+  }
+  if (!std_in) ::close(fd);
+  if (err != 0) {
+    return Error{ErrorCode::kIo,
+                 fmt::format("{}:{} (os error {})", shown, std::strerror(err), err)};
+  }
+  return out;
+}
+
 bool stdin_is_readable() {
   struct stat st {};
   if (::fstat(STDIN_FILENO, &st) != 0) return false;
@@ -1403,9 +1435,13 @@ bool stdin_is_readable() {
 int run_search(Args& args) {
   // Patterns: -e and -f, else the first positional.
   std::vector<std::string> patterns = args.patterns;
+  bool stdin_consumed = false;  // by `-f -`: then stdin is never searched, as in ripgrep
   for (const std::string& file : args.pattern_files) {
-    auto text = file == "-" ? read_small_file(STDIN_FILENO, "/dev/stdin", kMaxPatternFileBytes)
-                            : read_small_file(AT_FDCWD, file.c_str(), kMaxPatternFileBytes);
+    if (file == "-" && std::exchange(stdin_consumed, true)) {
+      print_error("error reading -f/--file from stdin: stdin has already been consumed");
+      return 2;
+    }
+    auto text = read_pattern_file(file);
     if (!text.ok()) {
       print_error(text.error().detail);
       return 2;
@@ -1421,8 +1457,13 @@ int run_search(Args& args) {
     patterns.push_back(paths.front());
     paths.erase(paths.begin());
   }
+  if (stdin_consumed && std::ranges::find(paths, "-") != paths.end()) {
+    print_error("error: attempted to read patterns from stdin while also searching stdin");
+    return 2;
+  }
   if (args.search.max_count == std::optional<std::uint64_t>(0)) return 1;  // -m 0, as ripgrep
   engine::PatternOptions pattern_options = args.pattern;
+  pattern_options.ban_nul = !args.text;  // binary detection on (--null-data: see ban_nul)
   if (pattern_options.pcre2 && pattern_options.smart_case && !pattern_options.case_insensitive) {
     auto sensitive = pcre2_smart_case_sensitive(patterns, pattern_options.fixed_strings);
     if (!sensitive.ok()) {
@@ -1465,7 +1506,7 @@ int run_search(Args& args) {
     return 2;
   }
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
-  const bool search_stdin = paths.empty() && stdin_is_readable();
+  const bool search_stdin = paths.empty() && !stdin_consumed && stdin_is_readable();
   struct stat st {};
   const bool one_file =
       search_stdin ||
