@@ -60,12 +60,15 @@ std::size_t utf8_length(unsigned char c) {
 bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
   for (std::size_t i = 0; i < s.size();) {
     if (!literal && s[i] == '\\') {
-      // A hex escape is a literal of its character (rg 14: -S '\\x41' is case-sensitive).
-      if (hex_literals && i + 2 < s.size() && s[i + 1] == 'x') {
+      // A hex escape is a literal of its character (rg 14: -S '\\x41' is case-sensitive), and its
+      // digits are none (-S '[^\\x00-\\x7F]' stays case-insensitive).
+      const char kind = i + 1 < s.size() ? s[i + 1] : '\0';
+      if (hex_literals && i + 2 < s.size() && (kind == 'x' || kind == 'u' || kind == 'U')) {
         const bool braced = s[i + 2] == '{';
         const std::size_t digits = braced ? i + 3 : i + 2;
-        const std::size_t end = braced ? s.find('}', digits) : std::min(digits + 2, s.size());
-        if (end != std::string_view::npos && end > digits && end - digits <= 6) {
+        const std::size_t width = kind == 'x' ? 2 : kind == 'u' ? 4 : 8;
+        const std::size_t end = braced ? s.find('}', digits) : std::min(digits + width, s.size());
+        if (end != std::string_view::npos && end > digits && end - digits <= 8) {
           std::uint32_t cp = 0;
           bool hex = true;
           for (std::size_t k = digits; k < end && hex; ++k) {
@@ -78,6 +81,10 @@ bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
           if (hex && cp >= 0x80 && cp <= 0x10FFFF) {
             const std::string ch = ctx::utf8_of(cp);
             if (is_upper_char(ch, 0, ch.size())) return true;
+          }
+          if (hex) {
+            i = braced ? end + 1 : end;
+            continue;
           }
         }
       }

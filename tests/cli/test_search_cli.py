@@ -301,6 +301,10 @@ golden("--no-unicode -i folds no non-ASCII character", ["-o", "--no-unicode", "-
        b"K\nk\n", 0, stdin=U)
 golden("--no-unicode -F -i folds ASCII only", ["-c", "--no-unicode", "-F", "-i", "\u00e9cOLE"],
        b"", 1, stdin=U)
+golden("-S: a hex escape's digits are no uppercase literal ([^\\x00-\\x7F] folds, leaving out U+017F)",
+       ["-S", "-c", "[^\\x00-\\x7F]"], b"1\n", 0, stdin=b"a\xc5\xbf\n\xc3\xa9\n")
+golden("-S: nor are a \\u escape's (\\u00Ef is a lowercase literal)", ["-S", "-c", "\\u00Ef"], b"2\n", 0,
+       stdin=b"\xc3\xaf\n\xc3\x8f\n")
 golden("-F -i folds non-ASCII in Unicode mode", ["-c", "-F", "-i", "\u00e9cOLE"], b"1\n", 0,
        stdin=U)
 golden("--no-unicode -w has ASCII word boundaries", ["-o", "--no-unicode", "-w", "caf|a"],
