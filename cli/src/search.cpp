@@ -25,6 +25,7 @@
 #include "colors.hpp"
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
+#include "ctx/base/utf8.hpp"
 #include "ctx/engine/pattern_set.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "ctx/walker/overrides.hpp"
@@ -1424,6 +1425,34 @@ Result<std::string> read_pattern_file(const std::string& file) {
   return out;
 }
 
+// A pattern's bytes as ripgrep shows them in errors (bstr's escape_bytes): ASCII graphic
+// characters as themselves, \0 \t \n \r \\ escaped, valid non-ASCII characters as themselves,
+// any other byte (a space, a control, invalid UTF-8) as \xHH.
+std::string rg_escape(std::string_view bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    if (b >= 0x80) {
+      const std::size_t len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
+      const std::string_view ch = bytes.substr(i, len);
+      if (ch.size() == len && utf8_valid_prefix(ch) == len) {
+        out += ch;
+        i += len;
+        continue;
+      }
+    }
+    if (b == 0 || b == '\t' || b == '\n' || b == '\r' || b == '\\') {
+      out += b == 0 ? "\\0" : b == '\t' ? "\\t" : b == '\n' ? "\\n" : b == '\r' ? "\\r" : "\\\\";
+    } else if (b >= 0x21 && b <= 0x7E) {
+      out.push_back(static_cast<char>(b));
+    } else {
+      out += fmt::format("\\x{:02X}", b);
+    }
+    ++i;
+  }
+  return out;
+}
+
 bool stdin_is_readable() {
   struct stat st {};
   if (::fstat(STDIN_FILENO, &st) != 0) return false;
@@ -1446,12 +1475,32 @@ int run_search(Args& args) {
       print_error(text.error().detail);
       return 2;
     }
-    for_each_line(*text, [&](std::string_view line) { patterns.emplace_back(line); });
+    std::size_t line_number = 0;
+    std::string invalid;  // rg's error for the first line that is not UTF-8
+    for_each_line(*text, [&](std::string_view line) {
+      ++line_number;
+      const std::size_t valid = utf8_valid_prefix(line);
+      if (valid != line.size() && invalid.empty()) {
+        invalid = fmt::format(
+            "{}:{}: found invalid UTF-8 in pattern at byte offset {}: {} (disable Unicode mode and "
+            "use hex escape sequences to match arbitrary bytes in a pattern, e.g., '(?-u)\\xFF')",
+            file == "-" ? "<stdin>" : file, line_number, valid, rg_escape(line));
+      }
+      patterns.emplace_back(line);
+    });
+    if (!invalid.empty()) {
+      print_error(invalid);
+      return 2;
+    }
   }
   std::vector<std::string> paths = args.positionals;
   if (args.patterns.empty() && args.pattern_files.empty()) {
     if (paths.empty()) {
       print_error("no pattern given: usage is 'ctxsearch PATTERN [PATH ...]' (see --help)");
+      return 2;
+    }
+    if (!is_valid_utf8(paths.front())) {
+      print_error("pattern given is not valid UTF-8");
       return 2;
     }
     patterns.push_back(paths.front());

@@ -32,7 +32,8 @@ line, context separator, -c, -l, -o, -b, -x, -r, --vimgrep, --json, -U across a 
 detection, UTF-16 still transcoded, stdin, the literal NUL error, --crlf after it winning), rg
 14's NUL ban (a pattern that must match a NUL while binary detection is on; alternations of single
 characters are classes, for it and for the literal \\n error), \\u/\\U escapes of a line feed or
-CR, -f from stdin, a FIFO or /dev/null (`-f -` leaves stdin unsearched; rg's errors).
+CR, -f from stdin, a FIFO or /dev/null (`-f -` leaves stdin unsearched; rg's errors), patterns,
+-f lines and flag values that are not UTF-8 (rg's errors, its escaping of the line).
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
@@ -1467,6 +1468,24 @@ golden("-f - and the path - is an error", ["-f", "-", "d/a.txt", "-"], b"", 2,
                  "stdin")], stdin=b"bar\n")
 golden("-f of a directory names the read error as rg (no space)", ["-f", "d", "d/a.txt"], b"", 2,
        [("line", "ctxsearch: d:Is a directory (os error 21)")])
+
+# patterns and flag values that are not UTF-8: rg's errors
+golden("a pattern that is not UTF-8 is rg's error", ["a\udcffb", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: pattern given is not valid UTF-8")])
+golden("an -e value that is not UTF-8 names the flag as given", ["-e\udcff", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: error parsing flag -e: value is not valid UTF-8")])
+golden("a -g value that is not UTF-8", ["--glob=\udcff", "foo", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: error parsing flag --glob: value is not valid UTF-8")])
+golden("a separator that is not UTF-8 is rg's separator error",
+       ["--context-separator", "\udcff", "foo", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: error parsing flag --context-separator: separator must be valid "
+                 "UTF-8 (use escape sequences to provide a separator that is not valid UTF-8)")])
+golden("a -f line that is not UTF-8 names the file, the line and the offset, escaped as rg",
+       ["-f", "-", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: <stdin>:2: found invalid UTF-8 in pattern at byte offset 3: "
+                 "a\\0\\x20\\xFF~\\t\u00e9 (disable Unicode mode and use hex escape sequences to "
+                 "match arbitrary bytes in a pattern, e.g., '(?-u)\\xFF')")],
+       stdin=b"ok\na\x00 \xff~\t\xc3\xa9\n")
 
 
 @case
