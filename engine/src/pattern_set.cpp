@@ -1009,10 +1009,15 @@ struct ByteScan {
   bool must = false;
 };
 
-ByteScan scan_group(std::string_view p, std::size_t& i, char lt, bool caseless);
+struct ScanFlags {
+  bool caseless = false;  // (?i), -i, -S: a letter is a class of its cases
+  bool verbose = false;   // (?x): whitespace and # comments are no pieces
+};
+
+ByteScan scan_group(std::string_view p, std::size_t& i, char lt, ScanFlags flags);
 
 // One atom at p[i] (not '|' or ')'); moves `i` past it.
-ByteScan scan_atom(std::string_view p, std::size_t& i, char lt, bool& caseless) {
+ByteScan scan_atom(std::string_view p, std::size_t& i, char lt, ScanFlags& flags) {
   using Kind = ByteScan::Kind;
   const char c = p[i];
   if (c == '(') {
@@ -1025,24 +1030,25 @@ ByteScan scan_atom(std::string_view p, std::size_t& i, char lt, bool& caseless) 
         i = j == std::string_view::npos ? p.size() : j + 1;
       } else {
         while (j < p.size() && p[j] != ':' && p[j] != ')') ++j;
-        const std::string_view flags = p.substr(i + 1, j - i - 1);
-        const std::size_t flag_i = flags.find('i');
-        const bool group_caseless = flag_i == std::string_view::npos
-                                        ? caseless
-                                        : flag_i < flags.find('-');  // (?i) or (?-i)
+        const std::string_view letters = p.substr(i + 1, j - i - 1);
+        const auto flag = [&](char f, bool now) {  // (?f) sets it, (?-f) clears it
+          const std::size_t at = letters.find(f);
+          return at == std::string_view::npos ? now : at < letters.find('-');
+        };
+        const ScanFlags group{flag('i', flags.caseless), flag('x', flags.verbose)};
         if (j < p.size() && p[j] == ')') {  // flags alone: no piece, they last to the group's end
           i = j + 1;
-          caseless = group_caseless;
+          flags = group;
           return ByteScan{Kind::kNothing, false, false};
         }
         i = std::min(j + 1, p.size());
-        ByteScan inner = scan_group(p, i, lt, group_caseless);
+        ByteScan inner = scan_group(p, i, lt, group);
         if (i < p.size()) ++i;  // ')'
         return inner;
       }
     }
-    ByteScan inner = scan_group(p, i, lt, caseless);  // a capture group: never merged
-    if (i < p.size()) ++i;                            // ')'
+    ByteScan inner = scan_group(p, i, lt, flags);  // a capture group: never merged
+    if (i < p.size()) ++i;                         // ')'
     inner.kind = Kind::kOther;
     return inner;
   }
@@ -1051,7 +1057,7 @@ ByteScan scan_atom(std::string_view p, std::size_t& i, char lt, bool& caseless) 
     const char v = class_newline(p, i, lt);
     // A class of one plain character ([a]) is that literal.
     const bool one = i - start == 3 && p[start + 1] != '^' && p[start + 1] != '[' &&
-                     !(caseless && std::isalpha(static_cast<unsigned char>(p[start + 1])));
+                     !(flags.caseless && std::isalpha(static_cast<unsigned char>(p[start + 1])));
     return ByteScan{v == 'n' || one ? Kind::kChar : Kind::kClass, v == 'n', v == 'n'};
   }
   if (c == '\\') {
@@ -1076,7 +1082,7 @@ ByteScan scan_atom(std::string_view p, std::size_t& i, char lt, bool& caseless) 
   const auto b = static_cast<unsigned char>(c);
   if (b >= 0xC0) len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
   i = std::min(i + len, p.size());
-  if (caseless && std::isalpha(b)) return ByteScan{Kind::kClass, false, false};
+  if (flags.caseless && std::isalpha(b)) return ByteScan{Kind::kClass, false, false};
   const bool is_byte = len == 1 && c == lt;
   return ByteScan{Kind::kChar, is_byte, is_byte};
 }
@@ -1085,7 +1091,7 @@ ByteScan scan_atom(std::string_view p, std::size_t& i, char lt, bool& caseless) 
 // regex-syntax builds it: a branch of several pieces is a concatenation (literals merge: never one
 // character); branches that are all one-character literals, or all classes, become one class,
 // which holds the byte alone only if every branch is that byte.
-ByteScan scan_group(std::string_view p, std::size_t& i, char lt, bool caseless) {
+ByteScan scan_group(std::string_view p, std::size_t& i, char lt, ScanFlags flags) {
   using Kind = ByteScan::Kind;
   std::vector<ByteScan> branches;
   ByteScan branch;
@@ -1098,6 +1104,10 @@ ByteScan scan_group(std::string_view p, std::size_t& i, char lt, bool caseless) 
   };
   while (i < p.size() && p[i] != ')') {
     const char c = p[i];
+    if (flags.verbose && (std::isspace(static_cast<unsigned char>(c)) || c == '#')) {
+      i = c == '#' ? std::min(p.find('\n', i), p.size()) : i + 1;
+      continue;
+    }
     if (c == '|') {
       ++i;
       close_branch();
@@ -1114,7 +1124,7 @@ ByteScan scan_group(std::string_view p, std::size_t& i, char lt, bool caseless) 
       branch.kind = Kind::kOther;
       continue;
     }
-    const ByteScan atom = scan_atom(p, i, lt, caseless);
+    const ByteScan atom = scan_atom(p, i, lt, flags);
     if (atom.kind == Kind::kNothing) continue;
     const bool must = branch.must || atom.must;
     branch = atom;
@@ -1151,7 +1161,7 @@ bool has_literal_byte(const std::vector<std::string>& patterns, char lt, bool ca
     joined += "(?:" + p + ")";
   }
   std::size_t i = 0;
-  return scan_group(joined, i, lt, caseless).must;
+  return scan_group(joined, i, lt, ScanFlags{caseless, false}).must;
 }
 
 // ripgrep's NUL ban (PatternOptions::ban_nul): whether `patterns` are to be refused for a NUL that

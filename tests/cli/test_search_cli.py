@@ -1438,6 +1438,8 @@ golden("an alternation of single characters is a class: no NUL ban", ["-c", "a|\
        stdin=b"a\x00b\n")
 golden("-e patterns are one alternation: no NUL ban, no literal \\n error",
        ["-c", "-e", "b", "-e", "\\x00", "-e", "\\n"], b"1\n", 0, stdin=b"b\n")
+golden("(?x): spaces are no pieces, `a | \\n` is a class: no literal \\n error",
+       ["-c", "(?x) a | \\n"], b"1\n", 0, stdin=b"a\n")
 golden("(?i) makes a letter a class: the literal \\n error", ["(?i)a|\\n"], b"", 2, NL_ERROR_ANY,
        stdin=b"a\n")
 golden("-a lifts the NUL ban", ["-a", "-c", "a\\x00"], b"1\n", 0, stdin=b"a\x00b\n")
