@@ -5,7 +5,9 @@
 
 namespace ctx {
 
-bool is_valid_utf8(std::string_view s) {
+bool is_valid_utf8(std::string_view s) { return utf8_valid_prefix(s) == s.size(); }
+
+std::size_t utf8_valid_prefix(std::string_view s) {
   std::size_t i = 0;
   const std::size_t n = s.size();
   while (i < n) {
@@ -23,19 +25,19 @@ bool is_valid_utf8(std::string_view s) {
       continue;
     }
     std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    if (len == 0 || c > 0xF4 || i + len > n) return false;
+    if (len == 0 || c > 0xF4 || i + len > n) return i;
     auto b1 = static_cast<unsigned char>(s[i + 1]);
-    if ((b1 & 0xC0) != 0x80) return false;
+    if ((b1 & 0xC0) != 0x80) return i;
     if ((c == 0xE0 && b1 < 0xA0) || (c == 0xED && b1 > 0x9F) || (c == 0xF0 && b1 < 0x90) ||
         (c == 0xF4 && b1 > 0x8F)) {
-      return false;  // overlong, surrogate or past U+10FFFF
+      return i;  // overlong, surrogate or past U+10FFFF
     }
     for (std::size_t k = 2; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
     }
     i += len;
   }
-  return true;
+  return n;
 }
 
 }  // namespace ctx

@@ -578,6 +578,34 @@ const Flag* find_short(char c) {
   return nullptr;
 }
 
+// Flags whose value ripgrep reads as a String: a value that is not UTF-8 is its error
+// "error parsing flag -e: value is not valid UTF-8" (paths and separators may hold any bytes).
+bool takes_utf8(const Flag& f) {
+  static constexpr std::string_view kNames[] = {
+      "after-context",    "before-context", "color",       "colors",           "context",
+      "dfa-size-limit",   "encoding",       "engine",      "generate",         "glob",
+      "hyperlink-format", "iglob",          "max-columns", "max-count",        "max-depth",
+      "max-filesize",     "path-separator", "pre-glob",    "regex-size-limit", "regexp",
+      "replace",          "sort",           "sortr",       "threads",          "type",
+      "type-add",         "type-clear",     "type-not"};
+  return std::ranges::find(kNames, f.long_name) != std::end(kNames);
+}
+
+Status check_utf8(const Flag& f, std::string_view shown, std::string_view value) {
+  if (is_valid_utf8(value)) return {};
+  if (takes_utf8(f)) {
+    return usage(fmt::format("error parsing flag {}: value is not valid UTF-8", shown));
+  }
+  if (f.long_name == "context-separator" || f.long_name == "field-match-separator" ||
+      f.long_name == "field-context-separator") {
+    return usage(fmt::format(
+        "error parsing flag {}: separator must be valid UTF-8 (use escape sequences to provide a "
+        "separator that is not valid UTF-8)",
+        shown));
+  }
+  return {};
+}
+
 // A handler's "error parsing flag --NAME: ..." names the flag as given (-E for --encoding), as
 // rg does.
 Status as_given(Status status, const Flag& f, char short_name) {
@@ -726,6 +754,7 @@ Result<Args> parse_args(const std::vector<std::string>& argv) {
       } else if (inline_value) {
         return usage(fmt::format("flag {} takes no value, but got '{}'", shown, *inline_value));
       }
+      CTX_TRY(check_utf8(*f, fmt::format("--{}", f->long_name), value));
       CTX_TRY(f->handler(a, value));
       continue;
     }
@@ -742,6 +771,7 @@ Result<Args> parse_args(const std::vector<std::string>& argv) {
         } else {
           CTX_TRY_ASSIGN(value, take_value(*f, fmt::format("-{}", arg[k])));
         }
+        CTX_TRY(check_utf8(*f, fmt::format("-{}", arg[k]), value));
         CTX_TRY(as_given(f->handler(a, value), *f, arg[k]));
         break;
       }

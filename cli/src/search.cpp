@@ -14,15 +14,18 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "colors.hpp"
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
+#include "ctx/base/utf8.hpp"
 #include "ctx/engine/pattern_set.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "ctx/walker/overrides.hpp"
@@ -1396,6 +1399,64 @@ Result<bool> pcre2_smart_case_sensitive(const std::vector<std::string>& patterns
   return hit.has_value();
 }
 
+// The text of a -f pattern file: `-` is stdin; anything open(2) opens (a regular file, a pipe or
+// FIFO such as `-f <(cmd)`, /dev/null) is read to its end, waiting for a writer as ripgrep does.
+// Errors are ripgrep's: "PATH: ERROR" when opening fails, "PATH:ERROR" (no space) when reading does
+// (a directory: "d:Is a directory (os error 21)").
+Result<std::string> read_pattern_file(const std::string& file) {
+  const bool std_in = file == "-";
+  const std::string shown = std_in ? "<stdin>" : file;
+  const int fd = std_in ? STDIN_FILENO : ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error::from_errno(errno, shown);
+  std::string out;
+  int err = 0;
+  for (char chunk[1 << 16];;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) err = errno;
+    if (n <= 0) break;
+    out.append(chunk, static_cast<std::size_t>(n));
+    if (out.size() > kMaxPatternFileBytes) {
+      err = EFBIG;
+      break;
+    }
+  }
+  if (!std_in) ::close(fd);
+  if (err != 0) {
+    return Error{ErrorCode::kIo,
+                 fmt::format("{}:{} (os error {})", shown, std::strerror(err), err)};
+  }
+  return out;
+}
+
+// A pattern's bytes as ripgrep shows them in errors (bstr's escape_bytes): ASCII graphic
+// characters as themselves, \0 \t \n \r \\ escaped, valid non-ASCII characters as themselves,
+// any other byte (a space, a control, invalid UTF-8) as \xHH.
+std::string rg_escape(std::string_view bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    if (b >= 0x80) {
+      const std::size_t len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
+      const std::string_view ch = bytes.substr(i, len);
+      if (ch.size() == len && utf8_valid_prefix(ch) == len) {
+        out += ch;
+        i += len;
+        continue;
+      }
+    }
+    if (b == 0 || b == '\t' || b == '\n' || b == '\r' || b == '\\') {
+      out += b == 0 ? "\\0" : b == '\t' ? "\\t" : b == '\n' ? "\\n" : b == '\r' ? "\\r" : "\\\\";
+    } else if (b >= 0x21 && b <= 0x7E) {
+      out.push_back(static_cast<char>(b));
+    } else {
+      out += fmt::format("\\x{:02X}", b);
+    }
+    ++i;
+  }
+  return out;
+}
+
 bool stdin_is_readable() {
   struct stat st {};
   if (::fstat(STDIN_FILENO, &st) != 0) return false;
@@ -1407,14 +1468,34 @@ bool stdin_is_readable() {
 int run_search(Args& args) {
   // Patterns: -e and -f, else the first positional.
   std::vector<std::string> patterns = args.patterns;
+  bool stdin_consumed = false;  // by `-f -`: then stdin is never searched, as in ripgrep
   for (const std::string& file : args.pattern_files) {
-    auto text = file == "-" ? read_small_file(STDIN_FILENO, "/dev/stdin", kMaxPatternFileBytes)
-                            : read_small_file(AT_FDCWD, file.c_str(), kMaxPatternFileBytes);
+    if (file == "-" && std::exchange(stdin_consumed, true)) {
+      print_error("error reading -f/--file from stdin: stdin has already been consumed");
+      return 2;
+    }
+    auto text = read_pattern_file(file);
     if (!text.ok()) {
       print_error(text.error().detail);
       return 2;
     }
-    for_each_line(*text, [&](std::string_view line) { patterns.emplace_back(line); });
+    std::size_t line_number = 0;
+    std::string invalid;  // rg's error for the first line that is not UTF-8
+    for_each_line(*text, [&](std::string_view line) {
+      ++line_number;
+      const std::size_t valid = utf8_valid_prefix(line);
+      if (valid != line.size() && invalid.empty()) {
+        invalid = fmt::format(
+            "{}:{}: found invalid UTF-8 in pattern at byte offset {}: {} (disable Unicode mode and "
+            "use hex escape sequences to match arbitrary bytes in a pattern, e.g., '(?-u)\\xFF')",
+            file == "-" ? "<stdin>" : file, line_number, valid, rg_escape(line));
+      }
+      patterns.emplace_back(line);
+    });
+    if (!invalid.empty()) {
+      print_error(invalid);
+      return 2;
+    }
   }
   std::vector<std::string> paths = args.positionals;
   if (args.patterns.empty() && args.pattern_files.empty()) {
@@ -1422,11 +1503,20 @@ int run_search(Args& args) {
       print_error("no pattern given: usage is 'ctxsearch PATTERN [PATH ...]' (see --help)");
       return 2;
     }
+    if (!is_valid_utf8(paths.front())) {
+      print_error("pattern given is not valid UTF-8");
+      return 2;
+    }
     patterns.push_back(paths.front());
     paths.erase(paths.begin());
   }
+  if (stdin_consumed && std::ranges::find(paths, "-") != paths.end()) {
+    print_error("error: attempted to read patterns from stdin while also searching stdin");
+    return 2;
+  }
   if (args.search.max_count == std::optional<std::uint64_t>(0)) return 1;  // -m 0, as ripgrep
   engine::PatternOptions pattern_options = args.pattern;
+  pattern_options.ban_nul = !args.text;  // binary detection on (--null-data: see ban_nul)
   if (pattern_options.pcre2 && pattern_options.smart_case && !pattern_options.case_insensitive) {
     auto sensitive = pcre2_smart_case_sensitive(patterns, pattern_options.fixed_strings);
     if (!sensitive.ok()) {
@@ -1469,7 +1559,7 @@ int run_search(Args& args) {
     return 2;
   }
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
-  const bool search_stdin = paths.empty() && stdin_is_readable();
+  const bool search_stdin = paths.empty() && !stdin_consumed && stdin_is_readable();
   struct stat st {};
   const bool one_file =
       search_stdin ||

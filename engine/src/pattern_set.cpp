@@ -60,12 +60,15 @@ std::size_t utf8_length(unsigned char c) {
 bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
   for (std::size_t i = 0; i < s.size();) {
     if (!literal && s[i] == '\\') {
-      // A hex escape is a literal of its character (rg 14: -S '\\x41' is case-sensitive).
-      if (hex_literals && i + 2 < s.size() && s[i + 1] == 'x') {
+      // A hex escape is a literal of its character (rg 14: -S '\\x41' is case-sensitive), and its
+      // digits are none (-S '[^\\x00-\\x7F]' stays case-insensitive).
+      const char kind = i + 1 < s.size() ? s[i + 1] : '\0';
+      if (hex_literals && i + 2 < s.size() && (kind == 'x' || kind == 'u' || kind == 'U')) {
         const bool braced = s[i + 2] == '{';
         const std::size_t digits = braced ? i + 3 : i + 2;
-        const std::size_t end = braced ? s.find('}', digits) : std::min(digits + 2, s.size());
-        if (end != std::string_view::npos && end > digits && end - digits <= 6) {
+        const std::size_t width = kind == 'x' ? 2 : kind == 'u' ? 4 : 8;
+        const std::size_t end = braced ? s.find('}', digits) : std::min(digits + width, s.size());
+        if (end != std::string_view::npos && end > digits && end - digits <= 8) {
           std::uint32_t cp = 0;
           bool hex = true;
           for (std::size_t k = digits; k < end && hex; ++k) {
@@ -78,6 +81,10 @@ bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
           if (hex && cp >= 0x80 && cp <= 0x10FFFF) {
             const std::string ch = ctx::utf8_of(cp);
             if (is_upper_char(ch, 0, ch.size())) return true;
+          }
+          if (hex) {
+            i = braced ? end + 1 : end;
+            continue;
           }
         }
       }
@@ -833,6 +840,27 @@ long parse_hex_escape(std::string_view p, std::size_t& i) {
   return v;
 }
 
+// Parses the code point of a Rust escape `\xHH`, `\uHHHH`, `\UHHHHHHHH` or `\x{H...}` (`\u{..}`,
+// `\U{..}`): `kind` is its letter, p[i] the first character after it. Returns the code point (or
+// -1) and moves `i` past the escape.
+long parse_codepoint_escape(std::string_view p, std::size_t& i, char kind) {
+  if (kind == 'x' || (i < p.size() && p[i] == '{')) return parse_hex_escape(p, i);
+  const std::string_view digits = p.substr(i, kind == 'u' ? 4 : 8);
+  i += digits.size();
+  long v = 0;
+  for (const char d : digits) {
+    const int x = std::isdigit(static_cast<unsigned char>(d)) ? d - '0'
+                  : (d >= 'a' && d <= 'f')                    ? d - 'a' + 10
+                  : (d >= 'A' && d <= 'F')                    ? d - 'A' + 10
+                                                              : -1;
+    if (x < 0) return -1;
+    v = v * 16 + x;
+  }
+  return digits.size() == (kind == 'u' ? 4U : 8U) ? v : -1;
+}
+
+bool is_codepoint_escape(char c) { return c == 'x' || c == 'u' || c == 'U'; }
+
 // One escape `\X...` starting at p[i] (the backslash). Returns what it can match as far as the
 // line terminator `lt` ('\n' or '\0') is concerned: 'n' exactly `lt`, 'y' maybe `lt` among
 // others, '0' never. Moves `i` past the escape.
@@ -860,7 +888,9 @@ char escape_newline(std::string_view p, std::size_t& i, char lt = '\n') {
     case 'C':
       return 'y';
     case 'x':
-      return parse_hex_escape(p, i) == static_cast<unsigned char>(lt) ? 'n' : '0';
+    case 'u':
+    case 'U':
+      return parse_codepoint_escape(p, i, c) == static_cast<unsigned char>(lt) ? 'n' : '0';
     case 'p':
     case 'P': {
       std::string name;
@@ -932,7 +962,8 @@ char class_newline(std::string_view p, std::size_t& i, char lt = '\n') {
       long hi;
       if (p[k] == '\\') {
         std::size_t e = k + 1;
-        hi = (e < p.size() && p[e] == 'x') ? (++e, parse_hex_escape(p, e)) : -1;
+        const char kind = e < p.size() ? p[e] : '\0';
+        hi = is_codepoint_escape(kind) ? (++e, parse_codepoint_escape(p, e, kind)) : -1;
         if (hi < 0) escape_newline(p, k, lt), e = k;
         j = e;
       } else {
@@ -946,11 +977,11 @@ char class_newline(std::string_view p, std::size_t& i, char lt = '\n') {
     }
     if (p[j] == '\\') {
       std::size_t k = j;
-      bool hex = j + 1 < p.size() && p[j + 1] == 'x';
+      const char kind = j + 1 < p.size() ? p[j + 1] : '\0';
       char v = escape_newline(p, k, lt);
-      if (hex) {
+      if (is_codepoint_escape(kind)) {
         std::size_t e = j + 2;
-        last_char = parse_hex_escape(p, e);
+        last_char = parse_codepoint_escape(p, e, kind);
       } else {
         last_char = (j + 1 < p.size() && p[j + 1] == 'n') ? 0x0A : 0x7FFFFFFF;
       }
@@ -969,20 +1000,202 @@ char class_newline(std::string_view p, std::size_t& i, char lt = '\n') {
   return any_newline ? 'y' : '0';
 }
 
-// True when `pattern` holds a literal line terminator `lt` (`\n`, `\x0A`, `[\n]`; `\x00` under
-// --null-data): ripgrep's error without -U.
-bool has_literal_newline(std::string_view p, char lt = '\n') {
-  for (std::size_t i = 0; i < p.size();) {
-    if (p[i] == '\\') {
-      if (escape_newline(p, i, lt) == 'n') return true;
-    } else if (p[i] == '[') {
-      if (class_newline(p, i, lt) == 'n') return true;
-    } else {
-      if (p[i] == lt) return true;
+// What one piece of a Rust regex is, as regex-syntax's HIR sees it, for the literal-byte checks
+// below: a one-character literal (`a`, `\x00`, `(?:\n)`), a class of several characters, or
+// anything else; `must` when every match of some branch inside it holds the byte looked for.
+struct ByteScan {
+  enum class Kind : std::uint8_t { kChar, kClass, kOther, kNothing } kind = Kind::kOther;
+  bool is_byte = false;  // kChar: the character is the byte looked for
+  bool must = false;
+};
+
+struct ScanFlags {
+  bool caseless = false;  // (?i), -i, -S: a letter is a class of its cases
+  bool verbose = false;   // (?x): whitespace and # comments are no pieces
+};
+
+ByteScan scan_group(std::string_view p, std::size_t& i, char lt, ScanFlags flags);
+
+// One atom at p[i] (not '|' or ')'); moves `i` past it.
+ByteScan scan_atom(std::string_view p, std::size_t& i, char lt, ScanFlags& flags) {
+  using Kind = ByteScan::Kind;
+  const char c = p[i];
+  if (c == '(') {
+    ++i;
+    if (i < p.size() && p[i] == '?') {
+      // (?flags) sets flags and matches nothing; (?flags:..), (?P<n>..) and (?<n>..) are groups.
+      std::size_t j = i + 1;
+      if (j < p.size() && (p[j] == 'P' || p[j] == '<')) {
+        j = p.find('>', j);
+        i = j == std::string_view::npos ? p.size() : j + 1;
+      } else {
+        while (j < p.size() && p[j] != ':' && p[j] != ')') ++j;
+        const std::string_view letters = p.substr(i + 1, j - i - 1);
+        const auto flag = [&](char f, bool now) {  // (?f) sets it, (?-f) clears it
+          const std::size_t at = letters.find(f);
+          return at == std::string_view::npos ? now : at < letters.find('-');
+        };
+        const ScanFlags group{flag('i', flags.caseless), flag('x', flags.verbose)};
+        if (j < p.size() && p[j] == ')') {  // flags alone: no piece, they last to the group's end
+          i = j + 1;
+          flags = group;
+          return ByteScan{Kind::kNothing, false, false};
+        }
+        i = std::min(j + 1, p.size());
+        ByteScan inner = scan_group(p, i, lt, group);
+        if (i < p.size()) ++i;  // ')'
+        return inner;
+      }
+    }
+    ByteScan inner = scan_group(p, i, lt, flags);  // a capture group: never merged
+    if (i < p.size()) ++i;                         // ')'
+    inner.kind = Kind::kOther;
+    return inner;
+  }
+  if (c == '[') {
+    const std::size_t start = i;
+    const char v = class_newline(p, i, lt);
+    // A class of one plain character ([a]) is that literal.
+    const bool one = i - start == 3 && p[start + 1] != '^' && p[start + 1] != '[' &&
+                     !(flags.caseless && std::isalpha(static_cast<unsigned char>(p[start + 1])));
+    return ByteScan{v == 'n' || one ? Kind::kChar : Kind::kClass, v == 'n', v == 'n'};
+  }
+  if (c == '\\') {
+    const char e = i + 1 < p.size() ? p[i + 1] : '\0';
+    if (escape_newline(p, i, lt) == 'n') return ByteScan{Kind::kChar, true, true};
+    if (e == '\0' || std::string_view("bBAzZ<>").find(e) != std::string_view::npos) return {};
+    const bool one_char = is_codepoint_escape(e) ||
+                          std::string_view("ntrfva").find(e) != std::string_view::npos ||
+                          !std::isalnum(static_cast<unsigned char>(e));
+    return ByteScan{one_char ? Kind::kChar : Kind::kClass, false, false};  // \d \w \pL: classes
+  }
+  if (c == '.') {
+    ++i;
+    return ByteScan{Kind::kClass, false, false};
+  }
+  if (c == '^' || c == '$') {
+    ++i;
+    return ByteScan{};
+  }
+  // A literal character: one UTF-8 sequence (a letter under -i is a class of its cases).
+  std::size_t len = 1;
+  const auto b = static_cast<unsigned char>(c);
+  if (b >= 0xC0) len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
+  i = std::min(i + len, p.size());
+  if (flags.caseless && std::isalpha(b)) return ByteScan{Kind::kClass, false, false};
+  const bool is_byte = len == 1 && c == lt;
+  return ByteScan{Kind::kChar, is_byte, is_byte};
+}
+
+// The alternation at p[i] up to the ')' that closes its group (left at p[i]) or the end. As
+// regex-syntax builds it: a branch of several pieces is a concatenation (literals merge: never one
+// character); branches that are all one-character literals, or all classes, become one class,
+// which holds the byte alone only if every branch is that byte.
+ByteScan scan_group(std::string_view p, std::size_t& i, char lt, ScanFlags flags) {
+  using Kind = ByteScan::Kind;
+  std::vector<ByteScan> branches;
+  ByteScan branch;
+  std::size_t pieces = 0;
+  auto close_branch = [&] {
+    if (pieces != 1) branch = ByteScan{Kind::kOther, false, branch.must};
+    branches.push_back(branch);
+    branch = ByteScan{};
+    pieces = 0;
+  };
+  while (i < p.size() && p[i] != ')') {
+    const char c = p[i];
+    if (flags.verbose && (std::isspace(static_cast<unsigned char>(c)) || c == '#')) {
+      i = c == '#' ? std::min(p.find('\n', i), p.size()) : i + 1;
+      continue;
+    }
+    if (c == '|') {
       ++i;
+      close_branch();
+      continue;
+    }
+    if (c == '?' || c == '*' || c == '+' || c == '{') {  // a repetition of the last piece
+      if (c == '{') {
+        const std::size_t close = p.find('}', i);
+        i = close == std::string_view::npos ? p.size() : close + 1;
+      } else {
+        ++i;
+      }
+      if (i < p.size() && p[i] == '?') ++i;  // lazy
+      branch.kind = Kind::kOther;
+      continue;
+    }
+    const ByteScan atom = scan_atom(p, i, lt, flags);
+    if (atom.kind == Kind::kNothing) continue;
+    const bool must = branch.must || atom.must;
+    branch = atom;
+    branch.must = must;
+    ++pieces;
+  }
+  close_branch();
+  if (branches.size() == 1) return branches.front();
+  const bool all_chars =
+      std::ranges::all_of(branches, [](const ByteScan& b) { return b.kind == Kind::kChar; });
+  const bool all_classes =
+      std::ranges::all_of(
+          branches,
+          [](const ByteScan& b) { return b.kind == Kind::kClass || b.kind == Kind::kChar; }) &&
+      std::ranges::none_of(branches, [](const ByteScan& b) { return b.kind == Kind::kChar; });
+  if (all_chars) {
+    const bool only = std::ranges::all_of(branches, [](const ByteScan& b) { return b.is_byte; });
+    return ByteScan{Kind::kClass, false, only};
+  }
+  if (all_classes) return ByteScan{Kind::kClass, false, false};
+  const bool must = std::ranges::any_of(branches, [](const ByteScan& b) { return b.must; });
+  return ByteScan{Kind::kOther, false, must};
+}
+
+// True when the alternation of `patterns` (each a Rust regex) holds a literal byte `lt` that some
+// branch must match, as ripgrep's checks on its HIR find it: its error for a literal line
+// terminator without -U (`\n`, `\x0A`, `\u{a}`, `[\n]`; `\x00` under --null-data) and its NUL
+// ban. A class of several characters never counts, and neither does an alternation that
+// regex-syntax turns into one (`a|\n`, `-e a -e '\n'`). `caseless`: -i, -S (letters are classes).
+bool has_literal_byte(const std::vector<std::string>& patterns, char lt, bool caseless) {
+  std::string joined;
+  for (const std::string& p : patterns) {
+    if (!joined.empty()) joined += '|';
+    joined += "(?:" + p + ")";
+  }
+  std::size_t i = 0;
+  return scan_group(joined, i, lt, ScanFlags{caseless, false}).must;
+}
+
+// ripgrep's NUL ban (PatternOptions::ban_nul): whether `patterns` are to be refused for a NUL that
+// every match of some branch must hold. rg builds patterns it reads as plain literals (its
+// is_fixed_strings) without the check.
+bool nul_banned(const std::vector<std::string>& patterns, const PatternOptions& options) {
+  if (!options.ban_nul || options.pcre2 || options.line_terminator != '\n') return false;
+  const auto is_meta = [](char c) {
+    return std::string_view("\\.+*?()|[]{}^$#&-~").find(c) != std::string_view::npos;
+  };
+  const auto has_terminator = [&](std::string_view p) {
+    if (options.multiline) return false;
+    return p.find('\n') != std::string_view::npos ||
+           (options.crlf && p.find('\r') != std::string_view::npos);
+  };
+  bool plain = !options.case_insensitive && !options.smart_case;
+  for (const std::string& p : patterns) {
+    if (!plain) break;
+    plain = !has_terminator(p) && (options.fixed_strings || std::ranges::none_of(p, is_meta));
+  }
+  if (plain) return false;
+  std::vector<std::string> regexes;  // -F: escaped as regex_syntax::escape does (meta only)
+  for (const std::string& p : patterns) {
+    if (!options.fixed_strings) {
+      regexes.push_back(p);
+      continue;
+    }
+    std::string& r = regexes.emplace_back();
+    for (const char c : p) {
+      if (is_meta(c)) r.push_back('\\');
+      r.push_back(c);
     }
   }
-  return false;
+  return has_literal_byte(regexes, '\0', options.case_insensitive || options.smart_case);
 }
 
 // Whether the escape at p[i] (a backslash) is a carriage return (\r, \x0D, \x{D}, \u000D,
@@ -992,22 +1205,7 @@ bool escape_is_cr(std::string_view p, std::size_t& i) {
   if (i >= p.size()) return false;
   const char c = p[i++];
   if (c == 'r') return true;
-  if (c == 'x' || ((c == 'u' || c == 'U') && i < p.size() && p[i] == '{')) {
-    return parse_hex_escape(p, i) == 0x0D;
-  }
-  if (c != 'u' && c != 'U') return false;
-  const std::string_view digits = p.substr(i, c == 'u' ? 4 : 8);
-  i += digits.size();
-  long v = 0;
-  for (const char d : digits) {
-    const int x = std::isdigit(static_cast<unsigned char>(d)) ? d - '0'
-                  : (d >= 'a' && d <= 'f')                    ? d - 'a' + 10
-                  : (d >= 'A' && d <= 'F')                    ? d - 'A' + 10
-                                                              : -1;
-    if (x < 0) return false;
-    v = v * 16 + x;
-  }
-  return v == 0x0D;
+  return is_codepoint_escape(c) && parse_codepoint_escape(p, i, c) == 0x0D;
 }
 
 // True when `pattern` holds a literal carriage return (`\r`, `\x0D`, `[\r]`, a CR byte):
@@ -1381,22 +1579,32 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   bool piece_anchors = false;  // crlf_pieces made some anchor \A or \z
   bool all_literal = true;
   bool any_empty = false;
+  if (nul_banned(patterns, options)) {  // before the line terminator's errors, as in ripgrep
+    return Error{ErrorCode::kInvalidArgument,
+                 "pattern contains \"\\0\" but it is impossible to match\n\n"
+                 "Consider enabling text mode with the --text flag (or -a for short). Otherwise,\n"
+                 "binary detection is enabled and matching a NUL byte is impossible."};
+  }
+  // The line terminator's errors look at the alternation of all patterns, as ripgrep's HIR.
+  const bool caseless_flags = options.case_insensitive || options.smart_case;
+  if (!options.multiline && nul && !options.pcre2 &&
+      (options.fixed_strings
+           ? std::ranges::any_of(
+                 patterns, [](const std::string& p) { return p.find('\0') != std::string::npos; })
+           : has_literal_byte(patterns, '\0', caseless_flags))) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "the literal \"\\0\" is not allowed in a regex\n\n"
+                 "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
+                 "When multiline mode is enabled, new line characters can be matched."};
+  }
+  if (!options.multiline && !options.fixed_strings && !options.pcre2 && !nul &&
+      has_literal_byte(patterns, '\n', caseless_flags)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "the literal \"\\n\" is not allowed in a regex\n\n"
+                 "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
+                 "When multiline mode is enabled, new line characters can be matched."};
+  }
   for (const std::string& p : patterns) {
-    if (!options.multiline && nul && !options.pcre2 &&
-        (options.fixed_strings ? p.find('\0') != std::string::npos
-                               : has_literal_newline(p, '\0'))) {
-      return Error{ErrorCode::kInvalidArgument,
-                   "the literal \"\\0\" is not allowed in a regex\n\n"
-                   "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
-                   "When multiline mode is enabled, new line characters can be matched."};
-    }
-    if (!options.multiline && !options.fixed_strings && !options.pcre2 && !nul &&
-        has_literal_newline(p)) {
-      return Error{ErrorCode::kInvalidArgument,
-                   "the literal \"\\n\" is not allowed in a regex\n\n"
-                   "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
-                   "When multiline mode is enabled, new line characters can be matched."};
-    }
     if (options.crlf && !options.multiline &&
         (options.fixed_strings ? p.find('\r') != std::string::npos : has_literal_cr(p))) {
       return Error{ErrorCode::kInvalidArgument,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -77,5 +78,25 @@ TEST_CASE("append_utf8 writes every scalar value as valid UTF-8 of the right len
     INFO("U+" << std::hex << cp);
     REQUIRE(bytes.size() == want);
     REQUIRE(ctx::is_valid_utf8(bytes));
+  }
+}
+
+TEST_CASE("utf8_valid_prefix ends where the first invalid or cut-short sequence starts", "[utf8]") {
+  CHECK(ctx::utf8_valid_prefix("") == 0);
+  CHECK(ctx::utf8_valid_prefix("abc") == 3);
+  CHECK(ctx::utf8_valid_prefix("a\xff"
+                               "b") == 1);
+  CHECK(ctx::utf8_valid_prefix("caf\xc3\xa9!\xe2\x82") == 6);     // a cut-short euro sign
+  CHECK(ctx::utf8_valid_prefix("0123456789\xed\xa0\x80") == 10);  // a surrogate
+  std::mt19937 rng(7);
+  const std::vector<std::string> alphabet = {"a",    "\xc3\xa9",         "\xe2\x82\xac", "\xff",
+                                             "\x80", "\xf0\x9f\x98\x80", "\xe2\x82"};
+  for (int round = 0; round < 2000; ++round) {
+    std::string s;
+    for (std::size_t i = 0, len = rng() % 12; i < len; ++i) s += alphabet[rng() % alphabet.size()];
+    const std::size_t n = ctx::utf8_valid_prefix(s);
+    INFO("round " << round);
+    REQUIRE(reference_valid(s.substr(0, n)));
+    REQUIRE((n == s.size() || !reference_valid(s.substr(0, n + 1))));
   }
 }

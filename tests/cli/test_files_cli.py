@@ -423,6 +423,44 @@ def symlink_loop_with_follow():
         t.close()
 
 
+def readdir_walk(root, rel=""):
+    """Paths of the files under root/rel as an unsorted one-thread walk meets them: depth first,
+    each directory in the order readdir lists it (os.scandir's order)."""
+    out = []
+    for e in os.scandir(os.path.join(root, rel) if rel else root):
+        path = os.path.join(rel, e.name) if rel else e.name
+        if e.is_dir(follow_symlinks=False):
+            out += readdir_walk(root, path)
+        elif e.is_file(follow_symlinks=False):
+            out.append(path)
+    return out
+
+
+@case
+def sort_by_time_keeps_ties_in_readdir_order():
+    """--sort/--sortr modified|accessed|created: files with the same time stay in the order an
+    unsorted walk meets them (readdir order, depth first), as ripgrep's stable sort leaves them
+    (a fresh checkout has hundreds of such ties); distinct times sort first."""
+    names = ["f%02d" % i for i in range(24)] + ["d%d/g%02d" % (i % 3, i) for i in range(12)]
+    t = Tree(files=names, git=False)
+    try:
+        tie, late = 1_600_000_000_000_000_000, 1_700_000_000_000_000_000
+        for n in names:
+            os.utime(t.p(n), ns=(tie, tie))
+        os.utime(t.p("f07"), ns=(late, late))
+        walk = [p for p in readdir_walk(t.root) if p != "f07"]
+        if walk == sorted(walk):
+            raise Skip("this file system lists directories in name order: ties cannot tell")
+        for flag, kind in (("--sort", "modified"), ("--sortr", "modified"), ("--sort", "accessed")):
+            want = walk + ["f07"] if flag == "--sort" else ["f07"] + walk
+            rc, out, err = t.run("--files", flag, kind)
+            got = lines(out)
+            check(rc == 0 and got == want, "%s %s: expected %r, got %r (rc %d, %r)"
+                  % (flag, kind, want, got, rc, err))
+    finally:
+        t.close()
+
+
 def main():
     if shutil.which(CTX) is None and not os.path.exists(CTX):
         print("CTXSEARCH binary %r not found" % CTX)

@@ -29,7 +29,11 @@ custom format ({path} {host} {line} {column} {wslprefix}; OSC 8 bytes with --col
 without colors; rg's format errors), --hostname-bin, --no-invert-match, --no-byte-offset,
 --ignore-files and --null-data (NUL-ended lines, line feeds inside them, NUL after every printed
 line, context separator, -c, -l, -o, -b, -x, -r, --vimgrep, --json, -U across a NUL, no binary
-detection, UTF-16 still transcoded, stdin, the literal NUL error, --crlf after it winning).
+detection, UTF-16 still transcoded, stdin, the literal NUL error, --crlf after it winning), rg
+14's NUL ban (a pattern that must match a NUL while binary detection is on; alternations of single
+characters are classes, for it and for the literal \\n error), \\u/\\U escapes of a line feed or
+CR, -f from stdin, a FIFO or /dev/null (`-f -` leaves stdin unsearched; rg's errors), patterns,
+-f lines and flag values that are not UTF-8 (rg's errors, its escaping of the line).
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
@@ -298,6 +302,10 @@ golden("--no-unicode -i folds no non-ASCII character", ["-o", "--no-unicode", "-
        b"K\nk\n", 0, stdin=U)
 golden("--no-unicode -F -i folds ASCII only", ["-c", "--no-unicode", "-F", "-i", "\u00e9cOLE"],
        b"", 1, stdin=U)
+golden("-S: a hex escape's digits are no uppercase literal ([^\\x00-\\x7F] folds, leaving out U+017F)",
+       ["-S", "-c", "[^\\x00-\\x7F]"], b"1\n", 0, stdin=b"a\xc5\xbf\n\xc3\xa9\n")
+golden("-S: nor are a \\u escape's (\\u00Ef is a lowercase literal)", ["-S", "-c", "\\u00Ef"], b"2\n", 0,
+       stdin=b"\xc3\xaf\n\xc3\x8f\n")
 golden("-F -i folds non-ASCII in Unicode mode", ["-c", "-F", "-i", "\u00e9cOLE"], b"1\n", 0,
        stdin=U)
 golden("--no-unicode -w has ASCII word boundaries", ["-o", "--no-unicode", "-w", "caf|a"],
@@ -712,6 +720,13 @@ FILES.update(ML)
 golden_ml("a \\n in a pattern without -U is an error naming the fix", ["foo\\nbar", "m/a.txt"],
           b"", 2, NL_ERROR)
 golden_ml("\\x0A is a literal line feed too", ["o\\x0Ab", "m/a.txt"], b"", 2, NL_ERROR)
+golden_ml("\\u000A, \\u{a} and \\U0000000A are literal line feeds too",
+          ["-e", "o\\u000Ab", "m/a.txt"], b"", 2, NL_ERROR)
+golden_ml("\\u{a} in a class alone is a literal line feed", ["[\\u{a}]", "m/a.txt"], b"", 2,
+          NL_ERROR)
+golden_ml("\\U0000000A is a literal line feed", ["o\\U0000000Ab", "m/a.txt"], b"", 2, NL_ERROR)
+golden("--crlf: \\u000D is a literal \\r", ["--crlf", "a\\u000Db", "cr/a.txt"], b"", 2,
+       [("line", "ctxsearch: the literal \"\\r\" is not allowed in a regex")])
 golden_ml("-P allows \\n without -U (no line holds one)", ["-P", "foo\\nbar", "m/a.txt"], b"", 1)
 golden_ml("-U prints every line of a match", ["-U", "foo\\nbar", "m/a.txt"],
           b"foo\nbar baz\n  indented foo\nbarx\n", 0)
@@ -1405,6 +1420,90 @@ def null_data_json_lines_keep_their_nul():
     check(rc == 0 and want in out and b'"matched_lines":1,"matches":1' in out,
           "--null-data --json: rc=%d out=%r err=%r" % (rc, out[:600], err))
 
+
+# rg 14 bans a NUL from its default engine's patterns while binary detection is on (no line holds
+# a NUL then: a search without the ban finds nothing)
+NL_ERROR_ANY = [("line", 'ctxsearch: the literal "\\n" is not allowed in a regex')]
+NUL_BAN = [("line", 'ctxsearch: pattern contains "\\0" but it is impossible to match'),
+           ("line", "Consider enabling text mode with the --text flag (or -a for short). "
+                    "Otherwise,"),
+           ("line", "binary detection is enabled and matching a NUL byte is impossible.")]
+golden("a pattern that must match a NUL is an error while binary detection is on",
+       ["-c", "a\\x00"], b"", 2, NUL_BAN, stdin=b"a\x00b\n")
+golden("the NUL ban: one branch, optional, in a class alone, \\u0000, with --binary or -uuu",
+       ["--binary", "-c", "-e", "q", "-e", "z|[\\u0000]?"], b"", 2, NUL_BAN, stdin=b"a\x00b\n")
+golden("the NUL ban comes before the literal \\n error", ["-c", "a\\x00\\n"], b"", 2, NUL_BAN,
+       stdin=b"a\n")
+golden("an alternation of single characters is a class: no NUL ban", ["-c", "a|\\x00"], b"1\n", 0,
+       stdin=b"a\x00b\n")
+golden("-e patterns are one alternation: no NUL ban, no literal \\n error",
+       ["-c", "-e", "b", "-e", "\\x00", "-e", "\\n"], b"1\n", 0, stdin=b"b\n")
+golden("(?x): spaces are no pieces, `a | \\n` is a class: no literal \\n error",
+       ["-c", "(?x) a | \\n"], b"1\n", 0, stdin=b"a\n")
+golden("(?i) makes a letter a class: the literal \\n error", ["(?i)a|\\n"], b"", 2, NL_ERROR_ANY,
+       stdin=b"a\n")
+golden("-a lifts the NUL ban", ["-a", "-c", "a\\x00"], b"1\n", 0, stdin=b"a\x00b\n")
+golden("a class with a NUL among others is no NUL ban", ["-c", "[\\x00-\\x01]"], b"", 1,
+       stdin=b"a\x00b\n")
+golden("-P has no NUL ban", ["-P", "-c", "a\\x00"], b"", 1, stdin=b"a\x00b\n")
+golden("--engine auto takes PCRE2 where the NUL ban refuses a pattern",
+       ["--engine", "auto", "-c", "a\\x00"], b"", 1, stdin=b"a\x00b\n")
+golden("a -f pattern holding a NUL byte is a plain literal: no NUL ban", ["-c", "-f", "nul.pat", "x.dat"],
+       b"1\n", 0, stdin=None, cwd="fpat")
+golden("-i reads that pattern as a regex: the NUL ban", ["-i", "-c", "-f", "nul.pat", "x.dat"],
+       b"", 2, NUL_BAN, cwd="fpat")
+golden("-F -i too", ["-F", "-i", "-c", "-f", "nul.pat", "x.dat"], b"", 2, NUL_BAN, cwd="fpat")
+golden("a -f file with a meta character makes every pattern a regex: the NUL ban",
+       ["-c", "-f", "nul.pat", "-f", "meta.pat", "x.dat"], b"", 2, NUL_BAN, cwd="fpat")
+FILES.update({"fpat/nul.pat": b"a\x00b\n", "fpat/meta.pat": b"c.\n", "fpat/x.dat": b"a\x00b\n"})
+
+# -f reads any file to its end (pipes, FIFOs, /dev/null) and `-` is stdin, as rg
+golden("-f - reads the patterns from stdin", ["-f", "-", "d/a.txt"], b"bar\n", 0, stdin=b"bar\n")
+golden("-f - with no path searches the cwd, not the consumed stdin",
+       S + ["-f", "-"], b"a.txt:bar\ncrlf.txt:bar\r\n", 0, stdin=b"bar\n", cwd="d")
+golden("-f /dev/null: no pattern, no match", ["-f", "/dev/null", "d/a.txt"], b"", 1)
+golden("-f - twice is an error", ["-f", "-", "-f", "-", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: error reading -f/--file from stdin: stdin has already been consumed")],
+       stdin=b"bar\n")
+golden("-f - and the path - is an error", ["-f", "-", "d/a.txt", "-"], b"", 2,
+       [("line", "ctxsearch: error: attempted to read patterns from stdin while also searching "
+                 "stdin")], stdin=b"bar\n")
+golden("-f of a directory names the read error as rg (no space)", ["-f", "d", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: d:Is a directory (os error 21)")])
+
+# patterns and flag values that are not UTF-8: rg's errors
+golden("a pattern that is not UTF-8 is rg's error", ["a\udcffb", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: pattern given is not valid UTF-8")])
+golden("an -e value that is not UTF-8 names the flag as given", ["-e\udcff", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: error parsing flag -e: value is not valid UTF-8")])
+golden("a -g value that is not UTF-8", ["--glob=\udcff", "foo", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: error parsing flag --glob: value is not valid UTF-8")])
+golden("a separator that is not UTF-8 is rg's separator error",
+       ["--context-separator", "\udcff", "foo", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: error parsing flag --context-separator: separator must be valid "
+                 "UTF-8 (use escape sequences to provide a separator that is not valid UTF-8)")])
+golden("a -f line that is not UTF-8 names the file, the line and the offset, escaped as rg",
+       ["-f", "-", "d/a.txt"], b"", 2,
+       [("line", "ctxsearch: <stdin>:2: found invalid UTF-8 in pattern at byte offset 3: "
+                 "a\\0\\x20\\xFF~\\t\u00e9 (disable Unicode mode and use hex escape sequences to "
+                 "match arbitrary bytes in a pattern, e.g., '(?-u)\\xFF')")],
+       stdin=b"ok\na\x00 \xff~\t\xc3\xa9\n")
+
+
+@case
+def pattern_file_from_a_fifo():
+    """`-f <(cmd)` and a named FIFO: the patterns are read as the writer sends them."""
+    t = tree()
+    fifo = os.path.join(t.tmp, "pats.fifo")
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: open(fifo, "wb").write(b"two\n"))
+    writer.start()
+    try:
+        rc, out, err = t.run(["-f", fifo, "d/a.txt"])
+    finally:
+        writer.join(timeout=30)
+        os.unlink(fifo)
+    check(rc == 0 and out == b"foo two\n", "-f FIFO: rc=%d out=%r err=%r" % (rc, out, err))
 
 golden("--null-data: a literal NUL is an error without -U", ["--null-data", "a\\x00b", "nd"],
        b"", 2, [("line", "ctxsearch: the literal \"\\0\" is not allowed in a regex")])

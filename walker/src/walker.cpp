@@ -677,11 +677,15 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       if (stop_.load(std::memory_order_relaxed)) return;
     }
   }
-  if (task.out != nullptr) {
+  // Sorted by path, a directory's children replay by name. Sorted by a time, they keep the order
+  // the directory listed them in: ripgrep walks unsorted then (one thread, depth first, each
+  // directory in readdir order) and its stable sort by time leaves ties (files checked out in the
+  // same clock tick) in that order.
+  if (task.out != nullptr && options_.sort == SortBy::kPath) {
     // The children vector is complete before any child task runs, so child.out stays valid.
     auto by_name = [](const SortedChild& a, const SortedChild& b) { return a.name < b.name; };
     std::sort(task.out->children.begin(), task.out->children.end(), by_name);
-    if (options_.sort == SortBy::kPath && options_.sort_reverse) {
+    if (options_.sort_reverse) {
       std::reverse(task.out->children.begin(), task.out->children.end());
     }
   }
@@ -708,7 +712,7 @@ void Walker::replay(const SortedDir& dir, std::string& path, std::size_t depth,
 
 void Walker::replay_by_time(std::vector<std::pair<std::string, std::size_t>>& files) {
   // As ripgrep: every file is stat'ed and the whole list sorted by the chosen time (stable, so
-  // ties keep path order); files whose time cannot be read sort first.
+  // ties keep the walk's order, see process()); files whose time cannot be read sort first.
   std::vector<std::pair<std::int64_t, std::size_t>> keys;
   keys.reserve(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {

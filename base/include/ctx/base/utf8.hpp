@@ -1,6 +1,7 @@
 // UTF-8 encoding of one code point: the one encoder shared by the engine and its tests.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -11,6 +12,10 @@ namespace ctx {
 // past U+10FFFF; a sequence cut short at the end is invalid). ASCII runs are skipped 8 bytes at a
 // time.
 bool is_valid_utf8(std::string_view s);
+
+// The length of the longest valid UTF-8 prefix of `s` (Rust's Utf8Error::valid_up_to): where the
+// first invalid or cut-short sequence starts, or s.size().
+std::size_t utf8_valid_prefix(std::string_view s);
 
 // Appends the UTF-8 bytes of `cp` to `out`. `cp` must be at most U+10FFFF; surrogates are encoded
 // as their three bytes (callers that must not produce them map them to U+FFFD first).

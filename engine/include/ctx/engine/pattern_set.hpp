@@ -54,6 +54,12 @@ struct PatternOptions {
   // '\n'); PCRE2 over the buffer is the prefilter of patterns without anchors. Any other byte is an
   // error, and so is '\0' with `crlf`.
   char line_terminator = '\n';
+  // ripgrep's NUL ban, for its default engine while binary detection is on (the CLI without -a or
+  // --null-data): binary detection makes a NUL unmatchable, so a pattern that must match one
+  // (`\x00`, `a|\x00?`, `[\x00]`, a NUL byte under -F -i) is the error "pattern contains "\0" but
+  // it is impossible to match". As in ripgrep, patterns it takes as plain literals (-F or no meta
+  // character, no -i/-S, no line terminator in them) are not checked; -P never is.
+  bool ban_nul = false;
 };
 
 // A line of a haystack: [start, end), `end` excluding the line terminator.

@@ -4,7 +4,8 @@
 //
 // `walk()` runs a work-stealing depth-first walk on oneTBB and hands each file to a `WalkSink`.
 // Unsorted, the sink is called from worker threads as files are found; with `sort`, discovery is
-// still parallel and the sink is called on the calling thread in path order afterwards.
+// still parallel and the sink is called on the calling thread in that order afterwards (by a time:
+// ties in the order an unsorted one-thread walk meets the files, as ripgrep).
 #pragma once
 
 #include <cstddef>
