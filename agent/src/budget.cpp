@@ -134,12 +134,17 @@ constexpr std::array<std::uint8_t, kStepTableSize> kSteps = [] {
   return table;
 }();
 
-// Counts half tokens over `text` cut into four parts at line starts, one state per part stepped
-// in turn: the steps of one part depend on each other, the parts' do not. A part that starts
-// after a '\n' starts in kInBreak, the state that '\n' leaves whatever came before it, so the
-// sum is the count of the whole.
-std::size_t count_halves_parted(std::string_view text) {
+// Steps `text` through `steps` (entries: the next state in the bits under `kHalvesShift`, the
+// half tokens charged above them) in four parts cut at line starts, one state per part stepped in
+// turn: the steps of one part depend on each other, the parts' do not. A part that starts after a
+// '\n' starts in kInBreak, the state that '\n' leaves whatever came before it, so the sum of the
+// parts' charges is the charge of the whole. Returns that sum; `last_state` receives the last
+// part's final state.
+template <std::size_t kTableSize, unsigned kHalvesShift>
+std::size_t step_parted(std::string_view text, const std::array<std::uint8_t, kTableSize>& steps,
+                        unsigned& last_state) {
   constexpr std::size_t kParts = 4;
+  constexpr unsigned kStateMask = (1U << kHalvesShift) - 1;
   const std::size_t n = text.size();
   const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   std::array<std::size_t, kParts + 1> cut{};
@@ -158,21 +163,28 @@ std::size_t count_halves_parted(std::string_view text) {
   for (std::size_t k = 0; k < kParts; ++k) common = std::min(common, cut[k + 1] - cut[k]);
   for (std::size_t i = 0; i < common; ++i) {
     for (std::size_t k = 0; k < kParts; ++k) {
-      const std::uint8_t e = kSteps[state[k] * 256 + bytes[cut[k] + i]];
-      halves[k] += static_cast<std::size_t>(e >> 4);
-      state[k] = e & 15U;
+      const std::uint8_t e = steps[state[k] * 256 + bytes[cut[k] + i]];
+      halves[k] += static_cast<std::size_t>(e >> kHalvesShift);
+      state[k] = e & kStateMask;
     }
   }
   std::size_t total = 0;
   for (std::size_t k = 0; k < kParts; ++k) {
     for (std::size_t i = cut[k] + common; i < cut[k + 1]; ++i) {
-      const std::uint8_t e = kSteps[state[k] * 256 + bytes[i]];
-      halves[k] += static_cast<std::size_t>(e >> 4);
-      state[k] = e & 15U;
+      const std::uint8_t e = steps[state[k] * 256 + bytes[i]];
+      halves[k] += static_cast<std::size_t>(e >> kHalvesShift);
+      state[k] = e & kStateMask;
     }
     total += halves[k];
   }
+  last_state = state[kParts - 1];
   return total;
+}
+
+// Counts half tokens over `text` (four parts stepped in turn, see step_parted).
+std::size_t count_halves_parted(std::string_view text) {
+  unsigned last = 0;
+  return step_parted<kStepTableSize, 4>(text, kSteps, last);
 }
 
 // The machine above extended to count a text line by line: the sum over its lines (each ending in
@@ -203,43 +215,12 @@ constexpr std::array<std::uint8_t, kLineStepTableSize> kLineSteps = [] {
   return table;
 }();
 
-// The sum of the counts of the lines of `text`, stepped in four parts cut at line starts as
-// count_halves_parted does.
+// The sum of the counts of the lines of `text`, stepped in four parts as count_halves_parted does.
 std::size_t count_lines_parted(std::string_view text) {
-  constexpr std::size_t kParts = 4;
-  const std::size_t n = text.size();
-  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-  std::array<std::size_t, kParts + 1> cut{};
-  cut[kParts] = n;
-  for (std::size_t k = 1; k < kParts; ++k) {
-    const std::size_t from = std::max<std::size_t>({cut[k - 1], n / kParts * k, 1});
-    const void* nl = from <= n ? std::memchr(bytes + from - 1, '\n', n - (from - 1)) : nullptr;
-    cut[k] = nl == nullptr
-                 ? n
-                 : static_cast<std::size_t>(static_cast<const unsigned char*>(nl) - bytes) + 1;
-  }
-  std::array<unsigned, kParts> state{kStart, kInBreak, kInBreak, kInBreak};
-  std::array<std::size_t, kParts> halves{};
-  std::size_t common = n;
-  for (std::size_t k = 0; k < kParts; ++k) common = std::min(common, cut[k + 1] - cut[k]);
-  for (std::size_t i = 0; i < common; ++i) {
-    for (std::size_t k = 0; k < kParts; ++k) {
-      const std::uint8_t e = kLineSteps[state[k] * 256 + bytes[cut[k] + i]];
-      halves[k] += static_cast<std::size_t>(e >> 5);
-      state[k] = e & 31U;
-    }
-  }
-  std::size_t total = 0;
-  for (std::size_t k = 0; k < kParts; ++k) {
-    for (std::size_t i = cut[k] + common; i < cut[k + 1]; ++i) {
-      const std::uint8_t e = kLineSteps[state[k] * 256 + bytes[i]];
-      halves[k] += static_cast<std::size_t>(e >> 5);
-      state[k] = e & 31U;
-    }
-    total += halves[k];
-  }
+  unsigned last = 0;
+  std::size_t total = step_parted<kLineStepTableSize, 5>(text, kLineSteps, last);
   // A last line without '\n' is rounded here (only the last part can end inside a line).
-  if ((state[kParts - 1] & kParity) != 0) ++total;
+  if ((last & kParity) != 0) ++total;
   return total / 2;
 }
 
