@@ -194,7 +194,7 @@ std::size_t count_halves_parted(std::string_view text) {
 // the line's halves so far (bit 4), and a '\n' charges that parity as one more half. The sum of
 // the charges is then the sum of (halves + halves % 2) over the lines, twice their counts.
 constexpr unsigned kParity = 16;
-constexpr std::size_t kLineStepTableSize = std::size_t{2 * kParity} * 256;
+constexpr std::size_t kLineStepTableSize = std::size_t{2} * kParity * 256;
 constexpr std::array<std::uint8_t, kLineStepTableSize> kLineSteps = [] {
   std::array<std::uint8_t, kLineStepTableSize> table{};
   for (unsigned parity = 0; parity < 2; ++parity) {

@@ -247,7 +247,7 @@ bool HashedLiterals::window_literals_at(std::string_view hay, std::size_t i, OnM
   auto try_at = [&](std::uint32_t id) {
     const std::size_t size = offset_[id + 1] - offset_[id];
     return i + size <= n && verify(hay.data() + i, id) &&
-           on_match(id, 0, static_cast<unsigned long long>(i + size), 0, context) != 0;
+           on_match(id, 0, i + size, 0, context) != 0;
   };
   if (!mid_.entries.empty()) {
     const std::uint64_t window = word & window_mask_;
@@ -274,7 +274,8 @@ std::uint64_t nonzero_bytes(const std::uint8_t* bytes) {
 #if defined(__SSE2__)
   std::uint64_t zero = 0;
   for (unsigned c = 0; c < 4; ++c) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16 * c));
+    const __m128i v =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + std::size_t{16} * c));
     const auto bits =
         static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())));
     zero |= std::uint64_t{bits} << (16 * c);
@@ -321,17 +322,18 @@ bool HashedLiterals::sampled_scan(std::string_view hay, OnMatch on_match, void* 
   // Blocks of 64 samples where 8 bytes can be loaded at each and kStep - 1 bytes before it: the
   // gram table's offsets of every sample first, without branches; then, at each sample that has
   // some, the window bitmap at each start it allows; the table lookups at the starts left.
-  constexpr std::size_t kBlock = 64 * kStep;
+  constexpr std::size_t kBlock = std::size_t{64} * kStep;
   std::uint8_t offsets[64];
   for (; pos + kBlock + 8 <= n; pos += kBlock) {
     const unsigned char* block = p + pos;
 #pragma GCC unroll 16
     for (unsigned j = 0; j < 64; ++j) {
-      offsets[j] = grams[hash_key((load64(block + j * kStep) | kFold) & gram_mask) >> gram_shift];
+      offsets[j] = grams[hash_key((load64(block + std::size_t{j} * kStep) | kFold) & gram_mask) >>
+                         gram_shift];
     }
     for (std::uint64_t hits = nonzero_bytes(offsets); hits != 0; hits &= hits - 1) {
       const auto j = static_cast<unsigned>(std::countr_zero(hits));
-      const unsigned char* at = block + j * kStep;
+      const unsigned char* at = block + std::size_t{j} * kStep;
       unsigned starts = 0;
       for (unsigned k = 0; k < kStep; ++k) {
         const std::uint64_t h = hash_key((load64(at - k) | kFold) & window_mask) >> bitmap_shift;
@@ -340,7 +342,8 @@ bool HashedLiterals::sampled_scan(std::string_view hay, OnMatch on_match, void* 
       for (starts &= offsets[j]; starts != 0;) {
         const auto k = static_cast<unsigned>(std::bit_width(starts) - 1);
         starts &= ~(1U << k);
-        if (window_literals_at<kCaseless>(hay, pos + j * kStep - k, on_match, context)) return true;
+        if (window_literals_at<kCaseless>(hay, pos + std::size_t{j} * kStep - k, on_match, context))
+          return true;
       }
     }
   }

@@ -335,7 +335,7 @@ std::array<std::uint64_t, 4> Glob::last_bytes() const {
       if (shape_ == Shape::kLiteral) return set;  // only the empty text
       break;
     case Shape::kGeneral:
-      if (fixed_ && !(fixed_has_star_ && fixed_head_ * 4 == fixed_sets_.size())) {
+      if (fixed_ && !(fixed_has_star_ && std::size_t{fixed_head_} * 4 == fixed_sets_.size())) {
         // The last one-byte op decides the last byte (a star last would leave it free).
         std::copy_n(fixed_sets_.end() - 4, 4, set.begin());
         return set;
