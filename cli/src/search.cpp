@@ -1463,6 +1463,23 @@ bool stdin_is_readable() {
   return S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 }
 
+// Calls fn for each line of a -f file as ripgrep reads them (bstr's for_byte_line): a line ends at
+// '\n', which goes with a '\r' before it; an unterminated last line keeps a trailing '\r'.
+template <typename Fn>
+void for_each_pattern_line(std::string_view text, Fn&& fn) {
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) {
+      fn(text);
+      return;
+    }
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    fn(line);
+    text.remove_prefix(nl + 1);
+  }
+}
+
 }  // namespace
 
 int run_search(Args& args) {
@@ -1481,7 +1498,7 @@ int run_search(Args& args) {
     }
     std::size_t line_number = 0;
     std::string invalid;  // rg's error for the first line that is not UTF-8
-    for_each_line(*text, [&](std::string_view line) {
+    for_each_pattern_line(*text, [&](std::string_view line) {
       ++line_number;
       const std::size_t valid = utf8_valid_prefix(line);
       if (valid != line.size() && invalid.empty()) {

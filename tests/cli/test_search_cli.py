@@ -1470,6 +1470,10 @@ golden("-f - and the path - is an error", ["-f", "-", "d/a.txt", "-"], b"", 2,
                  "stdin")], stdin=b"bar\n")
 golden("-f of a directory names the read error as rg (no space)", ["-f", "d", "d/a.txt"], b"", 2,
        [("line", "ctxsearch: d:Is a directory (os error 21)")])
+golden("-f lines end at \\n, which takes a \\r before it: an unterminated last line keeps its \\r (rg, "
+       "bstr's for_byte_line)", ["-c", "-f", "-", "d/a.txt"], b"2\n", 0, stdin=b"foo\r\nbar\r")
+golden("-f: a last line ending in \\r\\n loses both", ["-c", "-f", "-", "d/a.txt"], b"3\n", 0,
+       stdin=b"foo\r\nbar\r\n")
 
 # patterns and flag values that are not UTF-8: rg's errors
 golden("a pattern that is not UTF-8 is rg's error", ["a\udcffb", "d/a.txt"], b"", 2,
