@@ -126,11 +126,12 @@ std::string utf16_to_utf8(std::string_view in, bool little_endian,
   return out;
 }
 
-void FileBuffer::reserve(std::size_t bytes) {
+void FileBuffer::reserve(std::size_t bytes, std::size_t keep) {
   if (bytes <= capacity_) return;
   std::size_t grown = std::max(bytes, capacity_ * 2);
   auto fresh = std::make_unique_for_overwrite<char[]>(grown);
-  data_.swap(fresh);  // callers reserve before reading, or copy what they keep (see below)
+  if (keep != 0) std::memcpy(fresh.get(), data_.get(), keep);
+  data_.swap(fresh);
   capacity_ = grown;
 }
 
@@ -228,9 +229,8 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
     if (n < 0) return Error::from_errno(errno, path);
     got = static_cast<std::size_t>(n);
     std::string_view bytes(data_.get(), got);
-    if (got < kMmapMinBytes) return cut_at_binary_chunk(bytes, stop_at_nul);
     std::string_view kept = cut_at_binary_chunk(bytes, stop_at_nul);
-    if (kept.size() < got) return kept;
+    if (got < kMmapMinBytes || kept.size() < got) return kept;
   }
   struct stat st {};
   if (::fstat(fd, &st) == 0 && allow_mapping_ && S_ISREG(st.st_mode) &&
@@ -288,22 +288,9 @@ Result<std::string_view> FileBuffer::read_on(int fd, const struct stat& st, std:
                                              bool stop_at_nul, std::size_t got) {
   if (S_ISDIR(st.st_mode)) return Error::from_errno(EISDIR, path);
   const std::size_t expect = S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0;
-  const std::size_t need = std::max<std::size_t>(expect + 1, kChunkBytes);
-  if (got == 0) {
-    reserve(need);
-  } else if (need > capacity_) {  // keep the bytes read so far
-    auto bigger = std::make_unique_for_overwrite<char[]>(need);
-    std::memcpy(bigger.get(), data_.get(), got);
-    data_.swap(bigger);
-    capacity_ = need;
-  }
+  reserve(std::max<std::size_t>(expect + 1, kChunkBytes), got);
   for (;;) {
-    if (got == capacity_) {  // the file grew, or a pipe: keep what we have
-      auto bigger = std::make_unique_for_overwrite<char[]>(capacity_ * 2);
-      std::memcpy(bigger.get(), data_.get(), got);
-      data_.swap(bigger);
-      capacity_ *= 2;
-    }
+    if (got == capacity_) reserve(capacity_ + 1, got);  // the file grew, or a pipe: doubled
     // Before the first NUL check, read one chunk only, so a binary file costs 64 KiB.
     std::size_t want = capacity_ - got;
     if (stop_at_nul && got < kChunkBytes) want = std::min(want, kChunkBytes - got);

@@ -143,7 +143,9 @@ class FileBuffer {
   void allow_mapping(bool allow) { allow_mapping_ = allow; }
 
  private:
-  void reserve(std::size_t bytes);
+  // Grows the buffer to hold at least `bytes` (at least doubling it), keeping its first `keep`
+  // bytes; the rest is uninitialized.
+  void reserve(std::size_t bytes, std::size_t keep = 0);
   // Reads `fd` on to its end (as read_fd) after the `got` bytes already at the buffer's start.
   Result<std::string_view> read_on(int fd, const struct stat& st, std::string_view path,
                                    bool stop_at_nul, std::size_t got);
