@@ -44,20 +44,81 @@ Result<Filters> build_filters(const Args& args) {
 Output::Capture::Capture(Output& /*out*/) : previous_(tls_capture) { tls_capture = this; }
 Output::Capture::~Capture() { tls_capture = previous_; }
 
+void Output::set_block_buffering(std::size_t bytes, std::chrono::milliseconds max_delay) {
+  std::lock_guard lock(buffer_mutex_);
+  block_bytes_ = bytes;
+  max_delay_ = max_delay;
+  pending_.reserve(bytes);
+}
+
+void Output::flush() {
+  {
+    std::lock_guard lock(buffer_mutex_);
+    stopping_ = true;
+  }
+  buffer_filled_.notify_one();
+  if (flusher_.joinable()) flusher_.join();
+  std::lock_guard lock(buffer_mutex_);
+  write_pending_locked();
+  block_bytes_ = 0;
+  stopping_ = false;
+}
+
+void Output::emit(std::string_view data) {
+  std::unique_lock lock(buffer_mutex_);
+  if (block_bytes_ == 0 || (pending_.empty() && data.size() >= block_bytes_)) {
+    if (!broken_pipe_.load() && !write_stdout(data)) broken_pipe_.store(true);
+    return;
+  }
+  const bool was_empty = pending_.empty();
+  pending_.append(data);
+  if (pending_.size() >= block_bytes_) {
+    write_pending_locked();
+  } else if (was_empty) {
+    if (!flusher_.joinable()) flusher_ = std::thread([this] { run_flusher(); });
+    lock.unlock();
+    buffer_filled_.notify_one();
+  }
+}
+
+void Output::write_pending() {
+  std::lock_guard lock(buffer_mutex_);
+  write_pending_locked();
+}
+
+void Output::write_pending_locked() {
+  if (pending_.empty()) return;
+  if (!broken_pipe_.load() && !write_stdout(pending_)) broken_pipe_.store(true);
+  pending_.clear();
+}
+
+void Output::run_flusher() {
+  std::unique_lock lock(buffer_mutex_);
+  while (true) {
+    buffer_filled_.wait(lock, [this] { return stopping_ || !pending_.empty(); });
+    if (stopping_) return;
+    // Whatever is pending after the delay is at most that old (an earlier flush may have taken
+    // some of it), so writing it all keeps the bound.
+    buffer_filled_.wait_for(lock, max_delay_, [this] { return stopping_; });
+    if (stopping_) return;
+    write_pending_locked();
+  }
+}
+
 void Output::write_locked(std::string_view data, std::string_view separator, bool first) {
   if (data.empty() || broken_pipe_.load(std::memory_order_relaxed)) return;
   if (!separator.empty() && first && any_group_) {
     written_ += separator.size();
-    if (!write_stdout(separator)) broken_pipe_.store(true);
+    emit(separator);
   }
   if (first) any_group_ = true;
   written_ += data.size();
-  if (!write_stdout(data)) broken_pipe_.store(true);
+  emit(data);
 }
 
 void Output::write_raw(std::string_view data) {
   std::lock_guard lock(mutex_);
-  if (!broken_pipe_.load() && !write_stdout(data)) broken_pipe_.store(true);
+  emit(data);
 }
 
 void Output::write_group(std::string_view data, std::string_view separator) {
@@ -93,6 +154,7 @@ void Output::error(std::string_view detail) {
     return;
   }
   std::lock_guard lock(mutex_);
+  write_pending();
   print_error(detail);
 }
 
@@ -103,6 +165,7 @@ void Output::warn(std::string_view detail) {
     return;
   }
   std::lock_guard lock(mutex_);
+  write_pending();
   print_error(detail);
 }
 
@@ -110,6 +173,7 @@ void Output::replay(std::string_view data, std::string_view separator,
                     const std::vector<std::pair<bool, std::string>>& messages) {
   std::lock_guard lock(mutex_);
   write_locked(data, separator, true);
+  if (!messages.empty()) write_pending();
   for (const auto& [is_error, text] : messages) {
     if (is_error) errored_.store(true);
     print_error(text);

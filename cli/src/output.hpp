@@ -4,10 +4,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -33,6 +36,20 @@ Result<Filters> build_filters(const Args& args);
 
 class Output {
  public:
+  Output() = default;
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+  ~Output() { flush(); }
+
+  // Block buffering (stdout is no terminal, or --block-buffered): what would be written gathers in
+  // one buffer, written when it holds `bytes`, at most `max_delay` after its oldest byte arrived
+  // (a background thread, started with the first byte), and at flush(). One write per file costs
+  // the reader of a pipe one wake-up per file; this costs one per `bytes`. Without it (the
+  // default, and --line-buffered) everything is written at once.
+  void set_block_buffering(std::size_t bytes, std::chrono::milliseconds max_delay);
+  // Writes what block buffering holds and stops its thread; later output is written at once.
+  // Idempotent; the destructor calls it.
+  void flush();
   // One file's finished output. `separator` ("\n" in heading mode, "--\n" with context lines)
   // goes before it when another group was written earlier.
   void write_group(std::string_view data, std::string_view separator);
@@ -75,7 +92,24 @@ class Output {
 
  private:
   void write_locked(std::string_view data, std::string_view separator, bool first);
+  // Writes `data` now, or appends it to `pending_` under block buffering.
+  void emit(std::string_view data);
+  // Writes what block buffering holds (before a message on stderr, so `2>&1` keeps the order).
+  void write_pending();
+  void write_pending_locked();  // with buffer_mutex_ held
+  void run_flusher();
+  // Held by whoever writes one file's output (for a streamed file, until it ends), so the output
+  // of different files never interleaves.
   std::recursive_mutex mutex_;
+  // Block buffering's state. Taken after mutex_ (or alone by the flusher thread, which writes
+  // only whole prefixes of what was emitted, so it never reorders output).
+  std::mutex buffer_mutex_;
+  std::condition_variable buffer_filled_;
+  std::string pending_;
+  std::size_t block_bytes_ = 0;  // 0: no block buffering
+  std::chrono::milliseconds max_delay_{0};
+  bool stopping_ = false;
+  std::thread flusher_;
   bool any_group_ = false;
   bool messages_ = true;
   std::atomic<bool> errored_{false}, broken_pipe_{false};

@@ -40,6 +40,10 @@ namespace {
 
 constexpr std::size_t kMaxPatternFileBytes = std::size_t{1} << 30;
 constexpr std::size_t kStreamThreshold = std::size_t{1} << 20;  // bytes of one file's output
+// Block buffering: a pipe's capacity, and a bound on how long a match waits for company (so a
+// reader watching a slow search, or stdin fed slowly, still sees results as they are found).
+constexpr std::size_t kBlockBytes = std::size_t{64} << 10;
+constexpr std::chrono::milliseconds kBlockMaxDelay{100};
 
 constexpr std::string_view kReset = kColorReset;
 
@@ -1113,6 +1117,7 @@ class Search {
   // Whether ripgrep would memory-map the files named on the command line (then it has each whole
   // in memory, which decides where it notices binary data): when they are all it searches.
   void set_whole_files(bool whole) { whole_files_ = whole; }
+  void set_block_buffering() { out_.set_block_buffering(kBlockBytes, kBlockMaxDelay); }
 
   static bool stdin_is_stream() {
     struct stat st {};
@@ -1347,6 +1352,7 @@ class Search {
 
   int exit_code() {
     write_summary();
+    out_.flush();
     const bool matched = matched_.load();
     if (matched && (args_.quiet || !out_.errored())) return 0;
     return out_.errored() ? 2 : 1;
@@ -1686,6 +1692,9 @@ int run_search(Args& args) {
   search.set_pre_globs(std::move(pre_globs));
   search.set_whole_files(args.mmap == Args::Mmap::kAlways ||
                          (args.mmap == Args::Mmap::kAuto && few_files));
+  if (args.buffer == Args::Buffer::kBlock || (args.buffer == Args::Buffer::kAuto && !tty)) {
+    search.set_block_buffering();
+  }
   return search.run(walk, paths, search_stdin);
 }
 

@@ -997,6 +997,47 @@ def line_buffered_stdin_lines_arrive_before_the_input_ends():
         p.wait(timeout=TIMEOUT)
 
 
+@case
+def block_buffered_output_still_arrives_while_the_input_stays_open():
+    # stdout is a pipe, so output is block buffered; a match must still be written within the
+    # flush delay (0.1 s), not held until 64 KiB gather or the input ends.
+    for flags in ([], ["--block-buffered"]):
+        p = subprocess.Popen([CTX] + flags + ["foo"], cwd=tree().root, env=tree().env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            p.stdin.write(b"foo 1\nbar\n")
+            p.stdin.flush()
+            timer = threading.Timer(20, p.kill)
+            timer.start()
+            got = p.stdout.readline()
+            timer.cancel()
+            check(got == b"foo 1\n", "%s: first line before the input ended: %r" % (flags, got))
+        finally:
+            p.stdin.close()
+            p.wait(timeout=TIMEOUT)
+
+
+@case
+def block_buffered_output_is_written_before_a_later_files_error():
+    # `2>&1` sees the files in order: a's match, b's error, c's match (stdout is block buffered,
+    # so what it holds is written before an error goes to stderr).
+    t = Tree({"a": b"foo a\n", "b": b"foo b\n", "c": b"foo c\n",
+              "pre.sh": b'#!/bin/sh\ncase "$1" in *b) echo bad >&2; exit 3;; esac\ncat "$1"\n'})
+    try:
+        os.chmod(t.p("pre.sh"), 0o755)
+        for order in (["--sort", "path"], ["--sort", "path", "-j1"]):
+            p = subprocess.run([CTX, "--no-heading", "--pre", t.p("pre.sh"), "-g", "!pre.sh"] +
+                               order + ["foo"], cwd=t.root, env=t.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=TIMEOUT)
+            lines = [l for l in p.stdout.split(b"\n") if l.startswith((b"a:", b"c:", PROG.encode() + b": b:"))]
+            want = [b"a:foo a", PROG.encode() + b": b:", b"c:foo c"]
+            check(p.returncode == 2 and len(lines) == 3 and
+                  all(l.startswith(w) for l, w in zip(lines, want)),
+                  "%s: rc=%d out=%r" % (order, p.returncode, p.stdout))
+    finally:
+        t.close()
+
+
 # ----------------------------------------------------------------------------------------------
 # -z/--search-zip and --pre/--pre-glob: programs whose output is searched
 # ----------------------------------------------------------------------------------------------
