@@ -1209,6 +1209,13 @@ class Search {
       if (!stop_.load()) search_file("-", true, workers_.local());
     }
     if (!run_paths.empty() || paths.empty()) walk_paths(walk_options, run_paths);
+    // As rg: the current directory searched for want of a path, and the walk found nothing to
+    // search (an error; for an explicit path, nothing found is just no match).
+    if (paths.empty() && !searched_.load()) {
+      out_.error(
+          "No files were searched, which means ctxsearch probably applied a filter you didn't "
+          "expect.\nRunning with --debug will show why files are being skipped.");
+    }
     return exit_code();
   }
 
@@ -1233,6 +1240,7 @@ class Search {
   struct Sink final : walker::WalkSink {
     Sink(Search& s, bool collect) : search(s), collect_only(collect) {}
     walker::Flow on_file(const walker::WalkEntry& e) override {
+      search.searched_.store(true, std::memory_order_relaxed);
       if (collect_only) {
         ordered.emplace_back(std::string(e.path), e.depth == 0);
         return walker::Flow::kContinue;
@@ -1365,6 +1373,7 @@ class Search {
   PrintOptions print_;
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
+  std::atomic<bool> searched_{false};  // the walk gave some file to search
   bool whole_files_ = false;
   walker::Overrides pre_globs_;
   tbb::enumerable_thread_specific<Worker> workers_;

@@ -247,6 +247,17 @@ golden("a missing path and no match exits 2", S + ["zzz", "nope", "d"], b"", 2,
 golden("no pattern is a usage error", [], b"", 2, "any")
 golden("an unknown flag is a usage error", ["--no-such-flag", "foo"], b"", 2, "any")
 golden("the empty pattern matches every line", ["", "d/a.txt"], b"foo one\nbar\nfoo two\n", 0)
+NOTHING_SEARCHED = [
+    ("line", "ctxsearch: No files were searched, which means ctxsearch probably applied a filter "
+             "you didn't expect."),
+    ("line", "Running with --debug will show why files are being skipped.")]
+golden("no file searched in the current directory, for want of a path, is an error (rg's)",
+       ["-t", "py", "foo"], b"", 2, err=NOTHING_SEARCHED, cwd="d")
+golden("... under --sort path and -q too", ["--sort", "path", "-q", "-g", "*.py", "foo"], b"", 2,
+       err=NOTHING_SEARCHED, cwd="d")
+golden("... not with a path given, even '.'", ["-t", "py", "foo", "."], b"", 1, cwd="d")
+golden("... not when stdin is searched", ["-t", "py", "foo"], b"foo\n", 0, stdin=b"foo\n", cwd="d")
+golden("... not for --files", ["--files", "-t", "py"], b"", 1, cwd="d")
 
 # -q
 golden("-q with a match exits 0 and prints nothing", ["-q", "foo", "d"], b"", 0)
