@@ -1,6 +1,7 @@
 # The README's two commands: `make demo` and `make test`. Everything else is a building block.
 JOBS ?= $(shell nproc)
 DEMO_TREE ?= /usr/include
+DEMO_PATTERN ?= struct stat\b
 
 .PHONY: demo test deps release asan-ubsan tsan fuzz bench format tidy clean
 
@@ -26,9 +27,9 @@ fuzz: deps
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz -j $(JOBS)
 
-# Build Release and list the files a search would visit in a real tree, as rg --files would.
+# Build Release and search a real tree beside rg, then show what the agent tools give a model.
 demo: release
-	@bash scripts/demo.sh build/release/ctxsearch "$(DEMO_TREE)"
+	@bash scripts/demo.sh build/release/ctxsearch "$(DEMO_TREE)" '$(DEMO_PATTERN)'
 
 # Release tests, then the same tests under ASan+UBSan; ctest prints the summary line last.
 test: release asan-ubsan
