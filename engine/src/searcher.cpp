@@ -462,11 +462,20 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // first 64 KiB, then in each line (block) it is about to report; else its roll buffer notices
   // the first NUL when a read brings it in.
   const bool whole = multiline || (options.whole_file && !decoded);
+  // The first NUL byte (kNoNul: none). On a whole file, like ripgrep, only the first 64 KiB are
+  // looked at here: without a NUL there, `nul` is 64 KiB (no NUL before it, the rest unknown), and
+  // check_line looks in each line about to be reported past it (so a large file is not read
+  // twice, once for a NUL and once for matches).
   std::size_t nul = kNoNul;
   if (mode != BinaryMode::kText && term != '\0') {  // with NUL lines, no binary data (as rg)
-    const std::size_t look = suppress && multiline ? std::min(hay.size(), kChunkBytes) : hay.size();
+    const bool first_chunk = (suppress && multiline) || (whole && !suppress);
+    const std::size_t look = first_chunk ? std::min(hay.size(), kChunkBytes) : hay.size();
     const void* at = std::memchr(hay.data(), '\0', look);
-    if (at != nullptr) nul = static_cast<std::size_t>(static_cast<const char*>(at) - hay.data());
+    if (at != nullptr) {
+      nul = static_cast<std::size_t>(static_cast<const char*>(at) - hay.data());
+    } else if (whole && !suppress && look < hay.size()) {
+      nul = look;
+    }
   }
   std::string converted;
   if (nul != kNoNul && mode == BinaryMode::kConvert && !whole) {

@@ -129,6 +129,7 @@ class Tree:
 BINARY = b"foo 1\nfoo 2\x00foo\nfoo 3\n"  # NUL at offset 11
 LATE_NUL = b"foo first\n" + b"filler line\n" * 20000 + b"nul\x00here foo\n" + b"foo after\n"
 LATE_NUL_OFFSET = LATE_NUL.index(b"\x00")  # 240013, past rg's first 64 KiB buffer
+QUIET_NUL = b"foo first\n" + b"filler line\n" * 20000 + b"nul\x00here\n" + b"foo after\n"
 
 FILES = {
     "d/a.txt": b"foo one\nbar\nfoo two\n",
@@ -140,6 +141,7 @@ FILES = {
     "bin/mixed/t.txt": b"foo\n",
     "bin/only/bin.dat": BINARY,
     "bin/late/late.dat": LATE_NUL,
+    "latequiet/q.dat": QUIET_NUL,
     "bin/peek/p.dat": b"ar\nbb\x00 ar\n",
     "bin/conv/c.dat": b"a foo\x00foo b\nfoo\n",
     "u/greek.txt": "αβγ foo\nΑΒΓ\n".encode(),
@@ -548,6 +550,8 @@ golden("-S: class set operations are not literals (no literal: case-sensitive, a
        ["-S", "-c", "[\\p{Greek}--\\p{Lowercase}]", "u/greek.txt"], b"1\n", 0)
 golden("-a -c on a walked binary file", S + ["-a", "-c", "foo", "bin/only"],
        b"bin/only/bin.dat:3\n", 0)
+golden("a named file's NUL past 64 KiB in no reported line goes unnoticed (rg looks in each line "
+       "it reports)", ["-n", "foo", "latequiet/q.dat"], b"1:foo first\n20003:foo after\n", 0)
 
 @case
 def stats_bytes_searched_where_the_search_stopped():
@@ -1012,6 +1016,8 @@ def line_buffered_stdin_lines_arrive_before_the_input_ends():
 def block_buffered_output_still_arrives_while_the_input_stays_open():
     # stdout is a pipe, so output is block buffered; a match must still be written within the
     # flush delay (0.1 s), not held until 64 KiB gather or the input ends.
+    if IS_RG:
+        raise Skip("ctxsearch's own: rg holds stdin's output while its buffer has room")
     for flags in ([], ["--block-buffered"]):
         p = subprocess.Popen([CTX] + flags + ["foo"], cwd=tree().root, env=tree().env,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -1032,6 +1038,8 @@ def block_buffered_output_still_arrives_while_the_input_stays_open():
 def block_buffered_output_is_written_before_a_later_files_error():
     # `2>&1` sees the files in order: a's match, b's error, c's match (stdout is block buffered,
     # so what it holds is written before an error goes to stderr).
+    if IS_RG:
+        raise Skip("ctxsearch's own: single-threaded rg prints the error before a's buffered line")
     t = Tree({"a": b"foo a\n", "b": b"foo b\n", "c": b"foo c\n",
               "pre.sh": b'#!/bin/sh\ncase "$1" in *b) echo bad >&2; exit 3;; esac\ncat "$1"\n'})
     try:
