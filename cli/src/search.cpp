@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "chunked.hpp"
 #include "colors.hpp"
 #include "ctx/base/file_buffer.hpp"
 #include "ctx/base/json.hpp"
@@ -1019,8 +1020,18 @@ class Search {
       options.max_count.reset();
     }
     std::uint64_t total_bytes = bytes->size();
+    // A large named file is searched in chunks on several threads, where its output allows it
+    // (the printer sees the same calls; --stats and --json count what one search would).
+    const bool chunked = !streamed && !piped && !printer_limits_quit() && !args_.stats &&
+                         !print_.json && !options.max_count &&
+                         can_search_in_chunks(set, options, *bytes, chunk_limits());
+    if (chunked) debug_line(args_, 2, "{}: searched in chunks on several threads", shown);
     Status searched =
         streamed ? search_stream(printer, options, w, stream, total_bytes) : [&]() -> Status {
+      if (chunked) {
+        return search_in_chunks(set, plain ? plain_chunk_scratches_ : chunk_scratches_, options,
+                                *bytes, w.buffer, printer, chunk_limits());
+      }
       CTX_TRY(engine::search_buffer(set, scratch, options, *bytes, printer));
       return {};
     }();
@@ -1366,6 +1377,18 @@ class Search {
     return out_.errored() ? 2 : 1;
   }
 
+  ChunkedLimits chunk_limits() const {
+    ChunkedLimits limits;
+    limits.threads = static_cast<int>(args_.walk.threads);
+    return limits;
+  }
+
+  // -q, -l, --files-without-match: the printer quits at the first reported line.
+  bool printer_limits_quit() const {
+    return args_.quiet || print_.output == Args::Output::kFilesWithMatches ||
+           print_.output == Args::Output::kFilesWithoutMatch;
+  }
+
   const Args& args_;
   engine::PatternSet patterns_;
   // --crlf (not -P): the same patterns compiled without it, for files without a CR byte.
@@ -1377,6 +1400,7 @@ class Search {
   bool whole_files_ = false;
   walker::Overrides pre_globs_;
   tbb::enumerable_thread_specific<Worker> workers_;
+  ChunkScratches chunk_scratches_, plain_chunk_scratches_;  // search_in_chunks' (per set)
   std::mutex slots_mutex_;
   std::mutex stats_mutex_;
   Stats stats_;

@@ -142,26 +142,40 @@ void FileBuffer::reserve(std::size_t bytes, std::size_t keep) {
 namespace {
 
 thread_local FileBuffer* t_mapped = nullptr;  // this thread's FileBuffers holding a mapping
+thread_local FileBuffer::Borrow* t_borrowed = nullptr;  // the mappings it borrowed
 struct sigaction g_previous_sigbus {};
 std::uintptr_t g_page_bytes = 4096;
 
 }  // namespace
 
+FileBuffer::Borrow::Borrow(const FileBuffer& buffer) : buffer_(&buffer), previous_(t_borrowed) {
+  t_borrowed = this;
+}
+
+FileBuffer::Borrow::~Borrow() { t_borrowed = previous_; }
+
+bool FileBuffer::zero_from(char* addr) const {
+  char* base = static_cast<char*>(map_);
+  if (addr < base || addr >= base + map_bytes_) return false;
+  const std::uintptr_t in_page = g_page_bytes - 1;
+  char* from = addr - (reinterpret_cast<std::uintptr_t>(addr) & in_page);
+  char* map_end = base + map_bytes_;
+  const std::uintptr_t tail = reinterpret_cast<std::uintptr_t>(map_end) & in_page;
+  char* end = tail == 0 ? map_end : map_end + (g_page_bytes - tail);
+  void* zeros = ::mmap(from, static_cast<std::size_t>(end - from), PROT_READ,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  if (zeros == MAP_FAILED) return false;
+  truncated_.store(1, std::memory_order_relaxed);
+  return true;
+}
+
 void FileBuffer::on_sigbus(int signal, siginfo_t* info, void* context) {
   auto* addr = static_cast<char*>(info->si_addr);
-  for (FileBuffer* b = t_mapped; b != nullptr; b = b->next_mapped_) {
-    char* base = static_cast<char*>(b->map_);
-    if (addr < base || addr >= base + b->map_bytes_) continue;
-    const std::uintptr_t in_page = g_page_bytes - 1;
-    char* from = addr - (reinterpret_cast<std::uintptr_t>(addr) & in_page);
-    char* map_end = base + b->map_bytes_;
-    const std::uintptr_t tail = reinterpret_cast<std::uintptr_t>(map_end) & in_page;
-    char* end = tail == 0 ? map_end : map_end + (g_page_bytes - tail);
-    void* zeros = ::mmap(from, static_cast<std::size_t>(end - from), PROT_READ,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    if (zeros == MAP_FAILED) break;
-    b->truncated_ = 1;
-    return;
+  for (const FileBuffer* b = t_mapped; b != nullptr; b = b->next_mapped_) {
+    if (b->zero_from(addr)) return;
+  }
+  for (const Borrow* b = t_borrowed; b != nullptr; b = b->previous_) {
+    if (b->buffer_->zero_from(addr)) return;
   }
   if ((g_previous_sigbus.sa_flags & SA_SIGINFO) != 0 && g_previous_sigbus.sa_sigaction != nullptr) {
     g_previous_sigbus.sa_sigaction(signal, info, context);
@@ -255,7 +269,7 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
 }
 
 void FileBuffer::unmap() {
-  truncated_ = 0;
+  truncated_.store(0, std::memory_order_relaxed);
   if (map_ == nullptr) return;
   for (FileBuffer** link = &t_mapped; *link != nullptr; link = &(*link)->next_mapped_) {
     if (*link == this) {
@@ -469,11 +483,13 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   std::size_t nul = kNoNul;
   if (mode != BinaryMode::kText && term != '\0') {  // with NUL lines, no binary data (as rg)
     const bool first_chunk = (suppress && multiline) || (whole && !suppress);
-    const std::size_t look = first_chunk ? std::min(hay.size(), kChunkBytes) : hay.size();
+    const std::size_t look = options.nul_only_in_reported_lines ? 0
+                             : first_chunk                      ? std::min(hay.size(), kChunkBytes)
+                                                                : hay.size();
     const void* at = std::memchr(hay.data(), '\0', look);
     if (at != nullptr) {
       nul = static_cast<std::size_t>(static_cast<const char*>(at) - hay.data());
-    } else if (whole && !suppress && look < hay.size()) {
+    } else if (whole && !suppress && (look < hay.size() || options.nul_only_in_reported_lines)) {
       nul = look;
     }
   }
@@ -513,7 +529,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     notice(static_cast<std::size_t>(static_cast<const char*>(at) - hay.data()));
     return !quit;
   };
-  if (detect && whole && nul < kChunkBytes) notice(nul);
+  if (detect && whole && nul < kChunkBytes && !options.nul_only_in_reported_lines) notice(nul);
   std::optional<RollBuffer> roll;
   if (!whole && !suppress) {
     roll.emplace(hay, detect ? nul : kNoNul,

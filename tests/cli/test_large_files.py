@@ -7,7 +7,9 @@
    an unsanitized build, within 1.5x ripgrep's peak on the same file (plus 8 MiB for our larger
    binary and thread pool) when rg is installed.
 2. Output on large files (a text file, a file with a NUL after the first 64 KiB, one with a NUL
-   in the first 64 KiB, a UTF-16LE file) is byte-for-byte ripgrep's, found by the walk and named.
+   in the first 64 KiB, a UTF-16LE file) is byte-for-byte ripgrep's, found by the walk and named;
+   so is the output of files named on the command line that are large enough (8 MiB) to be
+   searched in chunks on several threads, with NUL bytes in reported lines and in others.
 
 Run as `python3 tests/cli/test_large_files.py` with CTXSEARCH set.
 """
@@ -109,6 +111,11 @@ def check_outputs(tmp: str) -> list[str]:
         f.write(b"needle first\n\0" + body)
     with open(os.path.join(tree, "utf16.txt"), "wb") as f:
         f.write(b"\xff\xfe" + body[: 3 << 20].decode().encode("utf-16-le"))
+    # Past 8 MiB, a named file is searched in chunks on several threads (cli/src/chunked.hpp).
+    with open(os.path.join(tree, "huge.txt"), "wb") as f:
+        f.write(body + b"needle no newline at the end" + b"\n" + body + b"last needle")
+    with open(os.path.join(tree, "huge_nul.bin"), "wb") as f:
+        f.write(body + b"quiet \0 nul\n" + body[: 2 << 20] + b"needle \0 nul\n" + body)
     failures = []
     cases = [
         ["-n", "needle"],
@@ -124,6 +131,15 @@ def check_outputs(tmp: str) -> list[str]:
         ["-n", "-C2", "needle"],
         ["-n", "-B7", "-A1", "needle", "late_nul.bin", "."],
         ["-c", "needle", "late_nul.bin", "early_nul.bin", "."],
+        ["-n", "needle", "huge.txt"],
+        ["-c", "needle", "huge.txt"],
+        ["-n", "-b", "-o", "needle \\d+", "huge.txt"],
+        ["-n", "-v", "-c", "hay", "huge.txt"],
+        ["-n", "--column", "-w", "here|end", "huge.txt"],
+        ["-n", "needle", "huge_nul.bin"],
+        ["-c", "nul", "huge_nul.bin"],
+        ["-n", "-a", "nul", "huge_nul.bin"],
+        ["-n", "needle", "huge.txt", "huge_nul.bin"],
     ]
     for args in cases:
         argv = ["--sort", "path", "--no-config"] + args

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
@@ -68,6 +69,10 @@ struct SearchOptions {
   // UTF-16 BOM are decoded (auto). `bom_sniffing` false (-E none): the bytes as they are.
   std::optional<Encoding> encoding;
   bool bom_sniffing = true;
+  // With whole_file: the haystack is a line-aligned piece of a whole file whose first 64 KiB the
+  // caller found free of NUL bytes, so binary data is looked for only in the lines about to be
+  // reported (a search of the file in pieces, see search_in_chunks in the CLI).
+  bool nul_only_in_reported_lines = false;
 };
 
 class LineSink {
@@ -138,11 +143,29 @@ class FileBuffer {
                                    bool stop_at_nul);
   // True when the file last read was mapped and shrank while its bytes were read: the part past
   // its new end read as NUL bytes. Reset by the next read.
-  bool truncated() const { return truncated_ != 0; }
+  bool truncated() const { return truncated_.load(std::memory_order_relaxed) != 0; }
   // Whether read/read_at may map files at all (rg's --mmap/--no-mmap); on by default.
   void allow_mapping(bool allow) { allow_mapping_ = allow; }
 
+  // While a Borrow lives on a thread, that thread may read the bytes of `buffer`'s mapping too (a
+  // truncation met there reads as zeros and flags `buffer`, as on the thread that read it).
+  // `buffer` must keep its mapping for the Borrow's life. Borrows nest.
+  class Borrow {
+   public:
+    explicit Borrow(const FileBuffer& buffer);
+    ~Borrow();
+    Borrow(const Borrow&) = delete;
+    Borrow& operator=(const Borrow&) = delete;
+
+   private:
+    friend class FileBuffer;
+    const FileBuffer* buffer_;
+    Borrow* previous_;
+  };
+
  private:
+  // Puts zero pages over this buffer's mapping from the page of `addr` on, if it holds `addr`.
+  bool zero_from(char* addr) const;
   // Grows the buffer to hold at least `bytes` (at least doubling it), keeping its first `keep`
   // bytes; the rest is uninitialized.
   void reserve(std::size_t bytes, std::size_t keep = 0);
@@ -154,8 +177,8 @@ class FileBuffer {
   static void on_sigbus(int signal, siginfo_t* info, void* context);
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
-  FileBuffer* next_mapped_ = nullptr;  // the thread's list of buffers holding a mapping
-  volatile std::sig_atomic_t truncated_ = 0;
+  FileBuffer* next_mapped_ = nullptr;      // the thread's list of buffers holding a mapping
+  mutable std::atomic<int> truncated_{0};  // set by the SIGBUS handler, on any borrowing thread
   bool allow_mapping_ = true;
   std::unique_ptr<char[]> data_;
   std::size_t capacity_ = 0;
