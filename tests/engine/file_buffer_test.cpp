@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <string_view>
 
 #include "../temp_tree.hpp"
@@ -151,6 +152,25 @@ TEST_CASE("a mapped file truncated while it is read does not kill the process", 
   auto next = buffer.read((dir.root() / "other.txt").c_str(), false);
   REQUIRE(next.ok());
   CHECK_FALSE(buffer.truncated());
+}
+
+TEST_CASE("another thread borrowing a mapping reads a truncated part as zeros too",
+          "[file_buffer]") {
+  TempDir dir;
+  const std::size_t size = std::size_t{4} << 20;
+  const fs::path file = dir.file("shrinks.txt", pattern_bytes(size));
+  FileBuffer buffer;
+  auto got = buffer.read(file.c_str(), false);
+  REQUIRE(got.ok());
+  REQUIRE(::truncate(file.c_str(), 5000) == 0);
+  std::size_t nul_bytes = 0;
+  std::thread reader([&] {
+    FileBuffer::Borrow borrow(buffer);  // without it, the first page past 8 KiB ends the process
+    for (char c : *got) nul_bytes += c == '\0' ? 1 : 0;
+  });
+  reader.join();
+  CHECK(buffer.truncated());
+  CHECK(nul_bytes >= size - 8192);
 }
 
 TEST_CASE(
