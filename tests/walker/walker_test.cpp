@@ -283,6 +283,46 @@ TEST_CASE("a walk of many directories in parallel lists each file exactly once",
   CHECK(sink.files == expected);
 }
 
+TEST_CASE("files named as roots: a few in the order given, many on all threads, each once",
+          "[walker][walk]") {
+  TempTree t;
+  std::vector<std::string> named;
+  for (int i = 0; i < 300; ++i) {
+    named.push_back("n" + std::to_string(299 - i));  // not in name order
+    t.file(named.back());
+  }
+  t.file("dir/inside");
+  WalkOptions w;
+  w.threads = 4;
+  SECTION("a few: in the order given, before the directories' files") {
+    w.paths.assign(named.begin(), named.begin() + 20);
+    w.paths.push_back("dir");
+    Collect sink;
+    REQUIRE(ctx::walker::walk(w, sink).ok());
+    std::vector<std::string> want(named.begin(), named.begin() + 20);
+    want.push_back("dir/inside");
+    CHECK(sink.files == want);
+  }
+  SECTION("many: every one exactly once, with the directories' files") {
+    w.paths = named;
+    w.paths.push_back("dir");
+    Collect sink;
+    REQUIRE(ctx::walker::walk(w, sink).ok());
+    std::vector<std::string> want = named;
+    want.push_back("dir/inside");
+    std::sort(sink.files.begin(), sink.files.end());
+    std::sort(want.begin(), want.end());
+    CHECK(sink.files == want);
+  }
+  SECTION("many, and the sink stops: the walk stops early") {
+    w.paths = named;
+    Collect sink;
+    sink.stop_after = 3;
+    REQUIRE(ctx::walker::walk(w, sink).ok());
+    CHECK(sink.files.size() < named.size());
+  }
+}
+
 TEST_CASE("thousands of walks in one process keep its memory flat", "[walker][walk][memory]") {
   // A long-lived server walks once per tool call. oneTBB 2021.8 keeps about 7 KiB for each
   // task_arena constructed, so a walker making one per walk grew by ~20 MiB here.

@@ -14,6 +14,7 @@
 #include <sys/vfs.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_for_each.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
@@ -46,6 +47,7 @@ constexpr std::string_view kDotIgnore = ".ignore";
 constexpr std::string_view kRgIgnore = ".rgignore";
 constexpr std::string_view kCtxIgnore = ".ctxignore";
 constexpr std::string_view kDotGit = ".git";
+constexpr std::size_t kParallelRootFiles = 64;  // from this many named files on: on all threads
 
 // This thread's task arena of `threads` concurrency, made on its first walk and kept until the
 // thread ends. Not one per walk: oneTBB 2021.8 keeps about 7 KiB for every task_arena
@@ -857,9 +859,13 @@ Status Walker::run() {
     tasks.push_back(std::move(task));
   }
 
+  // Unsorted, many files named among the roots go to the sink on all threads (as rg's parallel
+  // walker takes every root path as a unit of work), so `ctxsearch PATTERN $(git ls-files)` is not
+  // searched on one thread; a few go in the order given, as grep and rg in practice print them.
+  std::vector<std::string_view> root_files;
   if (!sorted()) {
     for (const RootItem& item : items) {
-      if (!item.is_dir) emit(item.path, 0);
+      if (!item.is_dir) root_files.push_back(item.path);
     }
   }
   unsigned threads =
@@ -867,6 +873,13 @@ Status Walker::run() {
   // TBB caps workers at the core count (and warns on stderr past it); -j asks for exactly N.
   tbb::global_control allow(tbb::global_control::max_allowed_parallelism, threads);
   arena_for(threads).execute([&] {
+    if (root_files.size() < kParallelRootFiles) {
+      for (std::string_view file : root_files) emit(file, 0);
+    } else {
+      tbb::parallel_for(std::size_t{0}, root_files.size(), [&](std::size_t i) {
+        if (!stop_.load(std::memory_order_relaxed)) emit(root_files[i], 0);
+      });
+    }
     tbb::parallel_for_each(tasks.begin(), tasks.end(),
                            [this](DirTask& item, tbb::feeder<DirTask>& feeder) {
                              // Moved out so that its heap parts die before this body returns.
