@@ -352,10 +352,14 @@ class RollBuffer {
     const std::vector<std::size_t>* decoded = nullptr;  // decode_haystack's read ends
   };
   // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B); lines end at `term`.
-  RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, Reads reads, char term)
-      : hay_(hay), nul_(nul), context_(context), reads_(reads), term_(term) {
+  // `find_nul`: `nul` is kNoNul because nobody looked; each read looks for the first NUL in what it
+  // brings (so a large file is not read once for a NUL and once more for matches).
+  RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, Reads reads, char term,
+             bool find_nul = false)
+      : hay_(hay), nul_(nul), context_(context), reads_(reads), term_(term), find_nul_(find_nul) {
     fill();
   }
+  std::size_t nul() const { return nul_; }      // the first NUL byte read so far (kNoNul: none)
   std::size_t start() const { return start_; }  // the first byte not consumed
   std::size_t end() const { return end_; }      // the end of the complete lines held
   bool eof() const { return eof_; }
@@ -382,6 +386,11 @@ class RollBuffer {
       }
       const std::size_t from = read_;
       read_ = upto;
+      if (find_nul_ && nul_ == kNoNul) {
+        const void* at = std::memchr(hay_.data() + from, '\0', upto - from);
+        if (at != nullptr)
+          nul_ = static_cast<std::size_t>(static_cast<const char*>(at) - hay_.data());
+      }
       if (nul_ >= from && nul_ < upto) nul_read_ = true;
       const void* nl = ::memrchr(hay_.data() + from, term_, upto - from);
       if (nl != nullptr) {
@@ -434,6 +443,7 @@ class RollBuffer {
   std::size_t context_;
   Reads reads_;
   char term_;
+  bool find_nul_;
   std::size_t next_decoded_ = 0;  // the first of reads_.decoded not yet passed
   std::size_t capacity_ = kChunkBytes;
   std::size_t start_ = 0, read_ = 0, end_ = 0;
@@ -481,7 +491,9 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // check_line looks in each line about to be reported past it (so a large file is not read
   // twice, once for a NUL and once for matches).
   std::size_t nul = kNoNul;
-  if (mode != BinaryMode::kText && term != '\0') {  // with NUL lines, no binary data (as rg)
+  // Files found by the walk (kQuit) through the roll buffer: it looks as it reads (see RollBuffer).
+  const bool roll_finds_nul = mode == BinaryMode::kQuit && !whole && term != '\0';
+  if (mode != BinaryMode::kText && term != '\0' && !roll_finds_nul) {  // NUL lines: no binary data
     const bool first_chunk = (suppress && multiline) || (whole && !suppress);
     const std::size_t look = options.nul_only_in_reported_lines ? 0
                              : first_chunk                      ? std::min(hay.size(), kChunkBytes)
@@ -533,9 +545,10 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   std::optional<RollBuffer> roll;
   if (!whole && !suppress) {
     roll.emplace(hay, detect ? nul : kNoNul,
-                 report_lines ? std::max(options.before, options.after) : 0, reads, term);
+                 report_lines ? std::max(options.before, options.after) : 0, reads, term,
+                 roll_finds_nul);
     sink.on_buffer(roll->start());
-    if (roll->nul_read()) notice(nul);
+    if (roll->nul_read()) notice(roll->nul());
   }
 
   // Context (-A/-B, --passthru): `printed_until` is the start of the first line not yet printed.
@@ -596,7 +609,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       roll->next(printed_until);
       sink.on_buffer(roll->start());
       if (roll->nul_read() && !binary_at) {
-        notice(nul);
+        notice(roll->nul());
         stopped = stopped || quit;
       }
     }
