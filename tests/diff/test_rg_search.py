@@ -813,16 +813,6 @@ def uses_word_boundary(case):
 
 
 OPEN_BUGS = [
-    ("crlf-word-empty-match-after-cr",
-     "--crlf without -U, -w (or \\b) with a pattern that can match the empty string: rg's regex "
-     "also tries the position between a line's CR and its LF, where the half word boundaries "
-     "hold (a CR is no word character): `rg --crlf -w '(foo)*'` on `o\\r\\n` reports the line, "
-     "with no submatch; ctxsearch searches the line without its CRLF, which has no such "
-     "position (found on seed 241)",
-     lambda c: c.has("--crlf") and not (c.has("-U") or c.has("--multiline"))
-     and uses_word_boundary(c) and any(can_match_empty(p) for p in c.patterns)
-     and any(b"\r\n" in c.tree.files[p] for p in c.searched_files()),
-     lambda c: drop_flags(c, "--crlf")),
     ("null-data-unmultiline-anchors",
      "--null-data without -U, ^ or $ where the pattern turned multi-line mode off ((?-m)): rg "
      "finds no match for `(?-m)bar$` in the record `bar` of `bar\\0x\\nbar\\0` (and one in "
