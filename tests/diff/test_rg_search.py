@@ -873,6 +873,18 @@ RG_QUIRKS = [
      lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep", "--json",
                           "--color=always",
                           *[f for f in c.flags if f.startswith("--replace")])),
+    ("rg-crlf-slow-lines-keep-lone-lf",
+     "--crlf without -U where rg searches line by line (its slow path: --passthru, "
+     "--stop-on-nonmatch after the first match): grep-searcher's lines::without_terminator strips "
+     "only a whole CRLF, so a line ending in a lone LF keeps it in the haystack and an empty match "
+     "after it counts (`rg --crlf --passthru '^$'` on `\\n.\\n` prints `2:.` as a match; rg 13 "
+     "the same; without --crlf, or where the line ends in a CRLF, it does not); ctxsearch searches "
+     "the line without its LF (found on seed 1001)",
+     lambda c: c.has("--crlf") and not (c.has("-U") or c.has("--multiline"))
+     and c.has("--passthru", "--stop-on-nonmatch")
+     and any(can_match_empty(p) for p in c.patterns)
+     and any(re.search(rb"(?<!\r)\n", c.tree.files[p]) for p in c.searched_files()),
+     lambda c: map_files(c, lambda d: re.sub(rb"(?<!\r)\n", b"\r\n", d))),
     ("rg-pcre2-empty-line-match",
      "rg 13 and 14 with -P find no match in an empty line (other than one at the very start of "
      "the file) for --column, -o and --count-matches, though the line is reported: "
