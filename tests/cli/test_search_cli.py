@@ -550,6 +550,19 @@ def stats_bytes_searched_where_the_search_stopped():
 
 
 @case
+def stats_bytes_searched_on_decoded_stdin():
+    """--stats on a stdin stream that is decoded (a UTF-16 BOM, -E) counts the UTF-8 searched, as
+    ripgrep's searcher sees it (12 bytes for 26 of UTF-16LE with its BOM); -m counts where the
+    search stopped, as for files (0: ripgrep's roll buffer had consumed nothing of its round)."""
+    u16 = "ab x\ncd\nx y\n".encode("utf-16le")
+    for args, data, want in (([], b"\xff\xfe" + u16, 12), (["-E", "utf-16le"], u16, 12),
+                             (["-m1"], b"\xff\xfe" + u16, 0), (["-m1"], b"ab x\ncd\nx y\n", 0)):
+        rc, out, _ = tree().run(["--color", "never", "--stats", "x"] + args, stdin=data)
+        line = b"\n%d bytes searched\n" % want
+        check(rc == 0 and line in out, "%r: rc=%d, stdout %r lacks %r" % (args, rc, out, line))
+
+
+@case
 def stats_bytes_searched_under_passthru_on_a_named_binary_file():
     """--passthru makes ripgrep step line by line: on a memory-mapped binary file its printer
     stops after the first line it is handed (binary data was seen up front), and the bytes
@@ -1365,19 +1378,16 @@ def head_one(t, what, cmd):
 STREAM_BYTES = 64 << 20
 
 
-@case
-def stdin_is_searched_as_it_arrives():
-    """A 64 MiB stdin stream of matching lines whose reader closes after the first output line
-    (`yes foo | ctxsearch foo | head -1`): ripgrep reads a few hundred KiB, fills its output
-    buffer, hits EPIPE and exits; a searcher that reads all of stdin first takes the whole
-    stream (and never ends on an endless one). The bytes ctxsearch consumed are counted."""
-    chunk = b"foo matching line\n" * 4096
-    p = subprocess.Popen([CTX, "foo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+def stream_to_a_reader_that_leaves(args, chunk, head=b"", want=b"foo matching line\n"):
+    """Writes `head` then `chunk` repeatedly (up to STREAM_BYTES) to `ctxsearch ARGS` on stdin,
+    reads its first output line and closes the pipe; returns the bytes written by then."""
+    p = subprocess.Popen([CTX] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=tree().env, cwd=tree().root)
     written = [0]
 
     def writer():
         try:
+            p.stdin.write(head)
             while written[0] < STREAM_BYTES:
                 p.stdin.write(chunk)
                 written[0] += len(chunk)
@@ -1395,18 +1405,41 @@ def stdin_is_searched_as_it_arrives():
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
-            raise AssertionError("`%s foo` did not end after its reader closed" % PROG)
+            raise AssertionError("`%s %s` did not end after its reader closed"
+                                 % (PROG, " ".join(args)))
     finally:
         th.join(timeout=TIMEOUT)
         err = p.stderr.read().decode(errors="replace")
         p.stderr.close()
-    check(first == b"foo matching line\n", "first line %r" % first)
+    check(first == want, "first line %r" % first)
     check(rc in (0, 1, -13), "exit status %d, stderr %r" % (rc, err))
     check(not err.strip(), "unexpected stderr %r" % err)
-    print("    ctxsearch consumed %.1f MiB of the %d MiB stream" % (written[0] / 2**20,
-                                                                 STREAM_BYTES >> 20))
+    print("    ctxsearch %s consumed %.1f MiB of the %d MiB stream"
+          % (" ".join(args), written[0] / 2**20, STREAM_BYTES >> 20))
     check(written[0] <= STREAM_BYTES // 4, "ctxsearch read %.1f MiB of stdin before its first "
           "output line reached the reader (rg: a few hundred KiB)" % (written[0] / 2**20))
+
+
+@case
+def stdin_is_searched_as_it_arrives():
+    """A 64 MiB stdin stream of matching lines whose reader closes after the first output line
+    (`yes foo | ctxsearch foo | head -1`): ripgrep reads a few hundred KiB, fills its output
+    buffer, hits EPIPE and exits; a searcher that reads all of stdin first takes the whole
+    stream (and never ends on an endless one). The bytes ctxsearch consumed are counted."""
+    stream_to_a_reader_that_leaves(["foo"], b"foo matching line\n" * 4096)
+
+
+@case
+def stdin_in_another_encoding_is_decoded_as_it_arrives():
+    """The same with UTF-16 text on stdin, named by -E or by a BOM: it is decoded and searched
+    as it arrives (ripgrep's decoder reads 8 KiB at a time), not read whole first."""
+    chunk = ("foo matching line\n" * 4096).encode("utf-16le")
+    stream_to_a_reader_that_leaves(["-E", "utf-16le", "foo"], chunk)
+    stream_to_a_reader_that_leaves(["-n", "foo"], chunk, head=b"\xff\xfe",
+                                   want=b"1:foo matching line\n")
+    big = ("foo matching line\n" * 4096).encode("utf-16be")
+    stream_to_a_reader_that_leaves(["-E", "utf-16be", "-b", "foo"], big,
+                                   want=b"0:foo matching line\n")
 
 # ----------------------------------------------------------------------------------------------
 # rg 14 flags: --crlf, --hyperlink-format / --hostname-bin, negations (expected: rg 14.1.1's)
