@@ -1615,7 +1615,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   bool all_literal = true;
   bool any_empty = false;
   std::vector<std::size_t> may_be_empty;  // the patterns whose PCRE2 minimum length is 0
-  if (nul_banned(patterns, options)) {    // before the line terminator's errors, as in ripgrep
+  // multi_line_anchors' verdicts, over all patterns (see nul_over_buffer below).
+  bool all_end_anchored = !options.fixed_strings && !patterns.empty();
+  bool all_start_anchored = true, some_unmultiline = false;
+  if (nul_banned(patterns, options)) {  // before the line terminator's errors, as in ripgrep
     return Error{ErrorCode::kInvalidArgument,
                  "pattern contains \"\\0\" but it is impossible to match\n\n"
                  "Consider enabling text mode with the --text flag (or -a for short). Otherwise,\n"
@@ -1660,6 +1663,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           regex, options.pcre2 ? detail::RegexSyntax::kPcre2 : detail::RegexSyntax::kRust,
           options.multiline || nul, crlf_pieces);
       regex = std::move(anchors.regex);
+      all_end_anchored = all_end_anchored && anchors.ends_at_haystack_end;
+      all_start_anchored = all_start_anchored && anchors.starts_at_haystack_start;
+      some_unmultiline = some_unmultiline || anchors.unmultiline;
       unmultiline_anchors = unmultiline_anchors || (crlf_pieces && anchors.unmultiline);
       piece_anchors = piece_anchors || (crlf_pieces && anchors.anchors);
     }
@@ -1729,7 +1735,29 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // terminator). (A haystack anchor, \A or \z, does the same without -U, but there ripgrep
   // confirms candidate lines alone when it extracts inner literals, which is not modelled: those
   // patterns run line by line.)
-  impl->buffer_search = nul && !impl->multiline && !options.pcre2 && options.multiline;
+  // Without -U, a haystack anchor (\A, \z, ^ or $ where `m` is off) makes ripgrep's matcher name
+  // no line terminator, and NUL being a byte its regex never matches, the fast line search runs
+  // it over the buffer too, confirming a candidate line alone only where grep-regex extracts
+  // inner literals (literal.rs). It cannot where some pattern matches empty (an empty literal
+  // spoils the set); it does not where regex-automata's meta regex is accelerated and no Unicode
+  // word boundary is in it: every pattern ends at \z (a reverse anchored search) and not all
+  // start at \A. Other sets with haystack anchors are still searched line by line here.
+  const bool haystack_anchor =
+      some_unmultiline || std::ranges::any_of(patterns, [](const std::string& p) {
+        return p.find("\\A") != std::string::npos || p.find("\\z") != std::string::npos;
+      });
+  const bool word_boundary =
+      options.word || std::ranges::any_of(patterns, [](const std::string& p) {
+        return p.find("\\b") != std::string::npos || p.find("\\B") != std::string::npos;
+      });
+  const bool nul_over_buffer =
+      nul && !options.multiline && !options.fixed_strings && haystack_anchor &&
+      (!may_be_empty.empty() || (all_end_anchored && !all_start_anchored && !word_boundary)) &&
+      std::ranges::none_of(patterns, [&](const std::string& p) {
+        return can_match_newline(p, options.multiline_dotall, false, '\0');
+      });
+  impl->buffer_search =
+      nul && !impl->multiline && !options.pcre2 && (options.multiline || nul_over_buffer);
   impl->nul_scan = nul && !impl->multiline && !impl->buffer_search && !options.pcre2 &&
                    !options.line && std::ranges::none_of(patterns, [&](const std::string& p) {
                      return !options.fixed_strings && (p.find_first_of("^$") != std::string::npos ||

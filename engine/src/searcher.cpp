@@ -743,7 +743,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     // ripgrep's fast line search (its regex over the buffer), unless it steps line by line:
     // -P, --passthru, --null-data (slow_lines), --stop-on-nonmatch after a match.
     const bool fast = !options.slow_lines && !(stop_on_nonmatch && reported > 0);
-    const std::size_t upto = rounds ? until : fast ? hay.size() : std::string_view::npos;
+    const std::size_t upto = !fast ? std::string_view::npos : rounds ? until : hay.size();
     CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, pos, scratch, upto));
     if (options.invert) {
       // Every line from pos up to the hit (or the end) is a non-matching line.

@@ -1648,6 +1648,25 @@ golden("--null-data: UTF-16 is still transcoded", ["--null-data", "hi", "nd/u16.
 golden("--null-data --trim trims a leading line feed too", ["--null-data", "--trim", "x",
                                                            "nd/trim.dat"], b"x\x00", 0)
 golden("--null-data from stdin", ["--null-data", "-n", "b"], b"2:b\x00", 0, stdin=b"a\x00b\x00")
+# --null-data without -U, haystack anchors ((?-m)^ $, \A \z): rg's regex runs over its buffer
+# (from where its search stands) unless grep-regex extracts inner literals to confirm lines alone.
+golden("--null-data (?-m)$: only at the buffer's end (rg's regex runs over its buffer)",
+       ["--null-data", "-n", "(?-m)foo$", "nd/n1.dat"], b"5:last foo\x00", 0)
+golden("--null-data (?-m)$ -v: every record but the last", ["--null-data", "-n", "-v", "(?-m)foo$",
+                                                          "nd/n1.dat"],
+       b"1:foo\x002:bar baz\nqux\x003:foo bar\x004:\x00", 0)
+golden("--null-data (?-m)$: a file ending in NUL has no match", ["--null-data", "-c", "(?-m)foo$",
+                                                                "nd/sep.dat"], b"", 1)
+golden("--null-data (?-m)^$: an empty pattern spoils inner literals: over the buffer",
+       ["--null-data", "-n", "(?-m)^$|bar", "nd/n1.dat"], b"2:bar baz\nqux\x003:foo bar\x00", 0)
+golden("--null-data (?-m)^foo: inner literals, each record alone",
+       ["--null-data", "-n", "(?-m)^foo", "nd/n1.dat"], b"1:foo\x003:foo bar\x00", 0)
+golden("--null-data (?-m)^$ --stop-on-nonmatch: each record alone after the first match",
+       ["--null-data", "-n", "--stop-on-nonmatch", "(?-m)^$|foo"], b"1:foo\x002:\x00", 0,
+       stdin=b"foo\x00\x00x\x00")
+golden("--null-data (?-m)$ --passthru: each record alone",
+       ["--null-data", "-n", "--passthru", "(?-m)foo$", "nd/n1.dat"],
+       b"1:foo\x002-bar baz\nqux\x003-foo bar\x004-\x005:last foo\x00", 0)
 golden("--crlf after --null-data wins", ["--null-data", "--crlf", "-c", "foo", "nd/n1.dat"],
        b"2\r\n", 0)
 golden("--no-crlf leaves --null-data", ["--null-data", "--no-crlf", "-c", "foo", "nd/n1.dat"],

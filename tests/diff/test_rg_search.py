@@ -814,9 +814,15 @@ def uses_word_boundary(case):
 
 OPEN_BUGS = [
     ("null-data-unmultiline-anchors",
-     "--null-data without -U, ^ or $ where the pattern turned multi-line mode off ((?-m)): rg "
-     "finds no match for `(?-m)bar$` in the record `bar` of `bar\\0x\\nbar\\0` (and one in "
-     "`bar\\n`'s alone); ctxsearch reads them as the record's ends",
+     "--null-data without -U, ^ or $ where the pattern turned multi-line mode off ((?-m)), \\A, "
+     "\\z: rg's matcher then names no line terminator and its fast line search runs the regex "
+     "over its buffer, confirming lines alone only where grep-regex extracts inner literals. "
+     "ctxsearch follows the buffer where every pattern ends at the haystack's end (`(?-m)bar$` "
+     "matches only a last record without NUL) or some pattern matches empty, and confirms lines "
+     "alone otherwise, where rg still runs over the buffer when regex-automata accelerates the "
+     "set (`(?-m)bar$|foo`: a literal prefilter) or no good literal is left (`(?-m:^\\w+)|x` "
+     "finds `foo` in `foo\\0\\0bar  \\0` and no later record), or where `.` or a class could "
+     "match the NUL",
      lambda c: c.has("--null-data") and not (c.has("-U") or c.has("--multiline"))
      and not c.has("-F") and any("-m)" in p or "-m:" in p for p in c.patterns),
      lambda c: drop_flags(c, "--null-data")),
