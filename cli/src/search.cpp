@@ -516,12 +516,9 @@ class FilePrinter final : public engine::LineSink {
       prefix(u, u.line_number + n, ms.front().start + 1, u.offset + line.start);
       ++n;
       trim_ascii_prefix(u.bytes, line);
-      // ripgrep measures -r's replaced text without its line terminator.
-      const bool replaced = u.matches == &w_.replaced_spans;
-      const std::size_t measured = replaced && !line.empty() && u.bytes[line.end - 1] == p_.term
-                                       ? line.size() - 1
-                                       : line.size();
-      if (exceeds(measured)) {
+      // ripgrep measures each line of the block with its terminator, -r's replaced text too
+      // (its replacer keeps the block's last line terminator).
+      if (exceeds(line.size())) {
         write_exceeded_line(u, u.bytes, line, ms, midx);
       } else {
         write_colored_matches(u.bytes, line, ms, midx);

@@ -725,8 +725,8 @@ ML = {"m/a.txt": b"foo\nbar baz\nfoo bar\nqux\nfoo\n  indented foo\nbarx\n"}
 NL_ERROR = [("line", 'ctxsearch: the literal "\\n" is not allowed in a regex')]
 
 
-def golden_ml(name, args, out, rc, err=None):
-    golden(name, args, out, rc, err)
+def golden_ml(name, args, out, rc, err=None, stdin=None):
+    golden(name, args, out, rc, err, stdin=stdin)
 
 
 FILES.update(ML)
@@ -796,6 +796,11 @@ golden_ml("--max-columns-preview counts the matches left out",
           ["-M", "5", "--max-columns-preview", "--column", "o", "m/a.txt"],
           b"1:2:foo\n3:2:foo b [... 0 more matches]\n5:2:foo\n"
           b"6:13:  ind [... 2 more matches]\n", 0)
+golden_ml("-U -r -M measures a replaced line with its terminator",
+          ["-U", "-r", "$$", "-M8", "bar\\n?"], b"[Omitted long line with 1 matches]\n", 0,
+          stdin=b"abc bar  x\nq\n")
+golden_ml("-U -r -M: a line terminator the match took is not measured",
+          ["-U", "-r", "$$", "-M5", "bar\\n?"], b"abc $\n", 0, stdin=b"abc bar\nq\n")
 golden_ml("-M 0 means no limit", ["-M", "0", "-c", "o", "m/a.txt"], b"4\n", 0)
 golden_ml("-M on context lines", ["-M", "5", "-B1", "qux", "m/a.txt"],
           b"[Omitted long context line]\nqux\n", 0)
