@@ -96,6 +96,7 @@ Environment:
 
 from __future__ import annotations
 
+import codecs
 import concurrent.futures
 import difflib
 import os
@@ -839,8 +840,8 @@ OPEN_BUGS = [
      "10.43 counts both (`rg -P -o '\\W+'` on ` \\u07ac` prints the space alone); -P -w "
      "follows 10.43, a \\w written in a -P pattern does not",
      lambda c: c.has("-P") and any(re.search(r"\\[wWbB]", p) for p in c.patterns)
-     and any(has_word_mark(c.tree.files[p]) for p in c.searched_files()),
-     lambda c: map_files(c, strip_word_marks)),
+     and any(has_word_mark(as_searched(c, c.tree.files[p])) for p in c.searched_files()),
+     lambda c: map_files(c, lambda d: in_codec_of(c, d, strip_word_marks))),
     ("word-boundary-line-start-continuation",
      "-w, \\b, \\B where a line starts with UTF-8 continuation bytes (0x80-0xBF): Rust's "
      "decode_last reads the line terminator before them as the character before the position "
@@ -905,6 +906,33 @@ RG_QUIRKS = [
      lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep", "--json",
                           *[f for f in c.flags if f.startswith("--replace")])),
 ]
+
+
+def codec_of(case, data):
+    """The Python codec of what rg decodes `data` from (-E LABEL, a UTF-16 BOM), or None."""
+    label = next((f[2:] for f in case.flags if f.startswith("-E") and len(f) > 2), None)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) and label != "none":
+        return "utf-16"
+    if label in (None, "none", "auto", "utf-8"):
+        return None
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def as_searched(case, data):
+    """`data` as rg searches it: decoded to UTF-8 under -E or a UTF-16 BOM."""
+    codec = codec_of(case, data)
+    return data if codec is None else data.decode(codec, errors="replace").encode()
+
+
+def in_codec_of(case, data, fn):
+    """`fn` applied to `data` as rg searches it, then encoded back (lossy where invalid)."""
+    codec = codec_of(case, data)
+    if codec is None:
+        return fn(data)
+    return fn(data.decode(codec, errors="replace").encode()).decode().encode(codec, errors="replace")
 
 
 def has_word_mark(data):
