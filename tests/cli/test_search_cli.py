@@ -11,8 +11,9 @@ for a single file unless -H), -l / -c / --count-matches / --files-without-match 
 --null, -m N (with -c and -v), binary files found by the walk vs named on the command line
 (`binary file matches (found "\\0" byte around offset N)`), -a and --binary, a file with
 millions of matching lines piped to `head -1` (no hang; EPIPE ends the search early), stdin
-searched as it arrives (a 64 MiB stream whose reader leaves after one line is not read whole;
-line numbers and offsets continue across the pieces of a stream), `-` as a path naming stdin,
+searched as it arrives (a 64 MiB stream whose reader leaves after one line is not read whole,
+also UTF-16 named by -E or a BOM, decoded as it arrives; line numbers and offsets continue across
+the pieces of a stream), `-` as a path naming stdin,
 -U/--multiline (blocks, -n, -o, -c, --count-matches, --vimgrep, --column, -b, -v, -r, -m, -A,
 --multiline-dotall, the error for `\n` without -U), -M/--max-columns (+ --max-columns-preview),
 --trim, --stats (timings masked), rg 14's --passthru, --context-separator and
