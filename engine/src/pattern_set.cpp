@@ -1732,9 +1732,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // --null-data: ripgrep's regex (not -P's) names no line terminator under -U; NUL being a byte it
   // never matches, ripgrep's fast line search then runs it over its buffer (grep-searcher's
   // is_line_by_line_fast), taking its matches as they are (no inner literals without a line
-  // terminator). (A haystack anchor, \A or \z, does the same without -U, but there ripgrep
-  // confirms candidate lines alone when it extracts inner literals, which is not modelled: those
-  // patterns run line by line.)
+  // terminator).
   // Without -U, a haystack anchor (\A, \z, ^ or $ where `m` is off) makes ripgrep's matcher name
   // no line terminator, and NUL being a byte its regex never matches, the fast line search runs
   // it over the buffer too, confirming a candidate line alone only where grep-regex extracts
@@ -1742,16 +1740,19 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // spoils the set); it does not where regex-automata's meta regex is accelerated and no Unicode
   // word boundary is in it: every pattern ends at \z (a reverse anchored search) and not all
   // start at \A. Other sets with haystack anchors are still searched line by line here.
+  // (Without -U, the matcher of a set with a haystack anchor names no line terminator: rg's
+  // grep-regex ConfiguredHIR::line_terminator. --crlf then steps line by line, see crlf_gap.)
   const bool haystack_anchor =
-      some_unmultiline || std::ranges::any_of(patterns, [](const std::string& p) {
-        return p.find("\\A") != std::string::npos || p.find("\\z") != std::string::npos;
-      });
+      !options.fixed_strings &&
+      (some_unmultiline || std::ranges::any_of(patterns, [](const std::string& p) {
+         return p.find("\\A") != std::string::npos || p.find("\\z") != std::string::npos;
+       }));
   const bool word_boundary =
       options.word || std::ranges::any_of(patterns, [](const std::string& p) {
         return p.find("\\b") != std::string::npos || p.find("\\B") != std::string::npos;
       });
   const bool nul_over_buffer =
-      nul && !options.multiline && !options.fixed_strings && haystack_anchor &&
+      nul && !options.multiline && haystack_anchor &&
       (!may_be_empty.empty() || (all_end_anchored && !all_start_anchored && !word_boundary)) &&
       std::ranges::none_of(patterns, [&](const std::string& p) {
         return can_match_newline(p, options.multiline_dotall, false, '\0');
@@ -2022,14 +2023,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                                                             : 0U;
     CTX_TRY_ASSIGN(impl->line_re, compile_alternation(pcre_regexes, patterns, line_wrap,
                                                       pcre_flags | limit_flag | line_flags));
-    // ripgrep searches line by line where a pattern has a haystack anchor (\A, \z, ^ or $
-    // without `m`): its matcher then names no line terminator (ConfiguredHIR::line_terminator).
-    const bool haystack_anchors =
-        unmultiline_anchors || std::ranges::any_of(patterns, [&](const std::string& p) {
-          return !options.fixed_strings &&
-                 (p.find("\\A") != std::string::npos || p.find("\\z") != std::string::npos);
-        });
-    if (crlf_pieces && !may_be_empty.empty() && !haystack_anchors) {
+    // ripgrep searches line by line where a pattern has a haystack anchor (haystack_anchor).
+    if (crlf_pieces && !may_be_empty.empty() && !haystack_anchor) {
       std::vector<std::string> bodies, typed;
       for (std::size_t i : may_be_empty) {
         bodies.push_back(pcre_regexes[i]);
