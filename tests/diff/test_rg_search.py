@@ -831,7 +831,9 @@ OPEN_BUGS = [
      "rg's roll buffer grows (by thirds of 3x) for a line longer than it holds and keeps that "
      "capacity for the later files of the same thread (every file under --sort path): a NUL past "
      "64 KiB in a later file then comes in with its first read, where ctxsearch (a fresh buffer "
-     "per file) finds it a read later (binary detection, bytes searched)",
+     "per file) finds it a read later (binary detection, bytes searched). Left open: ctxsearch "
+     "searches files in parallel even under --sort (an ordered merge), so a file's capacity "
+     "would need the longest line of every file before it",
      lambda c: late_nul_after_long_file(c),
      lambda c: map_files(c, lambda d: d[:65536] + d[65536:].replace(b"\0", b" "))),
     ("pcre2-10.42-word-marks",
@@ -848,7 +850,9 @@ OPEN_BUGS = [
      "after them. rg 14 does so only where its regex runs over the whole buffer (`-w '\\w'` on "
      "`\\n\\xafx` matches line 2), not where it confirms a candidate line alone (`-w x`: no "
      "match); ctxsearch always confirms lines alone (and finds -o spans over the buffer, as rg's "
-     "printer does)",
+     "printer does). Which path rg takes is grep-regex's inner-literal verdict (literal.rs: "
+     "regex-automata's is_accelerated, the literal sequence's quality), and over the buffer the "
+     "line terminator is seen only after the line where the search stands",
      lambda c: uses_word_boundary(c) and line_starts_with_continuation(c),
      lambda c: map_files(c, lambda d: re.sub(rb"\n[\x80-\xbf]+", b"\n?", d))),
 ]
