@@ -124,8 +124,9 @@ struct Worker {
   std::vector<std::string> expansions;            // -r: one per span
   std::string replaced;                           // -r: the printed unit with its matches replaced
   std::vector<engine::MatchSpan> replaced_spans;  // -r: the replacements' spans in it
-  std::string stream;                             // stdin searched as it arrives: unread lines
-  std::string piped;                              // --pre / -z: the program's output
+  std::string stream;       // stdin searched as it arrives: unread lines (decoding: bytes)
+  std::string stream_text;  // stdin decoded as it arrives: unread lines
+  std::string piped;        // --pre / -z: the program's output
 };
 
 // A printed unit, as ripgrep's printer sees it: a matching line (or, in multiline mode, a block of
@@ -516,12 +517,9 @@ class FilePrinter final : public engine::LineSink {
       prefix(u, u.line_number + n, ms.front().start + 1, u.offset + line.start);
       ++n;
       trim_ascii_prefix(u.bytes, line);
-      // ripgrep measures -r's replaced text without its line terminator.
-      const bool replaced = u.matches == &w_.replaced_spans;
-      const std::size_t measured = replaced && !line.empty() && u.bytes[line.end - 1] == p_.term
-                                       ? line.size() - 1
-                                       : line.size();
-      if (exceeds(measured)) {
+      // ripgrep measures each line of the block with its terminator, -r's replaced text too
+      // (its replacer keeps the block's last line terminator).
+      if (exceeds(line.size())) {
         write_exceeded_line(u, u.bytes, line, ms, midx);
       } else {
         write_colored_matches(u.bytes, line, ms, midx);
@@ -930,7 +928,7 @@ class Search {
  public:
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
       : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
-          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}};
+          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
         }) {
     out_.set_messages(!args.no_messages);
   }
@@ -950,8 +948,7 @@ class Search {
     // (Nor where ripgrep's regex runs over its roll buffer, whose rounds pieces would not be.)
     const bool streamed = is_stdin && stdin_is_stream() && args_.search.before == 0 &&
                           args_.search.after == 0 && !print_.multiline &&
-                          !args_.search.stop_on_nonmatch && !args_.search.encoding &&
-                          !patterns_.searches_buffer();
+                          !args_.search.stop_on_nonmatch && !patterns_.searches_buffer();
     // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
     // (-E: the NUL bytes that count are the decoded ones, so files are read whole.)
     // --null-data implies --text, as in rg.
@@ -1138,15 +1135,26 @@ class Search {
   // Searches stdin as it arrives: each read's complete lines are searched (line numbers and
   // offsets continue from the last piece) and their output written at once, so `tail -f | ...`
   // prints as lines come and `yes | ... | head -1` ends when the reader leaves. Memory holds one
-  // piece and the unfinished line. A NUL byte (binary data) or a UTF-16 BOM makes the rest be read
-  // whole and searched as one piece, as a file would be. `total` gets the bytes read.
+  // piece and the unfinished line. Text in another encoding (-E, a UTF-16 BOM) is decoded as it
+  // arrives and its lines searched as UTF-8 (offsets count the UTF-8, as ripgrep's). A NUL byte
+  // (binary data; under decoding a decoded one) makes the rest be read whole and searched as one
+  // piece, as a file would be: the raw bytes, decoded by the search itself, when nothing was
+  // searched yet. `total` gets the bytes searched, as the searches counted them (decoded ones).
   Status search_stream(FilePrinter& printer, const engine::SearchOptions& options, Worker& w,
                        OutputStream& stream, std::uint64_t& total) {
     constexpr std::size_t kRead = std::size_t{64} << 10;
-    std::string& buf = w.stream;
+    std::string& buf = w.stream;        // bytes read and not yet searched (decoding: fed)
+    std::string& text = w.stream_text;  // decoding: decoded and not yet searched
     buf.clear();
-    std::uint64_t base = 0, line = 1, reported = 0;
+    text.clear();
+    std::uint64_t base = 0, line = 1, reported = 0, searched = 0;
     bool eof = false, whole = false;
+    bool planned = false;  // the first bytes decided whether to decode (plan_decoding)
+    std::optional<engine::Decoder> decoder;
+    std::size_t fed = 0;  // decoding: the bytes of `buf` given to the decoder
+    engine::SearchOptions decoded_options = options;  // its pieces are UTF-8 already
+    decoded_options.encoding.reset();
+    decoded_options.bom_sniffing = false;
     total = 0;
     while (!eof) {
       const std::size_t old = buf.size();
@@ -1158,36 +1166,69 @@ class Search {
         return Error::from_errno(errno, "<stdin>");
       }
       buf.resize(old + static_cast<std::size_t>(n));
-      total += static_cast<std::uint64_t>(n);
       eof = n == 0;
-      const std::string_view fresh(buf.data() + old, static_cast<std::size_t>(n));
-      if (!whole && options.binary != engine::BinaryMode::kText &&
-          (fresh.find('\0') != std::string_view::npos ||
-           (base == 0 && options.bom_sniffing && buf.size() >= 2 &&
-            (buf.compare(0, 2, "\xFF\xFE") == 0 || buf.compare(0, 2, "\xFE\xFF") == 0)))) {
+      if (!planned) {
+        // A BOM (or -E's encoding) decides; up to 3 bytes are needed where one may start.
+        const bool bom_lead =
+            !buf.empty() && (buf[0] == '\xEF' || buf[0] == '\xFF' || buf[0] == '\xFE');
+        if (buf.size() < 3 && !eof && options.bom_sniffing && (bom_lead || buf.empty())) continue;
+        planned = true;
+        const engine::DecodePlan plan = engine::plan_decoding(
+            std::string_view(buf).substr(0, 3), options.encoding, options.bom_sniffing);
+        if (plan.decoder) {
+          decoder.emplace(*plan.decoder, true);
+          fed = plan.skip;
+        }
+      }
+      const bool searched_any = base > 0;
+      if (decoder) {
+        const std::size_t from = text.size();
+        decoder->decode(std::string_view(buf).substr(fed), eof, text);
+        fed = buf.size();
+        if (!whole && options.binary != engine::BinaryMode::kText &&
+            text.find('\0', from) != std::string::npos) {
+          whole = true;
+          if (!searched_any) {  // the raw bytes, searched whole as a file would be
+            decoder.reset();
+            text.clear();
+          }
+        }
+        if (decoder && searched_any) {  // the raw bytes are only kept for that
+          buf.clear();
+          fed = 0;
+        }
+      } else if (!whole && options.binary != engine::BinaryMode::kText &&
+                 std::memchr(buf.data() + old, '\0', buf.size() - old) != nullptr) {
         whole = true;  // read the rest, then search it as one piece
       }
       if (whole && !eof) continue;
-      std::size_t cut = buf.size();
+      std::string& pending = decoder ? text : buf;
+      std::size_t cut = pending.size();
       if (!eof) {
-        const std::size_t nl = buf.rfind(print_.term);
+        const std::size_t nl = pending.rfind(print_.term);
         if (nl == std::string::npos) continue;  // no complete line yet
         cut = nl + 1;
       }
-      const std::string_view piece(buf.data(), cut);
+      const std::string_view piece(pending.data(), cut);
       if (!piece.empty()) {
-        engine::SearchOptions o = options;
+        engine::SearchOptions o = decoder ? decoded_options : options;
         o.base_offset = base;
         o.first_line_number = line;
         if (options.max_count) o.max_count = *options.max_count - reported;
         CTX_TRY_ASSIGN(std::uint64_t got,
                        engine::search_buffer(patterns_, w.scratch, o, piece, printer));
         reported += got;
+        searched += printer.searched_bytes(piece.size());
         if (options.line_numbers) line += engine::count_byte(piece, print_.term);
         // Offsets count from after a UTF-8 BOM, as for files.
-        base += piece.size() -
-                (base == 0 && options.bom_sniffing && piece.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
-        buf.erase(0, cut);
+        const bool utf8_bom =
+            !decoder && base == 0 && options.bom_sniffing && piece.substr(0, 3) == "\xEF\xBB\xBF";
+        base += piece.size() - (utf8_bom ? 3 : 0);
+        pending.erase(0, cut);
+        if (decoder) {  // the raw bytes were kept until the first search
+          buf.clear();
+          fed = 0;
+        }
       }
       if (!args_.quiet && !w.out.empty()) stream.stream(w.out);
       const bool done_with_file =
@@ -1199,6 +1240,7 @@ class Search {
         break;
       }
     }
+    total = searched;
     return {};
   }
 

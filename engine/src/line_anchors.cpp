@@ -23,6 +23,11 @@ struct AnchorRule {
   bool seen = false;         // an anchor was met
   bool unmultiline = false;  // an anchor was met where `m` was off
   bool replaced = false;     // an anchor was replaced
+  // The top level (outside groups): see MultiLineAnchors.
+  bool top_alternation = false;  // a '|' there
+  bool first_is_start = false;   // its first item is \A or ^ where `m` is off
+  bool last_is_end = false;      // its last item is \z or $ where `m` is off
+  bool any_item = false;
 };
 
 class AnchorRewriter {
@@ -43,14 +48,19 @@ class AnchorRewriter {
     const char c = re_[at_];
     const Flags flags = scopes_.back();
     if (c == '\\') return copy_escape();
-    if (c == '[') return copy_class();
+    if (c == '[') {
+      item(false, false);
+      return copy_class();
+    }
     if (c == '(') return open_group();
     if (c == ')') {
       if (scopes_.size() > 1) scopes_.pop_back();
+      if (depth_ > 0) --depth_;
       out_.push_back(c);
       ++at_;
       return;
     }
+    if (c == '|' && depth_ == 0) rule_.top_alternation = true;
     if (flags.extended && c == '#') {  // a comment up to the end of the line
       const std::size_t end = re_.find('\n', at_);
       const std::size_t stop = end == std::string_view::npos ? re_.size() : end + 1;
@@ -59,13 +69,24 @@ class AnchorRewriter {
       return;
     }
     if (c == '^' || c == '$') return anchor(c, flags);
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+    if (c != '|' && !(flags.extended && space)) item(false, false);
     out_.push_back(c);
     ++at_;
+  }
+
+  // An item (an atom, a quantifier, a group) at the top level: a haystack anchor or not.
+  void item(bool haystack_start, bool haystack_end) {
+    if (depth_ > 0) return;
+    if (!rule_.any_item) rule_.first_is_start = haystack_start;
+    rule_.any_item = true;
+    rule_.last_is_end = haystack_end;
   }
 
   void anchor(char c, const Flags& flags) {
     ++at_;
     rule_.seen = true;
+    item(c == '^' && !flags.multi_line, c == '$' && !flags.multi_line);
     if (rule_.kind == AnchorRule::Kind::kCrlf) {
       out_.append(c == '^' ? kCrlfLineStart : kCrlfLineEnd);
       rule_.replaced = true;
@@ -91,6 +112,7 @@ class AnchorRewriter {
     at_ = std::min(at_ + 2, re_.size());
     if (at_ - start < 2) return copy_from(start);
     const char e = re_[start + 1];
+    item(dialect_ == Dialect::kRust && e == 'A', dialect_ == Dialect::kRust && e == 'z');
     if (rule_.crlf_pieces && !rule_.whole_buffer && dialect_ == Dialect::kRust &&
         (e == 'A' || e == 'z')) {  // the haystack's ends: as ^ and $ where `m` is off
       rule_.seen = rule_.unmultiline = true;
@@ -180,6 +202,8 @@ class AnchorRewriter {
       return;
     }
     if (re_.substr(at_).starts_with("(?") && flag_group()) return;
+    item(false, false);
+    ++depth_;
     scopes_.push_back(scopes_.back());
     out_.push_back('(');
     ++at_;
@@ -209,6 +233,8 @@ class AnchorRewriter {
       (negated ? off : on).push_back(f);
     }
     if (scoped) {
+      item(false, false);
+      ++depth_;
       scopes_.push_back(flags);
     } else {
       scopes_.back() = flags;
@@ -236,6 +262,7 @@ class AnchorRewriter {
   std::string out_;
   std::size_t at_ = 0;
   std::vector<Flags> scopes_;
+  int depth_ = 0;  // open groups
 };
 
 }  // namespace
@@ -244,7 +271,11 @@ MultiLineAnchors multi_line_anchors(std::string_view regex, RegexSyntax syntax, 
                                     bool crlf_pieces) {
   AnchorRule rule{AnchorRule::Kind::kRustMultiLine, whole_buffer, crlf_pieces};
   std::string out = AnchorRewriter(regex, syntax, rule).run();
-  return {std::move(out), rule.seen, rule.replaced, rule.unmultiline};
+  MultiLineAnchors result{std::move(out), rule.seen, rule.replaced, rule.unmultiline};
+  const bool top = !rule.top_alternation && rule.any_item;
+  result.ends_at_haystack_end = top && rule.last_is_end;
+  result.starts_at_haystack_start = top && rule.first_is_start;
+  return result;
 }
 
 std::string crlf_line_anchors(std::string_view regex, bool& replaced) {

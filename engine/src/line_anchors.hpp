@@ -28,6 +28,11 @@ struct MultiLineAnchors {
   bool anchors = false;         // `regex` holds a ^ or $ (outside classes and escapes)
   bool buffer_anchors = false;  // one of them was replaced by \A or \z
   bool unmultiline = false;     // one of them was in a scope where the pattern turned `m` off
+  // Outside any group, with no '|' there (Rust's syntax; false when unsure): the last item is \z
+  // or a $ where `m` is off (regex-syntax's look_set_suffix holds Look::End: every match ends at
+  // the haystack's end); the first item is \A or such a ^.
+  bool ends_at_haystack_end = false;
+  bool starts_at_haystack_start = false;
 };
 
 enum class RegexSyntax {

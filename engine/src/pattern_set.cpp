@@ -1398,6 +1398,36 @@ std::uint32_t piece_options(CrlfLines crlf, std::size_t offset, std::size_t size
   return (offset > 0 ? PCRE2_NOTBOL : 0U) | (offset + size < line_size ? PCRE2_NOTEOL : 0U);
 }
 
+// Whether the alternation of `bodies` (wrapped by `wrap`, compiled with `flags`, as line_re is)
+// matches the empty string where ripgrep's --crlf regex over a buffer meets the position between
+// a CRLF's CR and LF: two non-word characters around it, neither a line start nor a line end for
+// Rust's CRLF-aware anchors, not the haystack's start or end. The stand-in for it is offset 1 of
+// "\x01\x01" (no newline for PCRE2 either), the match anchored there and kept empty by a
+// look-ahead. No match where the probe does not compile (then nothing changes).
+bool matches_empty_in_crlf_gap(const std::vector<std::string>& bodies,
+                               const std::vector<std::string>& typed,
+                               const std::function<std::string(std::string)>& wrap,
+                               std::uint32_t flags) {
+  auto probe_wrap = [&wrap](std::string alternation) {
+    return wrap(std::move(alternation)) + "(?=\\x01\\z)";
+  };
+  auto probe = compile_alternation(bodies, typed, probe_wrap, flags);
+  if (!probe.ok()) return false;
+  std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> mctx(
+      pcre2_match_context_create(nullptr), &pcre2_match_context_free);
+  bool after_line_break = false;
+  pcre2_set_callout(mctx.get(), rust_word_callout, &after_line_break);
+  constexpr std::string_view kSubject = "\x01\x01";
+  for (const Alternation::Chunk& chunk : probe->chunks) {
+    std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> md(
+        pcre2_match_data_create_from_pattern(chunk.code.get(), nullptr), &pcre2_match_data_free);
+    const int rc = pcre2_match(chunk.code.get(), reinterpret_cast<PCRE2_SPTR>(kSubject.data()),
+                               kSubject.size(), 1, PCRE2_ANCHORED, md.get(), mctx.get());
+    if (rc >= 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 struct PatternSet::Impl {
@@ -1423,6 +1453,11 @@ struct PatternSet::Impl {
   // a prefilter; PCRE2 confirms each candidate line alone.
   bool nul_scan = false;
   CrlfLines crlf_lines = CrlfLines::kOff;  // what confirm_line and each_match run line_re on
+  // --crlf line by line (kPieces, kPiecesUnmultiline): some pattern matches the empty string
+  // between the CR and LF of a CRLF (matches_empty_in_crlf_gap). ripgrep's fast line search runs
+  // its regex over the buffer (no inner literals can be had from such a set), so it reports every
+  // line that ends in a CRLF, with no match in it (its printer searches the line without it).
+  bool crlf_gap = false;
   // Line mode, and some pattern may hold \A or \z (a line's ends, as ripgrep searches lines):
   // lines are confirmed one by one, since scan_re over the buffer reads them as its ends.
   bool line_by_line = false;
@@ -1579,6 +1614,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   bool piece_anchors = false;  // crlf_pieces made some anchor \A or \z
   bool all_literal = true;
   bool any_empty = false;
+  std::vector<std::size_t> may_be_empty;  // the patterns whose PCRE2 minimum length is 0
+  // multi_line_anchors' verdicts, over all patterns (see nul_over_buffer below).
+  bool all_end_anchored = !options.fixed_strings && !patterns.empty();
+  bool all_start_anchored = true, some_unmultiline = false;
   if (nul_banned(patterns, options)) {  // before the line terminator's errors, as in ripgrep
     return Error{ErrorCode::kInvalidArgument,
                  "pattern contains \"\\0\" but it is impossible to match\n\n"
@@ -1624,6 +1663,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           regex, options.pcre2 ? detail::RegexSyntax::kPcre2 : detail::RegexSyntax::kRust,
           options.multiline || nul, crlf_pieces);
       regex = std::move(anchors.regex);
+      all_end_anchored = all_end_anchored && anchors.ends_at_haystack_end;
+      all_start_anchored = all_start_anchored && anchors.starts_at_haystack_start;
+      some_unmultiline = some_unmultiline || anchors.unmultiline;
       unmultiline_anchors = unmultiline_anchors || (crlf_pieces && anchors.unmultiline);
       piece_anchors = piece_anchors || (crlf_pieces && anchors.anchors);
     }
@@ -1678,6 +1720,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       pcre2_pattern_info(alone.get(), PCRE2_INFO_MINLENGTH, &min_length);
     }
     pcre_regexes.push_back(std::move(pcre_regex));
+    if (min_length == 0) may_be_empty.push_back(pcre_regexes.size() - 1);
     any_empty = any_empty || min_length == 0;
     all_literal = all_literal && !byte_mode && (options.fixed_strings || is_literal(p)) &&
                   !p.empty() && p.find('\n') == std::string::npos &&
@@ -1689,10 +1732,33 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // --null-data: ripgrep's regex (not -P's) names no line terminator under -U; NUL being a byte it
   // never matches, ripgrep's fast line search then runs it over its buffer (grep-searcher's
   // is_line_by_line_fast), taking its matches as they are (no inner literals without a line
-  // terminator). (A haystack anchor, \A or \z, does the same without -U, but there ripgrep
-  // confirms candidate lines alone when it extracts inner literals, which is not modelled: those
-  // patterns run line by line.)
-  impl->buffer_search = nul && !impl->multiline && !options.pcre2 && options.multiline;
+  // terminator).
+  // Without -U, a haystack anchor (\A, \z, ^ or $ where `m` is off) makes ripgrep's matcher name
+  // no line terminator, and NUL being a byte its regex never matches, the fast line search runs
+  // it over the buffer too, confirming a candidate line alone only where grep-regex extracts
+  // inner literals (literal.rs). It cannot where some pattern matches empty (an empty literal
+  // spoils the set); it does not where regex-automata's meta regex is accelerated and no Unicode
+  // word boundary is in it: every pattern ends at \z (a reverse anchored search) and not all
+  // start at \A. Other sets with haystack anchors are still searched line by line here.
+  // (Without -U, the matcher of a set with a haystack anchor names no line terminator: rg's
+  // grep-regex ConfiguredHIR::line_terminator. --crlf then steps line by line, see crlf_gap.)
+  const bool haystack_anchor =
+      !options.fixed_strings &&
+      (some_unmultiline || std::ranges::any_of(patterns, [](const std::string& p) {
+         return p.find("\\A") != std::string::npos || p.find("\\z") != std::string::npos;
+       }));
+  const bool word_boundary =
+      options.word || std::ranges::any_of(patterns, [](const std::string& p) {
+        return p.find("\\b") != std::string::npos || p.find("\\B") != std::string::npos;
+      });
+  const bool nul_over_buffer =
+      nul && !options.multiline && haystack_anchor &&
+      (!may_be_empty.empty() || (all_end_anchored && !all_start_anchored && !word_boundary)) &&
+      std::ranges::none_of(patterns, [&](const std::string& p) {
+        return can_match_newline(p, options.multiline_dotall, false, '\0');
+      });
+  impl->buffer_search =
+      nul && !impl->multiline && !options.pcre2 && (options.multiline || nul_over_buffer);
   impl->nul_scan = nul && !impl->multiline && !impl->buffer_search && !options.pcre2 &&
                    !options.line && std::ranges::none_of(patterns, [&](const std::string& p) {
                      return !options.fixed_strings && (p.find_first_of("^$") != std::string::npos ||
@@ -1957,6 +2023,15 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                                                             : 0U;
     CTX_TRY_ASSIGN(impl->line_re, compile_alternation(pcre_regexes, patterns, line_wrap,
                                                       pcre_flags | limit_flag | line_flags));
+    // ripgrep searches line by line where a pattern has a haystack anchor (haystack_anchor).
+    if (crlf_pieces && !may_be_empty.empty() && !haystack_anchor) {
+      std::vector<std::string> bodies, typed;
+      for (std::size_t i : may_be_empty) {
+        bodies.push_back(pcre_regexes[i]);
+        typed.push_back(i < patterns.size() ? patterns[i] : std::string());
+      }
+      impl->crlf_gap = matches_empty_in_crlf_gap(bodies, typed, line_wrap, pcre_flags | line_flags);
+    }
     if (!options.pcre2 && !options.fixed_strings && !byte_mode && !patterns.empty()) {
       std::vector<std::string> ascii_regexes;
       ascii_regexes.reserve(regexes.size());
@@ -2236,9 +2311,10 @@ bool for_each_piece(std::string_view line, Each&& each) {
   }
 }
 
+// `crlf_gap` (kPieces, kPiecesUnmultiline): a line that ends in a CRLF matches (Impl::crlf_gap).
 Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std::string_view hay,
                           LineSpan line, MatchState& m, bool probe_empty,
-                          CrlfLines crlf = CrlfLines::kOff) {
+                          CrlfLines crlf = CrlfLines::kOff, bool crlf_gap = false) {
   std::string_view text = hay.substr(line.start, line.end - line.start);
   const bool terminated = line.end < hay.size();
   // kPiecesUnmultiline: a line that ends in a LF alone keeps it in ripgrep's haystack (only a
@@ -2246,6 +2322,7 @@ Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std:
   bool lone_lf = false;
   if (crlf != CrlfLines::kOff && terminated) {
     if (!text.empty() && text.back() == '\r') {
+      if (crlf_gap && crlf != CrlfLines::kPcre2) return true;
       text.remove_suffix(1);
     } else if (crlf == CrlfLines::kPcre2) {
       text = hay.substr(line.start, text.size() + 1);
@@ -2452,6 +2529,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     s.ahead_valid = false;
     s.ahead_want = 1;
   }
+  // ripgrep's fast line search (`until` given) finds the empty match in a CRLF (Impl::crlf_gap).
+  const bool crlf_gap = impl_->crlf_gap && until != std::string_view::npos;
   // Hyperscan (PCRE2 confirming) or PCRE2 alone, over `view` (a prefix of `hay` that ends at a
   // line end) from `start`.
   auto general = [&](std::string_view view, std::size_t start) -> Result<std::optional<LineSpan>> {
@@ -2538,7 +2617,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         const LineSpan line = line_around(view, cur, cur);
         CTX_TRY_ASSIGN(bool confirmed,
                        confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
-                                    impl_->empty_in_invalid_utf8, impl_->crlf_lines));
+                                    impl_->empty_in_invalid_utf8, impl_->crlf_lines, crlf_gap));
         if (confirmed) return std::optional<LineSpan>{line};
         cur = line.end + 1;
       }
@@ -2584,8 +2663,9 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       }
       LineSpan line =
           line_around(view, std::min(at, view.size()), cur, impl_->options.line_terminator);
-      CTX_TRY_ASSIGN(bool confirmed, confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
-                                                  impl_->empty_in_invalid_utf8, impl_->crlf_lines));
+      CTX_TRY_ASSIGN(bool confirmed,
+                     confirm_line(impl_->line_re, impl_->ascii_re, view, line, s.m,
+                                  impl_->empty_in_invalid_utf8, impl_->crlf_lines, crlf_gap));
       if (confirmed) return std::optional<LineSpan>{line};
       cur = line.end + 1;
     }

@@ -778,8 +778,11 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       if (pos >= hay.size() || (roll && !reach(pos))) break;
       if (roll) until = roll->end();
     }
-    CTX_TRY_ASSIGN(std::optional<LineSpan> hit,
-                   patterns.find_line(hay, pos, scratch, rounds ? until : std::string_view::npos));
+    // ripgrep's fast line search (its regex over the buffer), unless it steps line by line:
+    // -P, --passthru, --null-data (slow_lines), --stop-on-nonmatch after a match.
+    const bool fast = !options.slow_lines && !(stop_on_nonmatch && reported > 0);
+    const std::size_t upto = !fast ? std::string_view::npos : rounds ? until : hay.size();
+    CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, pos, scratch, upto));
     if (options.invert) {
       // Every line from pos up to the hit (or the end) is a non-matching line.
       std::size_t stop = hit ? hit->start : until;
@@ -836,7 +839,10 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       const std::size_t start = printed_until;
       if (!reach(start)) break;
       const std::size_t end = line_end(start);
-      CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, start, scratch));
+      const bool fast = !options.slow_lines && !stop_on_nonmatch;  // as in the search above
+      CTX_TRY_ASSIGN(std::optional<LineSpan> hit,
+                     patterns.find_line(hay, start, scratch,
+                                        fast ? hay.size() : std::string_view::npos));
       const bool matches = hit && hit->start == start;
       if (matches != options.invert) {
         if (skipped) sink.on_context_break();

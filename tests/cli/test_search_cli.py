@@ -11,8 +11,9 @@ for a single file unless -H), -l / -c / --count-matches / --files-without-match 
 --null, -m N (with -c and -v), binary files found by the walk vs named on the command line
 (`binary file matches (found "\\0" byte around offset N)`), -a and --binary, a file with
 millions of matching lines piped to `head -1` (no hang; EPIPE ends the search early), stdin
-searched as it arrives (a 64 MiB stream whose reader leaves after one line is not read whole;
-line numbers and offsets continue across the pieces of a stream), `-` as a path naming stdin,
+searched as it arrives (a 64 MiB stream whose reader leaves after one line is not read whole,
+also UTF-16 named by -E or a BOM, decoded as it arrives; line numbers and offsets continue across
+the pieces of a stream), `-` as a path naming stdin,
 -U/--multiline (blocks, -n, -o, -c, --count-matches, --vimgrep, --column, -b, -v, -r, -m, -A,
 --multiline-dotall, the error for `\n` without -U), -M/--max-columns (+ --max-columns-preview),
 --trim, --stats (timings masked), rg 14's --passthru, --context-separator and
@@ -565,6 +566,19 @@ def stats_bytes_searched_where_the_search_stopped():
 
 
 @case
+def stats_bytes_searched_on_decoded_stdin():
+    """--stats on a stdin stream that is decoded (a UTF-16 BOM, -E) counts the UTF-8 searched, as
+    ripgrep's searcher sees it (12 bytes for 26 of UTF-16LE with its BOM); -m counts where the
+    search stopped, as for files (0: ripgrep's roll buffer had consumed nothing of its round)."""
+    u16 = "ab x\ncd\nx y\n".encode("utf-16le")
+    for args, data, want in (([], b"\xff\xfe" + u16, 12), (["-E", "utf-16le"], u16, 12),
+                             (["-m1"], b"\xff\xfe" + u16, 0), (["-m1"], b"ab x\ncd\nx y\n", 0)):
+        rc, out, _ = tree().run(["--color", "never", "--stats", "x"] + args, stdin=data)
+        line = b"\n%d bytes searched\n" % want
+        check(rc == 0 and line in out, "%r: rc=%d, stdout %r lacks %r" % (args, rc, out, line))
+
+
+@case
 def stats_bytes_searched_under_passthru_on_a_named_binary_file():
     """--passthru makes ripgrep step line by line: on a memory-mapped binary file its printer
     stops after the first line it is handed (binary data was seen up front), and the bytes
@@ -727,8 +741,8 @@ ML = {"m/a.txt": b"foo\nbar baz\nfoo bar\nqux\nfoo\n  indented foo\nbarx\n"}
 NL_ERROR = [("line", 'ctxsearch: the literal "\\n" is not allowed in a regex')]
 
 
-def golden_ml(name, args, out, rc, err=None):
-    golden(name, args, out, rc, err)
+def golden_ml(name, args, out, rc, err=None, stdin=None):
+    golden(name, args, out, rc, err, stdin=stdin)
 
 
 FILES.update(ML)
@@ -798,6 +812,11 @@ golden_ml("--max-columns-preview counts the matches left out",
           ["-M", "5", "--max-columns-preview", "--column", "o", "m/a.txt"],
           b"1:2:foo\n3:2:foo b [... 0 more matches]\n5:2:foo\n"
           b"6:13:  ind [... 2 more matches]\n", 0)
+golden_ml("-U -r -M measures a replaced line with its terminator",
+          ["-U", "-r", "$$", "-M8", "bar\\n?"], b"[Omitted long line with 1 matches]\n", 0,
+          stdin=b"abc bar  x\nq\n")
+golden_ml("-U -r -M: a line terminator the match took is not measured",
+          ["-U", "-r", "$$", "-M5", "bar\\n?"], b"abc $\n", 0, stdin=b"abc bar\nq\n")
 golden_ml("-M 0 means no limit", ["-M", "0", "-c", "o", "m/a.txt"], b"4\n", 0)
 golden_ml("-M on context lines", ["-M", "5", "-B1", "qux", "m/a.txt"],
           b"[Omitted long context line]\nqux\n", 0)
@@ -925,6 +944,36 @@ golden("-p is --color always --heading --line-number", S + ["-p", "foo", "d/a.tx
        0)
 golden("--sort-files sorts by path", ["--sort-files", "-l", "foo", "d"],
        b"d/a.txt\nd/call.c\nd/crlf.txt\nd/sub/c.txt\n", 0)
+def has_birth_time(path):
+    """Whether the file system of `path` keeps birth times (GNU stat's %W is 0 when it does not)."""
+    try:
+        out = subprocess.run(["stat", "-L", "-c", "%W", path], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, timeout=30).stdout.strip()
+    except OSError:
+        return None
+    return None if not out.isdigit() else out != b"0"
+
+
+@case
+def sort_created_puts_files_without_birth_time_last():
+    """--sort created: a file whose file system keeps no birth time (proc) has no creation time
+    (Rust's created() fails without STATX_BTIME): rg 14 sorts it after the others, before them
+    under --sortr (hiargs.rs, HiArgs::sort)."""
+    proc = "/proc/sys/kernel/ostype"
+    t = tree()
+    if has_birth_time(proc) is not False or has_birth_time(t.p("d/b.txt")) is not True:
+        raise Skip("needs a proc without birth times and a tree with them")
+    for flag, want in (("--sort", b"d/b.txt\n" + proc.encode() + b"\n"),
+                       ("--sortr", proc.encode() + b"\nd/b.txt\n")):
+        for args in (["--files", flag, "created", proc, "d/b.txt"],
+                     ["--files", flag, "created", "d/b.txt", proc]):
+            rc, out, err = t.run(args)
+            if IS_RG and rc == 2 and "isn't supported" in err:
+                raise Skip("this rg has no creation times (a musl build): " + err.strip())
+            check(rc == 0 and out == want, "%s: expected %r, got %r (rc %d, %r)"
+                  % (" ".join(args), want, out, rc, err))
+
+
 golden("--line-buffered prints the same lines", S + ["--line-buffered", "foo", "d"],
        b"d/a.txt:foo one\nd/a.txt:foo two\nd/call.c:call foo(x);\nd/crlf.txt:foo\r\n"
        b"d/sub/c.txt:x foo\n", 0)
@@ -1354,19 +1403,16 @@ def head_one(t, what, cmd):
 STREAM_BYTES = 64 << 20
 
 
-@case
-def stdin_is_searched_as_it_arrives():
-    """A 64 MiB stdin stream of matching lines whose reader closes after the first output line
-    (`yes foo | ctxsearch foo | head -1`): ripgrep reads a few hundred KiB, fills its output
-    buffer, hits EPIPE and exits; a searcher that reads all of stdin first takes the whole
-    stream (and never ends on an endless one). The bytes ctxsearch consumed are counted."""
-    chunk = b"foo matching line\n" * 4096
-    p = subprocess.Popen([CTX, "foo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+def stream_to_a_reader_that_leaves(args, chunk, head=b"", want=b"foo matching line\n"):
+    """Writes `head` then `chunk` repeatedly (up to STREAM_BYTES) to `ctxsearch ARGS` on stdin,
+    reads its first output line and closes the pipe; returns the bytes written by then."""
+    p = subprocess.Popen([CTX] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=tree().env, cwd=tree().root)
     written = [0]
 
     def writer():
         try:
+            p.stdin.write(head)
             while written[0] < STREAM_BYTES:
                 p.stdin.write(chunk)
                 written[0] += len(chunk)
@@ -1384,18 +1430,41 @@ def stdin_is_searched_as_it_arrives():
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
-            raise AssertionError("`%s foo` did not end after its reader closed" % PROG)
+            raise AssertionError("`%s %s` did not end after its reader closed"
+                                 % (PROG, " ".join(args)))
     finally:
         th.join(timeout=TIMEOUT)
         err = p.stderr.read().decode(errors="replace")
         p.stderr.close()
-    check(first == b"foo matching line\n", "first line %r" % first)
+    check(first == want, "first line %r" % first)
     check(rc in (0, 1, -13), "exit status %d, stderr %r" % (rc, err))
     check(not err.strip(), "unexpected stderr %r" % err)
-    print("    ctxsearch consumed %.1f MiB of the %d MiB stream" % (written[0] / 2**20,
-                                                                 STREAM_BYTES >> 20))
+    print("    ctxsearch %s consumed %.1f MiB of the %d MiB stream"
+          % (" ".join(args), written[0] / 2**20, STREAM_BYTES >> 20))
     check(written[0] <= STREAM_BYTES // 4, "ctxsearch read %.1f MiB of stdin before its first "
           "output line reached the reader (rg: a few hundred KiB)" % (written[0] / 2**20))
+
+
+@case
+def stdin_is_searched_as_it_arrives():
+    """A 64 MiB stdin stream of matching lines whose reader closes after the first output line
+    (`yes foo | ctxsearch foo | head -1`): ripgrep reads a few hundred KiB, fills its output
+    buffer, hits EPIPE and exits; a searcher that reads all of stdin first takes the whole
+    stream (and never ends on an endless one). The bytes ctxsearch consumed are counted."""
+    stream_to_a_reader_that_leaves(["foo"], b"foo matching line\n" * 4096)
+
+
+@case
+def stdin_in_another_encoding_is_decoded_as_it_arrives():
+    """The same with UTF-16 text on stdin, named by -E or by a BOM: it is decoded and searched
+    as it arrives (ripgrep's decoder reads 8 KiB at a time), not read whole first."""
+    chunk = ("foo matching line\n" * 4096).encode("utf-16le")
+    stream_to_a_reader_that_leaves(["-E", "utf-16le", "foo"], chunk)
+    stream_to_a_reader_that_leaves(["-n", "foo"], chunk, head=b"\xff\xfe",
+                                   want=b"1:foo matching line\n")
+    big = ("foo matching line\n" * 4096).encode("utf-16be")
+    stream_to_a_reader_that_leaves(["-E", "utf-16be", "-b", "foo"], big,
+                                   want=b"0:foo matching line\n")
 
 # ----------------------------------------------------------------------------------------------
 # rg 14 flags: --crlf, --hyperlink-format / --hostname-bin, negations (expected: rg 14.1.1's)
@@ -1443,6 +1512,22 @@ golden("-U (?-m:..) only inside its group", ["-U", "-n", "(?-m:^bar)|two$", "anc
        b"3:foo two\n", 0)
 golden("--crlf -x: a whole line between a CR and the CRLF", ["--crlf", "-x", "-c", "baz",
                                                               "cr/a.txt"], b"1\r\n", 0)
+# rg's fast line search runs a regex that can match empty over its buffer: between a CRLF's CR and
+# LF the half word boundaries (and \B) hold, so every CRLF line matches, with no match in it for
+# the printer (which searches the line without its CRLF: -o prints it whole, --column omits it).
+golden("--crlf -w: an empty match between a CR and its LF makes the line match",
+       ["--crlf", "-n", "-w", "(foo)*", "cr/a.txt"],
+       b"1:foo\r\n2:bar x\r\n3:foo\rbaz\r\n4:\r\n5:last foo\r\n", 0)
+golden("--crlf -w -o: a line matched between its CR and LF alone prints whole",
+       ["--crlf", "-o", "-w", "(foo)*", "cr/a.txt"], b"foo\r\nbar x\r\nfoo\r\n\r\nfoo\r\n", 0)
+golden("--crlf -m -A: an after-context line matched between its CR and LF is a match",
+       ["--crlf", "-n", "-m1", "-A1", "-w", "(foo)*", "cr/a.txt"], b"1:foo\r\n2:bar x\r\n", 0)
+golden("--crlf --passthru searches each line alone: no match between a CR and its LF",
+       ["--crlf", "--passthru", "-n", "-w", "(foo)*", "cr/a.txt"],
+       b"1:foo\r\n2-bar x\r\n3:foo\rbaz\r\n4:\r\n5:last foo\r\n", 0)
+golden("--crlf \\A: a haystack anchor makes rg search each line alone",
+       ["--crlf", "-n", "-w", "\\A|(foo)*", "cr/a.txt"],
+       b"1:foo\r\n3:foo\rbaz\r\n4:\r\n5:last foo\r\n", 0)
 golden("--crlf -l ends paths in CRLF", ["--crlf", "-l", "foo", "cr"], b"cr/a.txt\r\n", 0)
 golden("--crlf with colors: CRLF after the colored line",
        ["--crlf", "--color", "always", "foo", "cr/a.txt"],
@@ -1588,6 +1673,25 @@ golden("--null-data: UTF-16 is still transcoded", ["--null-data", "hi", "nd/u16.
 golden("--null-data --trim trims a leading line feed too", ["--null-data", "--trim", "x",
                                                            "nd/trim.dat"], b"x\x00", 0)
 golden("--null-data from stdin", ["--null-data", "-n", "b"], b"2:b\x00", 0, stdin=b"a\x00b\x00")
+# --null-data without -U, haystack anchors ((?-m)^ $, \A \z): rg's regex runs over its buffer
+# (from where its search stands) unless grep-regex extracts inner literals to confirm lines alone.
+golden("--null-data (?-m)$: only at the buffer's end (rg's regex runs over its buffer)",
+       ["--null-data", "-n", "(?-m)foo$", "nd/n1.dat"], b"5:last foo\x00", 0)
+golden("--null-data (?-m)$ -v: every record but the last", ["--null-data", "-n", "-v", "(?-m)foo$",
+                                                          "nd/n1.dat"],
+       b"1:foo\x002:bar baz\nqux\x003:foo bar\x004:\x00", 0)
+golden("--null-data (?-m)$: a file ending in NUL has no match", ["--null-data", "-c", "(?-m)foo$",
+                                                                "nd/sep.dat"], b"", 1)
+golden("--null-data (?-m)^$: an empty pattern spoils inner literals: over the buffer",
+       ["--null-data", "-n", "(?-m)^$|bar", "nd/n1.dat"], b"2:bar baz\nqux\x003:foo bar\x00", 0)
+golden("--null-data (?-m)^foo: inner literals, each record alone",
+       ["--null-data", "-n", "(?-m)^foo", "nd/n1.dat"], b"1:foo\x003:foo bar\x00", 0)
+golden("--null-data (?-m)^$ --stop-on-nonmatch: each record alone after the first match",
+       ["--null-data", "-n", "--stop-on-nonmatch", "(?-m)^$|foo"], b"1:foo\x002:\x00", 0,
+       stdin=b"foo\x00\x00x\x00")
+golden("--null-data (?-m)$ --passthru: each record alone",
+       ["--null-data", "-n", "--passthru", "(?-m)foo$", "nd/n1.dat"],
+       b"1:foo\x002-bar baz\nqux\x003-foo bar\x004-\x005:last foo\x00", 0)
 golden("--crlf after --null-data wins", ["--null-data", "--crlf", "-c", "foo", "nd/n1.dat"],
        b"2\r\n", 0)
 golden("--no-crlf leaves --null-data", ["--null-data", "--no-crlf", "-c", "foo", "nd/n1.dat"],

@@ -96,6 +96,7 @@ Environment:
 
 from __future__ import annotations
 
+import codecs
 import concurrent.futures
 import difflib
 import os
@@ -813,20 +814,16 @@ def uses_word_boundary(case):
 
 
 OPEN_BUGS = [
-    ("crlf-word-empty-match-after-cr",
-     "--crlf without -U, -w (or \\b) with a pattern that can match the empty string: rg's regex "
-     "also tries the position between a line's CR and its LF, where the half word boundaries "
-     "hold (a CR is no word character): `rg --crlf -w '(foo)*'` on `o\\r\\n` reports the line, "
-     "with no submatch; ctxsearch searches the line without its CRLF, which has no such "
-     "position (found on seed 241)",
-     lambda c: c.has("--crlf") and not (c.has("-U") or c.has("--multiline"))
-     and uses_word_boundary(c) and any(can_match_empty(p) for p in c.patterns)
-     and any(b"\r\n" in c.tree.files[p] for p in c.searched_files()),
-     lambda c: drop_flags(c, "--crlf")),
     ("null-data-unmultiline-anchors",
-     "--null-data without -U, ^ or $ where the pattern turned multi-line mode off ((?-m)): rg "
-     "finds no match for `(?-m)bar$` in the record `bar` of `bar\\0x\\nbar\\0` (and one in "
-     "`bar\\n`'s alone); ctxsearch reads them as the record's ends",
+     "--null-data without -U, ^ or $ where the pattern turned multi-line mode off ((?-m)), \\A, "
+     "\\z: rg's matcher then names no line terminator and its fast line search runs the regex "
+     "over its buffer, confirming lines alone only where grep-regex extracts inner literals. "
+     "ctxsearch follows the buffer where every pattern ends at the haystack's end (`(?-m)bar$` "
+     "matches only a last record without NUL) or some pattern matches empty, and confirms lines "
+     "alone otherwise, where rg still runs over the buffer when regex-automata accelerates the "
+     "set (`(?-m)bar$|foo`: a literal prefilter) or no good literal is left (`(?-m:^\\w+)|x` "
+     "finds `foo` in `foo\\0\\0bar  \\0` and no later record), or where `.` or a class could "
+     "match the NUL",
      lambda c: c.has("--null-data") and not (c.has("-U") or c.has("--multiline"))
      and not c.has("-F") and any("-m)" in p or "-m:" in p for p in c.patterns),
      lambda c: drop_flags(c, "--null-data")),
@@ -834,7 +831,9 @@ OPEN_BUGS = [
      "rg's roll buffer grows (by thirds of 3x) for a line longer than it holds and keeps that "
      "capacity for the later files of the same thread (every file under --sort path): a NUL past "
      "64 KiB in a later file then comes in with its first read, where ctxsearch (a fresh buffer "
-     "per file) finds it a read later (binary detection, bytes searched)",
+     "per file) finds it a read later (binary detection, bytes searched). Left open: ctxsearch "
+     "searches files in parallel even under --sort (an ordered merge), so a file's capacity "
+     "would need the longest line of every file before it",
      lambda c: late_nul_after_long_file(c),
      lambda c: map_files(c, lambda d: d[:65536] + d[65536:].replace(b"\0", b" "))),
     ("pcre2-10.42-word-marks",
@@ -843,15 +842,17 @@ OPEN_BUGS = [
      "10.43 counts both (`rg -P -o '\\W+'` on ` \\u07ac` prints the space alone); -P -w "
      "follows 10.43, a \\w written in a -P pattern does not",
      lambda c: c.has("-P") and any(re.search(r"\\[wWbB]", p) for p in c.patterns)
-     and any(has_word_mark(c.tree.files[p]) for p in c.searched_files()),
-     lambda c: map_files(c, strip_word_marks)),
+     and any(has_word_mark(as_searched(c, c.tree.files[p])) for p in c.searched_files()),
+     lambda c: map_files(c, lambda d: in_codec_of(c, d, strip_word_marks))),
     ("word-boundary-line-start-continuation",
      "-w, \\b, \\B where a line starts with UTF-8 continuation bytes (0x80-0xBF): Rust's "
      "decode_last reads the line terminator before them as the character before the position "
      "after them. rg 14 does so only where its regex runs over the whole buffer (`-w '\\w'` on "
      "`\\n\\xafx` matches line 2), not where it confirms a candidate line alone (`-w x`: no "
      "match); ctxsearch always confirms lines alone (and finds -o spans over the buffer, as rg's "
-     "printer does)",
+     "printer does). Which path rg takes is grep-regex's inner-literal verdict (literal.rs: "
+     "regex-automata's is_accelerated, the literal sequence's quality), and over the buffer the "
+     "line terminator is seen only after the line where the search stands",
      lambda c: uses_word_boundary(c) and line_starts_with_continuation(c),
      lambda c: map_files(c, lambda d: re.sub(rb"\n[\x80-\xbf]+", b"\n?", d))),
 ]
@@ -883,6 +884,18 @@ RG_QUIRKS = [
      lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep", "--json",
                           "--color=always",
                           *[f for f in c.flags if f.startswith("--replace")])),
+    ("rg-crlf-slow-lines-keep-lone-lf",
+     "--crlf without -U where rg searches line by line (its slow path: --passthru, "
+     "--stop-on-nonmatch after the first match): grep-searcher's lines::without_terminator strips "
+     "only a whole CRLF, so a line ending in a lone LF keeps it in the haystack and an empty match "
+     "after it counts (`rg --crlf --passthru '^$'` on `\\n.\\n` prints `2:.` as a match; rg 13 "
+     "the same; without --crlf, or where the line ends in a CRLF, it does not); ctxsearch searches "
+     "the line without its LF (found on seed 1001)",
+     lambda c: c.has("--crlf") and not (c.has("-U") or c.has("--multiline"))
+     and c.has("--passthru", "--stop-on-nonmatch")
+     and any(can_match_empty(p) for p in c.patterns)
+     and any(re.search(rb"(?<!\r)\n", c.tree.files[p]) for p in c.searched_files()),
+     lambda c: map_files(c, lambda d: re.sub(rb"(?<!\r)\n", b"\r\n", d))),
     ("rg-pcre2-empty-line-match",
      "rg 13 and 14 with -P find no match in an empty line (other than one at the very start of "
      "the file) for --column, -o and --count-matches, though the line is reported: "
@@ -897,6 +910,33 @@ RG_QUIRKS = [
      lambda c: drop_flags(c, "--column", "-o", "--count-matches", "--stats", "--vimgrep", "--json",
                           *[f for f in c.flags if f.startswith("--replace")])),
 ]
+
+
+def codec_of(case, data):
+    """The Python codec of what rg decodes `data` from (-E LABEL, a UTF-16 BOM), or None."""
+    label = next((f[2:] for f in case.flags if f.startswith("-E") and len(f) > 2), None)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) and label != "none":
+        return "utf-16"
+    if label in (None, "none", "auto", "utf-8"):
+        return None
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def as_searched(case, data):
+    """`data` as rg searches it: decoded to UTF-8 under -E or a UTF-16 BOM."""
+    codec = codec_of(case, data)
+    return data if codec is None else data.decode(codec, errors="replace").encode()
+
+
+def in_codec_of(case, data, fn):
+    """`fn` applied to `data` as rg searches it, then encoded back (lossy where invalid)."""
+    codec = codec_of(case, data)
+    if codec is None:
+        return fn(data)
+    return fn(data.decode(codec, errors="replace").encode()).decode().encode(codec, errors="replace")
 
 
 def has_word_mark(data):

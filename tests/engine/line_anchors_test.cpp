@@ -86,6 +86,24 @@ TEST_CASE("(?-m) anchors become the buffer's ends only under -U", "[engine][anch
   CHECK(rust_multi_line_anchors("(?-m)x(?m)$", true).regex == "x$");
 }
 
+TEST_CASE("haystack anchors at the top level's ends are found", "[engine][anchors]") {
+  auto both = rust_multi_line_anchors("(?i)(?-m)^a[$]b$", true);
+  CHECK(both.starts_at_haystack_start);
+  CHECK(both.ends_at_haystack_end);
+  CHECK(rust_multi_line_anchors("\\Aa\\z", false).ends_at_haystack_end);
+  CHECK(rust_multi_line_anchors("(?x-m) a $ # c\n", true).ends_at_haystack_end);
+  // Multi-line anchors, groups, alternation and quantifiers: not (or not surely) at the ends.
+  CHECK_FALSE(rust_multi_line_anchors("a$", true).ends_at_haystack_end);
+  CHECK_FALSE(rust_multi_line_anchors("^a", true).starts_at_haystack_start);
+  CHECK_FALSE(rust_multi_line_anchors("(?-m:a$)", true).ends_at_haystack_end);
+  CHECK_FALSE(rust_multi_line_anchors("a\\z|b\\z", true).ends_at_haystack_end);
+  CHECK_FALSE(rust_multi_line_anchors("\\Aa|b", true).starts_at_haystack_start);
+  CHECK_FALSE(rust_multi_line_anchors("a\\z?", true).ends_at_haystack_end);
+  CHECK_FALSE(rust_multi_line_anchors("a\\\\z", true).ends_at_haystack_end);
+  CHECK_FALSE(rust_multi_line_anchors("(a|b)(?-m)[x]", true).ends_at_haystack_end);
+  CHECK(rust_multi_line_anchors("(a|b)\\z", true).ends_at_haystack_end);
+}
+
 TEST_CASE("anchors inside classes, escapes and (?x) comments are not anchors",
           "[engine][anchors]") {
   auto none = rust_multi_line_anchors("(?-m)[$^]\\^\\$[a[^$]][[:^alpha:]$]\\x{24}", true);

@@ -35,6 +35,7 @@
 #include "ctx/walker/overrides.hpp"
 #include "ctx/walker/types.hpp"
 #include "git_paths.hpp"
+#include "time_order.hpp"
 
 namespace ctx::walker {
 namespace {
@@ -714,35 +715,15 @@ void Walker::replay(const SortedDir& dir, std::string& path, std::size_t depth,
 
 void Walker::replay_by_time(std::vector<std::pair<std::string, std::size_t>>& files) {
   // As ripgrep: every file is stat'ed and the whole list sorted by the chosen time (stable, so
-  // ties keep the walk's order, see process()); files whose time cannot be read sort first.
-  std::vector<std::pair<std::int64_t, std::size_t>> keys;
-  keys.reserve(files.size());
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    struct statx sx {};
-    std::int64_t t = INT64_MIN;
-    int got = -1;
-    constexpr unsigned kMask = STATX_MTIME | STATX_ATIME | STATX_BTIME;
-    if (beneath()) {
-      int fd = detail::open_beneath(options_.beneath_fd, files[i].first, O_PATH);
-      if (fd >= 0) {
-        got = ::statx(fd, "", AT_EMPTY_PATH, kMask, &sx);
-        ::close(fd);
-      }
-    } else {
-      got = ::statx(AT_FDCWD, files[i].first.c_str(), 0, kMask, &sx);
-    }
-    if (got == 0) {
-      const struct statx_timestamp& ts = options_.sort == SortBy::kModified   ? sx.stx_mtime
-                                         : options_.sort == SortBy::kAccessed ? sx.stx_atime
-                                                                              : sx.stx_btime;
-      t = ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
-    }
-    keys.emplace_back(t, i);
+  // ties keep the walk's order, see process()); files whose time cannot be read sort last (first
+  // under --sortr).
+  std::vector<std::optional<detail::FileTime>> times;
+  times.reserve(files.size());
+  for (const auto& [path, depth] : files) {
+    times.push_back(detail::read_file_time(beneath() ? options_.beneath_fd : AT_FDCWD, path.c_str(),
+                                           beneath(), options_.sort));
   }
-  std::stable_sort(keys.begin(), keys.end(), [this](const auto& a, const auto& b) {
-    return options_.sort_reverse ? a.first > b.first : a.first < b.first;
-  });
-  for (const auto& [t, i] : keys) {
+  for (std::size_t i : detail::order_by_time(times, options_.sort_reverse)) {
     if (stop_.load(std::memory_order_relaxed)) return;
     emit(files[i].first, files[i].second);
   }

@@ -113,6 +113,8 @@ class PatternSet {
   // When searches_buffer() and `until` is given, the search sees haystack[from, until) alone
   // (`until` a line start or the end), as ripgrep's regex sees its buffer from where its search
   // stands; without `until`, each line alone, as ripgrep's line-by-line search (--passthru).
+  // Under --crlf (not -U, not -P) `until` likewise says ripgrep's fast line search runs its regex
+  // over the buffer, where an empty match between a CRLF's CR and LF makes a line match.
   Result<std::optional<LineSpan>> find_line(std::string_view haystack, std::size_t from,
                                             Scratch& scratch,
                                             std::size_t until = std::string_view::npos) const;
