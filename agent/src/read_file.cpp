@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 
+#include "append_cursor.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "cursor.hpp"
@@ -24,12 +25,6 @@ namespace {
 // Files up to this size get an exact line count; larger ones are counted only up to the window.
 constexpr std::uint64_t kExactCountBytes = 64ULL << 20;
 constexpr std::string_view kReasonLimit = "limit";
-
-// Copies `bytes` to `out` (no terminator: a piece of a larger buffer); the count copied.
-std::size_t append_bytes(char* out, std::string_view bytes) {
-  std::copy_n(bytes.data(), bytes.size(), out);
-  return bytes.size();
-}
 
 const std::vector<ParamSpec>& params_table() {
   static const std::vector<ParamSpec> params = {
@@ -75,6 +70,56 @@ std::string_view shown_text(std::string_view bytes, std::string& scratch, bool& 
   }
   return scratch;
 }
+
+// The number of the line being shown as text, right-aligned in 6 columns (wider numbers take
+// more) with a tab after it, and as bare digits. Kept from line to line: the window's lines are
+// numbered one after another, so the next number is an increment of the text, not a format.
+class LineNumberText {
+ public:
+  // Bytes digits() may be read as (a fixed-size copy): its digits, then anything.
+  static constexpr std::size_t kDigitsCopy = 24;
+
+  void set(std::uint64_t n) {
+    if (n == value_ + 1 && value_ != 0) {
+      increment();
+    } else {
+      const fmt::format_int formatted(n);
+      digits_ = formatted.size();
+      std::memset(buf_, ' ', kEnd);
+      std::memcpy(buf_ + kEnd - digits_, formatted.data(), digits_);
+      buf_[kEnd] = '\t';
+    }
+    value_ = n;
+  }
+  std::string_view digits() const { return {buf_ + kEnd - digits_, digits_}; }
+  std::string_view column() const {
+    const std::size_t width = std::max<std::size_t>(digits_, 6);
+    return {buf_ + kEnd - width, width};
+  }
+  std::string_view column_and_tab() const {
+    const std::string_view c = column();
+    return {c.data(), c.size() + 1};
+  }
+
+ private:
+  // The digits end here; a tab follows, and room for a fixed-size copy of the digits.
+  static constexpr std::size_t kEnd = 24;
+
+  void increment() {
+    std::size_t i = kEnd;
+    while (i > kEnd - digits_ && buf_[i - 1] == '9') buf_[--i] = '0';
+    if (i > kEnd - digits_) {
+      ++buf_[i - 1];
+    } else {
+      buf_[i - 1] = '1';  // 99 -> 100: one more digit
+      ++digits_;
+    }
+  }
+
+  char buf_[kEnd + kDigitsCopy] = {};
+  std::size_t digits_ = 0;
+  std::uint64_t value_ = 0;
+};
 
 // The longest prefix of `s` of at most `bytes` bytes that ends on a UTF-8 boundary.
 std::string_view utf8_prefix(std::string_view s, std::size_t bytes) {
@@ -186,15 +231,20 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   // Each shown line is escaped once, into the structured result's "lines" (`lines_json`, the
   // array's elements); the same escaped bytes make the text's JSON form (`text_json`, see
   // ToolOutput::text_json), so neither the server nor this renderer escapes a line twice.
+  // Both are written through cursors (AppendCursor), finished once the window is done.
   std::string lines_json;
   std::string text_json;
+  AppendCursor lines_out(lines_json);
+  AppendCursor text_out(text_json);
   {
     // Room for the usual window without regrowth; a window past 256 KiB grows as it goes.
     const std::size_t expect = static_cast<std::size_t>(std::min<std::uint64_t>(
         {file_size, context.config.limits.max_output_bytes, std::uint64_t{256} << 10}));
-    lines_json.reserve(expect + expect / 4 + 256);
-    text_json.reserve(expect + expect / 4 + 256);
+    lines_out.reserve(expect + expect / 4 + 256);
+    text_out.reserve(expect + expect / 4 + 256);
+    budget.reserve(expect + expect / 8 + 256);
   }
+  LineNumberText number;
 
   // What is known of the chunk being read (`window`), so a line shown from it whole is checked by
   // where it lies instead of being scanned again: no NUL byte in [nul_from, nul_at), no byte that
@@ -273,27 +323,12 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     const bool from_window =
         in_window != std::string_view::npos && clean_in_window(in_window, in_window + kept.size());
     const std::string_view text = from_window ? kept : shown_text(kept, scratch, lossy);
-    // "{:>6}\t{}" of the number and the text, without a format string parsed per line: `head`
-    // holds the number right-aligned in 6 columns and the tab, as written in the text's JSON
-    // form ("\\t", two bytes); the raw text takes all but those two bytes and a real tab.
-    const fmt::format_int number(line_no);
-    const std::string_view digits(number.data(), number.size());
-    const std::size_t pad = digits.size() < 6 ? 6 - digits.size() : 0;
-    char head[32];
-    std::memset(head, ' ', pad);
-    std::copy_n(digits.data(), digits.size(), head + pad);
-    const std::size_t number_bytes = pad + digits.size();
-    head[number_bytes] = '\\';
-    head[number_bytes + 1] = 't';
+    // "{:>6}\t{}" of the number and the text, without a format string parsed per line.
+    number.set(line_no);
+    const std::string_view column = number.column();
+    const std::string_view head = number.column_and_tab();
     std::string clip_note;
     if (clipped > 0) clip_note = fmt::format(" … [clipped {} bytes]", grouped(clipped));
-    // The line as the text shows it, given to the budget in its pieces: the number with a real
-    // tab, the text, the clip note, the line break.
-    char text_head[32];
-    std::copy_n(head, number_bytes, text_head);
-    text_head[number_bytes] = '\t';
-    const std::array<std::string_view, 4> line_parts = {
-        std::string_view(text_head, number_bytes + 1), text, clip_note, "\n"};
     // `text` may view `current`: the line is done with it only once the line is written.
     auto done_with_line = [&] {
       current.clear();
@@ -301,54 +336,75 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       current_last = 0;
       in_line = false;
     };
-    if ((budget_cap && shown >= *budget_cap) || !budget.append_parts(line_parts)) {
-      done_with_line();
-      stop_reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
-      nothing_fit = shown == 0;
-      return false;
-    }
-    body_bytes += number_bytes + 1 + text.size() + clip_note.size() + 1;
-    if (clipped > 0) ++clipped_lines;
-    // The element's head, {"line":N,"text": (after a comma but for the first), in one append.
-    char element[48];
-    std::size_t e = 0;
-    if (shown++ == 0) {
-      first = line_no;
+    // The line as the text shows it: the number with a real tab, the text, the clip note, the
+    // line break. Written into the budget's text in place when its bound shows it fits, else
+    // given to the budget in its pieces to count.
+    const std::size_t line_bytes = head.size() + text.size() + clip_note.size() + 1;
+    const bool capped = budget_cap && shown >= *budget_cap;
+    if (char* at = capped ? nullptr : budget.append_in_place(line_bytes); at != nullptr) {
+      std::memcpy(at, head.data(), head.size());
+      at += head.size();
+      std::memcpy(at, text.data(), text.size());
+      at += text.size();
+      std::memcpy(at, clip_note.data(), clip_note.size());
+      at[clip_note.size()] = '\n';
     } else {
-      element[e++] = ',';
-    }
-    last = line_no;
-    e += append_bytes(element + e, R"({"line":)");
-    e += append_bytes(element + e, digits);
-    e += append_bytes(element + e, R"(,"text":)");
-    text_json.append(head, number_bytes + 2);
-    if (from_window ? plain_in_window(in_window, in_window + text.size())
-                    : json_string_is_plain(text, false)) {
-      // Nothing to escape: the text itself, between quotes and in the text's JSON form.
-      element[e++] = '"';
-      lines_json.append(element, e).append(text);
-      if (clipped == 0) {
-        lines_json.append(R"("})");
-      } else {
-        lines_json.push_back('"');
+      const std::array<std::string_view, 4> line_parts = {head, text, clip_note, "\n"};
+      if (capped || !budget.append_parts(line_parts)) {
+        done_with_line();
+        stop_reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
+        nothing_fit = shown == 0;
+        return false;
       }
-      text_json.append(text);
+    }
+    body_bytes += line_bytes;
+    if (clipped > 0) ++clipped_lines;
+    const bool comma = shown++ != 0;
+    if (!comma) first = line_no;
+    last = line_no;
+    const bool plain = from_window ? plain_in_window(in_window, in_window + text.size())
+                                   : json_string_is_plain(text, false);
+    // The element, {"line":N,"text":"..."} (with "clipped_bytes":K before its '}' when clipped).
+    const std::size_t text_room = plain ? text.size() : json_body_room(text.size());
+    char* p = lines_out.room(text_room + 96);
+    if (comma) *p++ = ',';
+    std::memcpy(p, R"({"line":)", 8);
+    p += 8;
+    std::memcpy(p, number.digits().data(), LineNumberText::kDigitsCopy);
+    p += number.digits().size();
+    std::memcpy(p, R"(,"text":")", 9);
+    p += 9;
+    const char* const escaped = p;
+    if (plain) {
+      std::memcpy(p, text.data(), text.size());
+      p += text.size();
     } else {
-      lines_json.append(element, e);
-      const std::size_t quoted_at = lines_json.size();
-      append_json_string(lines_json, text);
-      const std::size_t escaped_bytes = lines_json.size() - quoted_at - 2;  // without quotes
-      text_json.append(lines_json, quoted_at + 1, escaped_bytes);
-      if (clipped == 0) lines_json.push_back('}');
+      p = put_json_body(p, text);
     }
+    const auto escaped_bytes = static_cast<std::size_t>(p - escaped);
+    *p++ = '"';
     if (clipped > 0) {
-      append_json_body(text_json, clip_note);
       const fmt::format_int clipped_digits(clipped);
-      lines_json.append(R"(,"clipped_bytes":)")
-          .append(clipped_digits.data(), clipped_digits.size())
-          .push_back('}');
+      std::memcpy(p, R"(,"clipped_bytes":)", 17);
+      p += 17;
+      std::memcpy(p, clipped_digits.data(), clipped_digits.size());
+      p += clipped_digits.size();
     }
-    text_json.append("\\n");
+    *p++ = '}';
+    lines_out.advance_to(p);
+    // The same line in the text's JSON form: the number, "\t", the escaped text (copied from
+    // the element just written), the clip note, "\n".
+    char* q = text_out.room(column.size() + escaped_bytes + json_body_room(clip_note.size()) + 8);
+    std::memcpy(q, column.data(), column.size());
+    q += column.size();
+    std::memcpy(q, "\\t", 2);
+    q += 2;
+    std::memcpy(q, escaped, escaped_bytes);
+    q += escaped_bytes;
+    if (clipped > 0) q = put_json_body(q, clip_note);
+    std::memcpy(q, "\\n", 2);
+    q += 2;
+    text_out.advance_to(q);
     done_with_line();
     if (limit && shown >= *limit) stop_reason = kReasonLimit;
     return true;
@@ -476,6 +532,8 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
                                       why, next_call(next_offset));
   }
 
+  lines_out.finish();
+  text_out.finish();
   ToolOutput out;
   out.text = budget.finish(footer);
   trimmed = budget.trimmed();

@@ -50,6 +50,15 @@ class TextBudget {
   bool append(std::string_view piece);
   // append() of the concatenation of `parts` (built only when the budget must count it).
   bool append_parts(std::span<const std::string_view> parts);
+  // BudgetWriter::append_in_place within the byte limit too: nullptr when the piece must go
+  // through append() or append_parts() instead (which may refuse it).
+  char* append_in_place(std::size_t bytes) {
+    if (body_bytes_ + bytes > max_bytes_) return nullptr;
+    char* at = writer_.append_in_place(bytes);
+    if (at != nullptr) body_bytes_ += bytes;
+    return at;
+  }
+  void reserve(std::size_t bytes) { writer_.reserve(bytes); }
   bool cut() const { return writer_.cut(); }
   void mark_cut() { writer_.mark_cut(); }
   // The text with `footer` as its last line (always within the budget).
