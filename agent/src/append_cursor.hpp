@@ -6,11 +6,50 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
 
 namespace ctx::agent {
+
+// Copies the `n` bytes at `src` to `dst` and returns dst + n, reading and writing nothing outside
+// them. Pieces up to 32 bytes (most lines of code, numbers) are copied inline with two
+// overlapping loads, not through a memcpy call.
+inline char* put_bytes(char* dst, const char* src, std::size_t n) {
+  if (n > 32) {
+    std::memcpy(dst, src, n);
+  } else if (n >= 16) {
+    char a[16];
+    char b[16];
+    std::memcpy(a, src, 16);
+    std::memcpy(b, src + n - 16, 16);
+    std::memcpy(dst, a, 16);
+    std::memcpy(dst + n - 16, b, 16);
+  } else if (n >= 8) {
+    std::uint64_t a;
+    std::uint64_t b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4) {
+    std::uint32_t a;
+    std::uint32_t b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else if (n > 0) {
+    const char first = src[0];
+    const char middle = src[n / 2];
+    const char last = src[n - 1];
+    dst[0] = first;
+    dst[n / 2] = middle;
+    dst[n - 1] = last;
+  }
+  return dst + n;
+}
 
 class AppendCursor {
  public:

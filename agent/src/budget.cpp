@@ -271,6 +271,7 @@ std::size_t EstimatingCounter::count(std::string_view text) const {
 
 BudgetWriter::BudgetWriter(const TokenCounter& counter, std::size_t max_tokens, std::size_t reserve)
     : counter_(counter),
+      estimator_(dynamic_cast<const EstimatingCounter*>(&counter)),
       max_tokens_(max_tokens),
       reserve_(reserve < max_tokens ? reserve : max_tokens) {}
 
@@ -284,13 +285,6 @@ void BudgetWriter::settle() const {
   pending_from_ = end_;
 }
 
-char* BudgetWriter::room(std::size_t bytes) {
-  if (text_.size() - end_ < bytes) {
-    text_.resize(std::max({end_ + bytes, 2 * text_.size(), std::size_t{256}}));
-  }
-  return text_.data() + end_;
-}
-
 void BudgetWriter::put(std::string_view piece) {
   std::memcpy(room(piece.size()), piece.data(), piece.size());
   end_ += piece.size();
@@ -300,28 +294,8 @@ void BudgetWriter::reserve(std::size_t bytes) {
   if (text_.size() < bytes) text_.resize(bytes);
 }
 
-// The bound of a piece of `bytes` bytes, when it and the pending pieces' bounds fit; else
-// SIZE_MAX.
-std::size_t BudgetWriter::bound_if_fits(std::size_t bytes) const {
-  const std::size_t bound = counter_.max_count(bytes);
-  if (bound != SIZE_MAX && used_ + pending_bound_ + bound + reserve_ <= max_tokens_) return bound;
-  return SIZE_MAX;
-}
-
-// Takes the piece that was just written at end_ uncounted, on its bound.
-void BudgetWriter::take_on_bound(std::size_t bytes, std::size_t bound) {
-  if (pending_ends_.empty()) pending_from_ = end_;
-  end_ += bytes;
-  pending_bound_ += bound;
-  pending_ends_.push_back(end_);
-}
-
-char* BudgetWriter::append_in_place(std::size_t bytes) {
-  const std::size_t bound = bound_if_fits(bytes);
-  if (bound == SIZE_MAX) return nullptr;
-  char* at = room(bytes + kInPlaceSlack);
-  take_on_bound(bytes, bound);
-  return at;
+void BudgetWriter::grow(std::size_t bytes) {
+  text_.resize(std::max({end_ + bytes, 2 * text_.size(), std::size_t{256}}));
 }
 
 bool BudgetWriter::fits(std::string_view piece) const {

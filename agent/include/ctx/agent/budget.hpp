@@ -74,7 +74,13 @@ class BudgetWriter {
   // written too, and are not part of the text. nullptr, and nothing appended, when the piece
   // would have to be counted: build it and call append() instead. The pointer is valid until
   // the next call on this writer.
-  char* append_in_place(std::size_t bytes);
+  char* append_in_place(std::size_t bytes) {
+    const std::size_t bound = bound_if_fits(bytes);
+    if (bound == SIZE_MAX) return nullptr;
+    char* at = room(bytes + kInPlaceSlack);
+    take_on_bound(bytes, bound);
+    return at;
+  }
   static constexpr std::size_t kInPlaceSlack = 32;
   // Makes room for a text of `bytes` bytes, so appending that much does not grow the buffer.
   void reserve(std::size_t bytes);
@@ -109,17 +115,36 @@ class BudgetWriter {
 
  private:
   const TokenCounter& counter_;
+  const EstimatingCounter* estimator_;  // counter_, when it is the estimator
   std::size_t max_tokens_;
   std::size_t reserve_;
   // Charges the pieces appended on their bound (pending_ends_) at their real count.
   void settle() const;
   // Where to write `bytes` more bytes of text: text_ is grown (it runs ahead of end_, its tail
   // scratch) so that many bytes fit from end_ on.
-  char* room(std::size_t bytes);
+  char* room(std::size_t bytes) {
+    if (text_.size() - end_ < bytes) grow(bytes);
+    return text_.data() + end_;
+  }
+  void grow(std::size_t bytes);
   // Copies `piece` to end_ (not charged).
   void put(std::string_view piece);
-  std::size_t bound_if_fits(std::size_t bytes) const;
-  void take_on_bound(std::size_t bytes, std::size_t bound);
+  // The bound of a piece of `bytes` bytes when it and the pending pieces' bounds fit; else
+  // SIZE_MAX. (The estimator's bound is called directly, not through the vtable.)
+  std::size_t bound_if_fits(std::size_t bytes) const {
+    const std::size_t bound = estimator_ != nullptr
+                                  ? estimator_->EstimatingCounter::max_count(bytes)
+                                  : counter_.max_count(bytes);
+    if (bound != SIZE_MAX && used_ + pending_bound_ + bound + reserve_ <= max_tokens_) return bound;
+    return SIZE_MAX;
+  }
+  // Takes the piece just written at end_ uncounted, on its bound.
+  void take_on_bound(std::size_t bytes, std::size_t bound) {
+    if (pending_ends_.empty()) pending_from_ = end_;
+    end_ += bytes;
+    pending_bound_ += bound;
+    pending_ends_.push_back(end_);
+  }
 
   // Pieces appended without a count, because even their bounds fitted: the end offset of each in
   // text_ (the first starts at pending_from_), and the sum of their bounds. `used_` covers the
