@@ -86,6 +86,8 @@ std::size_t footer_reserve(const CallContext& context, std::string_view longest_
 std::string grouped(std::uint64_t n);
 // Appends grouped(n) to `out`.
 void append_grouped(std::string& out, std::uint64_t n);
+// Writes grouped(n) at `out` (room for 26 bytes: 20 digits and 6 commas); returns its end.
+char* put_grouped(char* out, std::uint64_t n);
 
 // A string quoted for the next-call hints in texts: 'src/a b.c' (single quotes, escaped as JSON
 // would escape them when needed).
