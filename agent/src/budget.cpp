@@ -271,14 +271,31 @@ std::size_t EstimatingCounter::count(std::string_view text) const {
 
 BudgetWriter::BudgetWriter(const TokenCounter& counter, std::size_t max_tokens, std::size_t reserve)
     : counter_(counter),
+      estimator_(dynamic_cast<const EstimatingCounter*>(&counter)),
       max_tokens_(max_tokens),
       reserve_(reserve < max_tokens ? reserve : max_tokens) {}
 
 void BudgetWriter::settle() const {
-  if (!pending_ends_.empty()) used_ += counter_.count_pieces(text_, pending_from_, pending_ends_);
+  if (!pending_ends_.empty()) {
+    used_ +=
+        counter_.count_pieces(std::string_view(text_.data(), end_), pending_from_, pending_ends_);
+  }
   pending_ends_.clear();
   pending_bound_ = 0;
-  pending_from_ = text_.size();
+  pending_from_ = end_;
+}
+
+void BudgetWriter::put(std::string_view piece) {
+  std::memcpy(room(piece.size()), piece.data(), piece.size());
+  end_ += piece.size();
+}
+
+void BudgetWriter::reserve(std::size_t bytes) {
+  if (text_.size() < bytes) text_.resize(bytes);
+}
+
+void BudgetWriter::grow(std::size_t bytes) {
+  text_.resize(std::max({end_ + bytes, 2 * text_.size(), std::size_t{256}}));
 }
 
 bool BudgetWriter::fits(std::string_view piece) const {
@@ -290,12 +307,9 @@ bool BudgetWriter::fits(std::string_view piece) const {
 
 bool BudgetWriter::append(std::string_view piece) {
   // While the bounds fit, the real counts fit too: take the piece uncounted.
-  if (const std::size_t bound = counter_.max_count(piece.size());
-      bound != SIZE_MAX && used_ + pending_bound_ + bound + reserve_ <= max_tokens_) {
-    if (pending_ends_.empty()) pending_from_ = text_.size();
-    text_.append(piece);
-    pending_bound_ += bound;
-    pending_ends_.push_back(text_.size());
+  if (const std::size_t bound = bound_if_fits(piece.size()); bound != SIZE_MAX) {
+    std::memcpy(room(piece.size()), piece.data(), piece.size());
+    take_on_bound(piece.size(), bound);
     return true;
   }
   settle();
@@ -304,7 +318,7 @@ bool BudgetWriter::append(std::string_view piece) {
     cut_ = true;
     return false;
   }
-  text_.append(piece);
+  put(piece);
   used_ += cost;
   return true;
 }
@@ -313,12 +327,13 @@ bool BudgetWriter::append_parts(std::span<const std::string_view> parts) {
   std::size_t bytes = 0;
   for (std::string_view part : parts) bytes += part.size();
   // As append: while the bounds fit, the parts are taken uncounted, copied once.
-  if (const std::size_t bound = counter_.max_count(bytes);
-      bound != SIZE_MAX && used_ + pending_bound_ + bound + reserve_ <= max_tokens_) {
-    if (pending_ends_.empty()) pending_from_ = text_.size();
-    for (std::string_view part : parts) text_.append(part);
-    pending_bound_ += bound;
-    pending_ends_.push_back(text_.size());
+  if (const std::size_t bound = bound_if_fits(bytes); bound != SIZE_MAX) {
+    char* at = room(bytes);
+    for (std::string_view part : parts) {
+      std::memcpy(at, part.data(), part.size());
+      at += part.size();
+    }
+    take_on_bound(bytes, bound);
     return true;
   }
   joined_.clear();
@@ -338,6 +353,7 @@ std::string_view utf8_prefix(std::string_view s, std::size_t bytes) {
 }  // namespace
 
 std::string BudgetWriter::finish(std::string_view footer) {
+  text_.resize(end_);  // from here on text_ is exactly the body (settle below reads end_)
   // Every path below sets used_ to the count of the text returned: the pending pieces need no
   // count of their own.
   if (!count_on_finish_ && counter_.subadditive()) {

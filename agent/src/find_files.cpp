@@ -173,7 +173,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   }
   const PageWords words{"files", std::move(empty), "path or pattern", std::move(notes), next_call};
   auto line = [&](std::size_t i, std::string& out) {
-    const std::string& path = walk.entries[offset + i].path;
+    const std::string_view path = walk.entries[offset + i].path;
     if (is_valid_utf8(path)) {
       out.append(path);
     } else {

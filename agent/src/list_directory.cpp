@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <cstring>
+
+#include "append_cursor.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/base/utf8.hpp"
 #include "cursor.hpp"
@@ -66,7 +69,7 @@ std::string_view kind_name(walker::EntryType type) {
 // directory's fd for its own entries (a name without '/': nothing to resolve, so nothing can
 // lead out of the root), else stat_beneath.
 std::optional<struct stat> stat_entry(const CallContext& context, const OpenedPath& dir,
-                                      const std::string& path) {
+                                      std::string_view path) {
   std::string_view name = path;
   if (!dir.canonical.empty()) {
     if (name.size() <= dir.canonical.size() + 1 ||
@@ -78,7 +81,7 @@ std::optional<struct stat> stat_entry(const CallContext& context, const OpenedPa
   }
   if (name.find('/') != std::string_view::npos) return stat_beneath(context, path);
   struct stat st {};
-  // `name` is a suffix of `path`, so it ends where path's NUL does.
+  // `name` is a suffix of `path`, so it ends where path's NUL does (a WalkedEntry's path has one).
   if (::fstatat(dir.fd.get(), name.data(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     return std::nullopt;
   }
@@ -168,11 +171,18 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
                   total == 1 ? "y" : "ies", total_exact ? "" : " so far",
                   depth > 1 ? fmt::format(", depth {}", depth) : std::string());
 
-  // The page's sizes, read once, for the entries the page can show; each line is written when the
-  // budget asks for it.
-  std::vector<std::optional<std::uint64_t>> sizes;
+  // What the page can show, worked out once per entry: its size, and its path as shown (valid
+  // UTF-8: the path itself, or a lossy copy) and whether JSON escapes any of it. Each line is
+  // written when the budget asks for it.
+  struct Shown {
+    std::optional<std::uint64_t> size;
+    std::string_view path;
+    bool plain;  // nothing in `path` that append_json_string escapes
+  };
+  std::vector<Shown> shown;
+  std::vector<std::string> lossy_paths;  // the copies invalid paths are shown as
   const std::size_t end = std::min<std::size_t>(total, offset + page);
-  sizes.reserve(end - offset);
+  shown.reserve(end - offset);
   for (std::size_t i = offset; i < end; ++i) {
     const WalkedEntry& e = walk.entries[i];
     std::optional<std::uint64_t> size;
@@ -181,35 +191,42 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
         size = static_cast<std::uint64_t>(st->st_size);
       }
     }
-    sizes.push_back(size);
+    std::string_view path = e.path;
+    if (!is_valid_utf8(path)) {
+      lossy_paths.reserve(end - offset);  // once: the views below must not move
+      path = lossy_paths.emplace_back(lossy_utf8(path));
+    }
+    shown.push_back(Shown{size, path, json_string_is_plain(path, false)});
   }
   auto line = [&](std::size_t i, std::string& text) {
     const WalkedEntry& e = walk.entries[offset + i];
-    // The path as valid UTF-8 (the suffixes below are ASCII, so converting first is the same).
-    if (is_valid_utf8(e.path)) {
-      text.append(e.path);
-    } else {
-      text.append(lossy_utf8(e.path));
-    }
+    const Shown& s = shown[i];
+    // The suffix after the path (ASCII, so writing the lossy path first is the same).
+    char suffix[64];
+    char* at = suffix;
     switch (e.type) {
       case walker::EntryType::kDirectory:
-        text.push_back('/');
+        *at++ = '/';
         break;
       case walker::EntryType::kFile:
-        if (sizes[i]) {
-          text.append("  (");
-          append_grouped(text, *sizes[i]);
-          text.append(" bytes)");
+        if (s.size) {
+          std::memcpy(at, "  (", 3);
+          at = put_grouped(at + 3, *s.size);
+          std::memcpy(at, " bytes)", 7);
+          at += 7;
         }
         break;
       case walker::EntryType::kSymlink:
-        text.append("  (symlink)");
+        std::memcpy(at, "  (symlink)", 11);
+        at += 11;
         break;
       case walker::EntryType::kOther:
-        text.append("  (special)");
+        std::memcpy(at, "  (special)", 11);
+        at += 11;
         break;
     }
-    text.push_back('\n');
+    *at++ = '\n';
+    text.append(s.path).append(suffix, static_cast<std::size_t>(at - suffix));
   };
 
   std::string notes;
@@ -222,7 +239,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
                          walk.unreadable == 1 ? "y" : "ies");
   }
   const PageWords words{"entries", "no entries", "path or depth", std::move(notes), next_call};
-  RenderedPage rendered = render_page(context, max_tokens, reserve, header, offset, sizes.size(),
+  RenderedPage rendered = render_page(context, max_tokens, reserve, header, offset, shown.size(),
                                       total, walk.stopped, key, line, words);
 
   ToolOutput out;
@@ -241,21 +258,28 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   write_page_fields(w, rendered);
   // The entries' objects, written as JsonWriter would write them, without its per-call work.
   std::string entries;
-  entries.reserve(rendered.shown * 64);
-  for (std::size_t i = 0; i < rendered.shown; ++i) {
-    const WalkedEntry& e = walk.entries[offset + i];
-    entries.append(i == 0 ? R"({"path":)" : R"(,{"path":)");
-    if (is_valid_utf8(e.path)) {
-      append_json_string(entries, e.path);
-    } else {
-      append_json_string(entries, lossy_utf8(e.path));
+  {
+    AppendCursor cursor(entries);
+    cursor.reserve(rendered.shown * 64);
+    for (std::size_t i = 0; i < rendered.shown; ++i) {
+      const Shown& s = shown[i];
+      const std::string_view kind = kind_name(walk.entries[offset + i].type);
+      char* p = cursor.room((s.plain ? s.path.size() : json_body_room(s.path.size())) + 64);
+      if (i != 0) *p++ = ',';
+      std::memcpy(p, R"({"path":")", 9);
+      p += 9;
+      p = s.plain ? put_bytes(p, s.path.data(), s.path.size()) : put_json_body(p, s.path);
+      std::memcpy(p, R"(","kind":")", 10);
+      p = put_bytes(p + 10, kind.data(), kind.size());
+      *p++ = '"';
+      if (s.size) {
+        const fmt::format_int digits(*s.size);
+        std::memcpy(p, R"(,"size":)", 8);
+        p = put_bytes(p + 8, digits.data(), digits.size());
+      }
+      *p++ = '}';
+      cursor.advance_to(p);
     }
-    entries.append(R"(,"kind":")").append(kind_name(e.type)).push_back('"');
-    if (sizes[i]) {
-      const fmt::format_int digits(*sizes[i]);
-      entries.append(R"(,"size":)").append(digits.data(), digits.size());
-    }
-    entries.push_back('}');
   }
   w.reserve(w.str().size() + entries.size() + 16);
   w.key("entries").begin_array().raw_elements(entries).end_array().end_object();

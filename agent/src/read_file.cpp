@@ -4,11 +4,17 @@
 // log costs what its window costs.
 #include <fmt/format.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
+#include "append_cursor.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "cursor.hpp"
@@ -24,12 +30,6 @@ namespace {
 // Files up to this size get an exact line count; larger ones are counted only up to the window.
 constexpr std::uint64_t kExactCountBytes = 64ULL << 20;
 constexpr std::string_view kReasonLimit = "limit";
-
-// Copies `bytes` to `out` (no terminator: a piece of a larger buffer); the count copied.
-std::size_t append_bytes(char* out, std::string_view bytes) {
-  std::copy_n(bytes.data(), bytes.size(), out);
-  return bytes.size();
-}
 
 const std::vector<ParamSpec>& params_table() {
   static const std::vector<ParamSpec> params = {
@@ -75,6 +75,121 @@ std::string_view shown_text(std::string_view bytes, std::string& scratch, bool& 
   }
   return scratch;
 }
+
+// The line breaks of a chunk, found in order 64 bytes at a time (one bit per byte), so that the
+// next line's end costs a bit scan rather than a memchr call per line.
+class NewlineScanner {
+ public:
+  explicit NewlineScanner(std::string_view text) : text_(text) {}
+
+  // The offset of the first '\n' at or after `from`, or npos.
+  std::size_t find(std::size_t from) {
+    if (from >= text_.size()) return std::string_view::npos;
+    std::size_t block = from & ~std::size_t{63};
+    if (block != block_) load(block);
+    std::uint64_t bits = mask_ & (~std::uint64_t{0} << (from & 63));
+    while (bits == 0) {
+      block += 64;
+      if (block >= text_.size()) return std::string_view::npos;
+      load(block);
+      bits = mask_;
+    }
+    return block + static_cast<std::size_t>(__builtin_ctzll(bits));
+  }
+
+ private:
+  void load(std::size_t block) {
+    block_ = block;
+    const char* p = text_.data() + block;
+    std::uint64_t mask = 0;
+    if (block + 64 <= text_.size()) {
+#if defined(__SSE2__)
+      const __m128i newline = _mm_set1_epi8('\n');
+      for (unsigned k = 0; k < 4; ++k) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+        const auto bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)));
+        mask |= std::uint64_t{bits} << (16 * k);
+      }
+      mask_ = mask;
+      return;
+#endif
+    }
+    const std::size_t n = std::min<std::size_t>(64, text_.size() - block);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (p[i] == '\n') mask |= std::uint64_t{1} << i;
+    }
+    mask_ = mask;
+  }
+
+  std::string_view text_;
+  std::size_t block_ = std::string_view::npos;  // where the block `mask_` describes starts
+  std::uint64_t mask_ = 0;
+};
+
+// The number of the line being shown, written as the text's column ("{:>6}": right-aligned in 6
+// columns, wider numbers taking more) and as the structured result's digits. Kept from line to
+// line: the window's lines are numbered one after another, so the next number is usually its
+// last digit plus one. A number under a million is kept as one 8-byte word (the six columns with
+// two spaces before them, in memory order) and written with single 8-byte stores: loading bytes
+// just stored one at a time (an incremented digit) stalls the CPU, which per line cost more than
+// the rest of the line's writing.
+class LineNumberText {
+ public:
+  void set(std::uint64_t n) {
+    if (n == value_ + 1 && n < kNarrowLimit && value_ != 0 && (word_ >> 56) != '9') {
+      word_ += std::uint64_t{1} << 56;  // the last digit, not a 9: no carry
+    } else {
+      const fmt::format_int formatted(n);
+      digits_ = formatted.size();
+      std::memset(buf_, ' ', kEnd);
+      std::memcpy(buf_ + kEnd - digits_, formatted.data(), digits_);
+      std::memcpy(&word_, buf_ + kEnd - 8, 8);
+    }
+    value_ = n;
+  }
+
+  // Bytes of the column (at least 6).
+  std::size_t column_bytes() const { return std::max<std::size_t>(digits_, 6); }
+  // The column and a tab at `at`, which must have 8 bytes of room past them; returns their end.
+  char* put_column_tab(char* at) const { return put_column(at, std::uint64_t{'\t'} << 48, 1); }
+  // The column and "\\t" (a tab as a JSON string escapes it), room as put_column_tab.
+  char* put_column_json_tab(char* at) const {
+    return put_column(at, std::uint64_t{'\\'} << 48 | std::uint64_t{'t'} << 56, 2);
+  }
+  // {"line":N at `at`, which must have 32 bytes of room; returns its end.
+  char* put_line_key(char* at) const {
+    if (value_ < kNarrowLimit) {
+      // The word ends with the digits: stored so that they land after the 8-byte key, whose
+      // store then covers the spaces before them.
+      std::memcpy(at + digits_, &word_, 8);
+    } else {
+      std::memcpy(at + 8, buf_ + kEnd - digits_, 20);
+    }
+    std::memcpy(at, R"({"line":)", 8);
+    return at + 8 + digits_;
+  }
+
+ private:
+  static constexpr std::uint64_t kNarrowLimit = 1'000'000;
+  static constexpr std::size_t kEnd = 24;  // where the digits end in buf_
+
+  // The column at `at` followed by `after_bytes` bytes of `after` (its bytes 6 and 7).
+  char* put_column(char* at, std::uint64_t after, std::size_t after_bytes) const {
+    if (value_ < kNarrowLimit) {
+      const std::uint64_t column = word_ >> 16 | after;  // the last 6 bytes, then `after`
+      std::memcpy(at, &column, 8);
+      return at + 6 + after_bytes;
+    }
+    std::memcpy(at, buf_ + kEnd - digits_, digits_);
+    std::memcpy(at + digits_, reinterpret_cast<const char*>(&after) + 6, after_bytes);
+    return at + digits_ + after_bytes;
+  }
+
+  char buf_[kEnd + 16] = {};  // room for put_line_key's 20-byte copy of the digits
+  std::uint64_t word_ = 0;    // the 8 bytes of buf_ before kEnd, kept current for narrow numbers
+  std::size_t digits_ = 0;
+  std::uint64_t value_ = 0;
+};
 
 // The longest prefix of `s` of at most `bytes` bytes that ends on a UTF-8 boundary.
 std::string_view utf8_prefix(std::string_view s, std::size_t bytes) {
@@ -186,15 +301,20 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   // Each shown line is escaped once, into the structured result's "lines" (`lines_json`, the
   // array's elements); the same escaped bytes make the text's JSON form (`text_json`, see
   // ToolOutput::text_json), so neither the server nor this renderer escapes a line twice.
+  // Both are written through cursors (AppendCursor), finished once the window is done.
   std::string lines_json;
   std::string text_json;
+  AppendCursor lines_out(lines_json);
+  AppendCursor text_out(text_json);
   {
     // Room for the usual window without regrowth; a window past 256 KiB grows as it goes.
     const std::size_t expect = static_cast<std::size_t>(std::min<std::uint64_t>(
         {file_size, context.config.limits.max_output_bytes, std::uint64_t{256} << 10}));
-    lines_json.reserve(expect + expect / 4 + 256);
-    text_json.reserve(expect + expect / 4 + 256);
+    lines_out.reserve(expect + expect / 4 + 256);
+    text_out.reserve(expect + expect / 4 + 256);
+    budget.reserve(expect + expect / 8 + 256);
   }
+  LineNumberText number;
 
   // What is known of the chunk being read (`window`), so a line shown from it whole is checked by
   // where it lies instead of being scanned again: no NUL byte in [nul_from, nul_at), no byte that
@@ -273,27 +393,11 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     const bool from_window =
         in_window != std::string_view::npos && clean_in_window(in_window, in_window + kept.size());
     const std::string_view text = from_window ? kept : shown_text(kept, scratch, lossy);
-    // "{:>6}\t{}" of the number and the text, without a format string parsed per line: `head`
-    // holds the number right-aligned in 6 columns and the tab, as written in the text's JSON
-    // form ("\\t", two bytes); the raw text takes all but those two bytes and a real tab.
-    const fmt::format_int number(line_no);
-    const std::string_view digits(number.data(), number.size());
-    const std::size_t pad = digits.size() < 6 ? 6 - digits.size() : 0;
-    char head[32];
-    std::memset(head, ' ', pad);
-    std::copy_n(digits.data(), digits.size(), head + pad);
-    const std::size_t number_bytes = pad + digits.size();
-    head[number_bytes] = '\\';
-    head[number_bytes + 1] = 't';
+    // "{:>6}\t{}" of the number and the text, without a format string parsed per line.
+    number.set(line_no);
+    const std::size_t head_bytes = number.column_bytes() + 1;  // with the tab
     std::string clip_note;
     if (clipped > 0) clip_note = fmt::format(" … [clipped {} bytes]", grouped(clipped));
-    // The line as the text shows it, given to the budget in its pieces: the number with a real
-    // tab, the text, the clip note, the line break.
-    char text_head[32];
-    std::copy_n(head, number_bytes, text_head);
-    text_head[number_bytes] = '\t';
-    const std::array<std::string_view, 4> line_parts = {
-        std::string_view(text_head, number_bytes + 1), text, clip_note, "\n"};
     // `text` may view `current`: the line is done with it only once the line is written.
     auto done_with_line = [&] {
       current.clear();
@@ -301,54 +405,68 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       current_last = 0;
       in_line = false;
     };
-    if ((budget_cap && shown >= *budget_cap) || !budget.append_parts(line_parts)) {
-      done_with_line();
-      stop_reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
-      nothing_fit = shown == 0;
-      return false;
-    }
-    body_bytes += number_bytes + 1 + text.size() + clip_note.size() + 1;
-    if (clipped > 0) ++clipped_lines;
-    // The element's head, {"line":N,"text": (after a comma but for the first), in one append.
-    char element[48];
-    std::size_t e = 0;
-    if (shown++ == 0) {
-      first = line_no;
+    // The line as the text shows it: the number with a real tab, the text, the clip note, the
+    // line break. Written into the budget's text in place when its bound shows it fits, else
+    // given to the budget in its pieces to count.
+    const std::size_t line_bytes = head_bytes + text.size() + clip_note.size() + 1;
+    const bool capped = budget_cap && shown >= *budget_cap;
+    if (char* at = capped ? nullptr : budget.append_in_place(line_bytes); at != nullptr) {
+      at = number.put_column_tab(at);  // within kInPlaceSlack past the line
+      at = put_bytes(at, text.data(), text.size());
+      at = put_bytes(at, clip_note.data(), clip_note.size());
+      *at = '\n';
     } else {
-      element[e++] = ',';
-    }
-    last = line_no;
-    e += append_bytes(element + e, R"({"line":)");
-    e += append_bytes(element + e, digits);
-    e += append_bytes(element + e, R"(,"text":)");
-    text_json.append(head, number_bytes + 2);
-    if (from_window ? plain_in_window(in_window, in_window + text.size())
-                    : json_string_is_plain(text, false)) {
-      // Nothing to escape: the text itself, between quotes and in the text's JSON form.
-      element[e++] = '"';
-      lines_json.append(element, e).append(text);
-      if (clipped == 0) {
-        lines_json.append(R"("})");
-      } else {
-        lines_json.push_back('"');
+      char head[40];
+      number.put_column_tab(head);
+      const std::array<std::string_view, 4> line_parts = {std::string_view(head, head_bytes), text,
+                                                          clip_note, "\n"};
+      if (capped || !budget.append_parts(line_parts)) {
+        done_with_line();
+        stop_reason = budget.byte_capped() ? kReasonOutputCap : kReasonBudget;
+        nothing_fit = shown == 0;
+        return false;
       }
-      text_json.append(text);
+    }
+    body_bytes += line_bytes;
+    if (clipped > 0) ++clipped_lines;
+    const bool comma = shown++ != 0;
+    if (!comma) first = line_no;
+    last = line_no;
+    const bool plain = from_window ? plain_in_window(in_window, in_window + text.size())
+                                   : json_string_is_plain(text, false);
+    // The element, {"line":N,"text":"..."} (with "clipped_bytes":K before its '}' when clipped).
+    const std::size_t text_room = plain ? text.size() : json_body_room(text.size());
+    char* p = lines_out.room(text_room + 96);
+    if (comma) *p++ = ',';
+    p = number.put_line_key(p);
+    std::memcpy(p, R"(,"text":")", 9);
+    p += 9;
+    const char* const escaped = p;
+    if (plain) {
+      p = put_bytes(p, text.data(), text.size());
     } else {
-      lines_json.append(element, e);
-      const std::size_t quoted_at = lines_json.size();
-      append_json_string(lines_json, text);
-      const std::size_t escaped_bytes = lines_json.size() - quoted_at - 2;  // without quotes
-      text_json.append(lines_json, quoted_at + 1, escaped_bytes);
-      if (clipped == 0) lines_json.push_back('}');
+      p = put_json_body(p, text);
     }
+    const auto escaped_bytes = static_cast<std::size_t>(p - escaped);
+    *p++ = '"';
     if (clipped > 0) {
-      append_json_body(text_json, clip_note);
       const fmt::format_int clipped_digits(clipped);
-      lines_json.append(R"(,"clipped_bytes":)")
-          .append(clipped_digits.data(), clipped_digits.size())
-          .push_back('}');
+      std::memcpy(p, R"(,"clipped_bytes":)", 17);
+      p += 17;
+      std::memcpy(p, clipped_digits.data(), clipped_digits.size());
+      p += clipped_digits.size();
     }
-    text_json.append("\\n");
+    *p++ = '}';
+    lines_out.advance_to(p);
+    // The same line in the text's JSON form: the number, "\t", the escaped text (copied from
+    // the element just written), the clip note, "\n".
+    char* q = text_out.room(head_bytes + 1 + escaped_bytes + json_body_room(clip_note.size()) + 8);
+    q = number.put_column_json_tab(q);
+    q = put_bytes(q, escaped, escaped_bytes);
+    if (clipped > 0) q = put_json_body(q, clip_note);
+    std::memcpy(q, "\\n", 2);
+    q += 2;
+    text_out.advance_to(q);
     done_with_line();
     if (limit && shown >= *limit) stop_reason = kReasonLimit;
     return true;
@@ -374,6 +492,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       break;
     }
     new_window(chunk);
+    NewlineScanner newline(chunk);
     std::size_t pos = 0;
     const std::size_t n = chunk.size();
     while (pos < n && phase != Phase::kDone) {
@@ -382,12 +501,12 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
         pos = n;
         break;
       }
-      const void* nl = std::memchr(chunk.data() + pos, '\n', n - pos);
-      const std::size_t end =
-          nl == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(nl) - chunk.data());
+      const std::size_t found = newline.find(pos);
+      const bool nl = found != std::string_view::npos;
+      const std::size_t end = nl ? found : n;
       if (phase == Phase::kSkip) {
-        pos = nl == nullptr ? n : end + 1;
-        if (nl == nullptr) break;
+        pos = !nl ? n : end + 1;
+        if (!nl) break;
         ++newlines;
         ++line_no;
         if (line_no == offset) phase = Phase::kWindow;
@@ -396,7 +515,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       // kWindow
       std::string_view piece = chunk.substr(pos, end - pos);
       bool emitted;
-      if (!in_line && nl != nullptr) {
+      if (!in_line && nl) {
         // The usual line, whole in this chunk: shown from the chunk, not copied first.
         emitted = emit_line(piece, piece.size(), piece.empty() ? '\0' : piece.back(), pos);
       } else {
@@ -407,7 +526,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
           current_last = piece.back();
         }
         in_line = true;
-        if (nl == nullptr) {
+        if (!nl) {
           pos = n;
           break;
         }
@@ -476,6 +595,8 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
                                       why, next_call(next_offset));
   }
 
+  lines_out.finish();
+  text_out.finish();
   ToolOutput out;
   out.text = budget.finish(footer);
   trimmed = budget.trimmed();

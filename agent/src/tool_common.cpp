@@ -128,13 +128,19 @@ std::size_t footer_reserve(const CallContext& context, std::string_view longest_
   return context.counter.count(longest_footer) + 2;
 }
 
-void append_grouped(std::string& out, std::uint64_t n) {
+char* put_grouped(char* out, std::uint64_t n) {
   const fmt::format_int formatted(n);
   const std::string_view digits(formatted.data(), formatted.size());
   for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
+    if (i != 0 && (digits.size() - i) % 3 == 0) *out++ = ',';
+    *out++ = digits[i];
   }
+  return out;
+}
+
+void append_grouped(std::string& out, std::uint64_t n) {
+  char text[26];
+  out.append(text, static_cast<std::size_t>(put_grouped(text, n) - text));
 }
 
 std::string grouped(std::uint64_t n) {

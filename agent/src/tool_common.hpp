@@ -50,6 +50,15 @@ class TextBudget {
   bool append(std::string_view piece);
   // append() of the concatenation of `parts` (built only when the budget must count it).
   bool append_parts(std::span<const std::string_view> parts);
+  // BudgetWriter::append_in_place within the byte limit too: nullptr when the piece must go
+  // through append() or append_parts() instead (which may refuse it).
+  char* append_in_place(std::size_t bytes) {
+    if (body_bytes_ + bytes > max_bytes_) return nullptr;
+    char* at = writer_.append_in_place(bytes);
+    if (at != nullptr) body_bytes_ += bytes;
+    return at;
+  }
+  void reserve(std::size_t bytes) { writer_.reserve(bytes); }
   bool cut() const { return writer_.cut(); }
   void mark_cut() { writer_.mark_cut(); }
   // The text with `footer` as its last line (always within the budget).
@@ -77,6 +86,8 @@ std::size_t footer_reserve(const CallContext& context, std::string_view longest_
 std::string grouped(std::uint64_t n);
 // Appends grouped(n) to `out`.
 void append_grouped(std::string& out, std::uint64_t n);
+// Writes grouped(n) at `out` (room for 26 bytes: 20 digits and 6 commas); returns its end.
+char* put_grouped(char* out, std::uint64_t n);
 
 // A string quoted for the next-call hints in texts: 'src/a b.c' (single quotes, escaped as JSON
 // would escape them when needed).

@@ -20,11 +20,20 @@
 namespace ctx::agent {
 
 struct WalkedEntry {
-  std::string path;  // root-relative
+  // Root-relative; views its VisibleWalk's arena, where a NUL byte follows it (so its bytes may
+  // be passed to system calls as they are).
+  std::string_view path;
   walker::EntryType type;
 };
 
 struct VisibleWalk {
+  VisibleWalk() = default;
+  VisibleWalk(VisibleWalk&&) = default;
+  VisibleWalk& operator=(VisibleWalk&&) = default;
+  VisibleWalk(const VisibleWalk&) = delete;  // a copy's entries would view the original's arena
+  VisibleWalk& operator=(const VisibleWalk&) = delete;
+
+  std::vector<char> arena;           // the entries' paths, each followed by a NUL byte
   std::vector<WalkedEntry> entries;  // those `keep` accepted, sorted by compare_paths
   std::size_t ignored = 0;           // visible entries the ignore rules skipped (see walk_visible)
   std::size_t policy_hidden = 0;     // for ToolOutput::policy_hidden only
@@ -95,5 +104,7 @@ std::uint64_t path_order_key(std::string_view path, std::size_t from);
 // The stat of the root-relative `path` without following a final symlink, opened beneath the
 // root (never by path string from the process's cwd); nullopt when it cannot be read.
 std::optional<struct stat> stat_beneath(const CallContext& context, const std::string& path);
+// The same for a path whose bytes are followed by a NUL byte (a WalkedEntry's).
+std::optional<struct stat> stat_beneath(const CallContext& context, std::string_view path);
 
 }  // namespace ctx::agent

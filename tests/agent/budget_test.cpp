@@ -6,6 +6,7 @@
 
 #include <array>
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -487,4 +488,49 @@ TEST_CASE("append_parts decides and writes exactly as append of the parts joined
     }
     REQUIRE(joined.finish("(end)") == parted.finish("(end)"));
   }
+}
+
+TEST_CASE("a piece written in place is taken or left to append exactly as append would decide",
+          "[agent][budget]") {
+  EstimatingCounter bounded;
+  UnboundedEstimator unbounded;
+  std::mt19937 rng(41);
+  int in_place = 0;
+  int declined = 0;
+  for (int round = 0; round < 600; ++round) {
+    const std::size_t max_tokens = std::uniform_int_distribution<std::size_t>(1, 2500)(rng);
+    const std::size_t reserve = max_tokens / 8;
+    BudgetWriter plain(bounded, max_tokens, reserve);
+    BudgetWriter placed(bounded, max_tokens, reserve);
+    BudgetWriter never(unbounded, max_tokens, reserve);
+    if (round % 3 == 0) placed.reserve(std::uniform_int_distribution<std::size_t>(0, 5000)(rng));
+    const int pieces = std::uniform_int_distribution<int>(0, 60)(rng);
+    for (int i = 0; i < pieces; ++i) {
+      const std::string piece = random_text(rng, 150) + (rng() % 4 != 0 ? "\n" : "");
+      INFO("round " << round << " piece " << i);
+      REQUIRE(never.append_in_place(piece.size()) == nullptr);  // no bound: always counted
+      const bool want = plain.append(piece);
+      bool got = false;
+      if (rng() % 5 == 0) {  // plain appends between in-place ones
+        got = placed.append(piece);
+      } else if (char* at = placed.append_in_place(piece.size())) {
+        REQUIRE(want);  // taken on its bound: append takes it too
+        std::memcpy(at, piece.data(), piece.size());
+        std::memset(at + piece.size(), '#', BudgetWriter::kInPlaceSlack);  // not part of the text
+        got = true;
+        ++in_place;
+      } else {
+        got = placed.append(piece);
+        ++declined;
+      }
+      REQUIRE(got == want);
+      if (i % 5 == 0) REQUIRE(placed.used() == plain.used());
+    }
+    REQUIRE(placed.cut() == plain.cut());
+    const std::string footer = "(end " + std::to_string(round) + ")";
+    REQUIRE(placed.finish(footer) == plain.finish(footer));
+    REQUIRE(placed.used() == plain.used());
+  }
+  CHECK(in_place > 1000);
+  CHECK(declined > 100);
 }

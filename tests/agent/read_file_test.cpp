@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <fstream>
 #include <random>
 #include <string>
@@ -542,5 +543,40 @@ TEST_CASE("read_file shows NUL bytes, invalid UTF-8 and escaped bytes right on l
       ++shown;
     }
     CHECK(shown > 1000);
+  }
+}
+
+TEST_CASE("read_file numbers lines right across digit boundaries and past six columns",
+          "[agent][read_file]") {
+  // The renderer increments the number's text from line to line; check it against formatting
+  // each number anew, where a carry adds a digit and where numbers outgrow the 6 columns.
+  ToolEnv env;
+  std::string content;
+  constexpr int kLines = 1'000'012;
+  content.reserve(kLines * 2);
+  for (int i = 1; i <= kLines; ++i) content += i % 2 ? "x\n" : "y\n";
+  env.file("n.txt", content);
+  for (const auto& [offset, limit] : std::vector<std::pair<int, int>>{
+           {1, 120}, {95, 10}, {998, 5}, {99'990, 20}, {999'990, 22}, {1'000'000, 12}}) {
+    const std::string args = R"({"path":"n.txt","max_tokens":1000000,"offset":)" +
+                             std::to_string(offset) + R"(,"limit":)" + std::to_string(limit) + "}";
+    INFO(args);
+    auto out = env.ok("read_file", args);
+    std::string want;
+    std::string want_lines;
+    for (int i = offset; i < offset + limit && i <= kLines; ++i) {
+      char line[64];
+      std::snprintf(line, sizeof line, "%6d\t%s\n", i, i % 2 ? "x" : "y");
+      want += line;
+      std::snprintf(line, sizeof line, R"(%s{"line":%d,"text":"%s"})", i == offset ? "" : ",", i,
+                    i % 2 ? "x" : "y");
+      want_lines += line;
+    }
+    REQUIRE(out.text.substr(0, want.size()) == want);
+    REQUIRE(out.text.find('(', want.size()) == want.size());  // the footer follows
+    REQUIRE(out.structured.find(R"("lines":[)" + want_lines + "]") != std::string::npos);
+    std::string escaped;
+    ctx::agent::append_json_body(escaped, out.text);
+    if (!out.text_json.empty()) REQUIRE(out.text_json == escaped);
   }
 }

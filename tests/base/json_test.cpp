@@ -1,5 +1,5 @@
-// append_json_string: the bulk-copy fast path writes exactly what the original byte-by-byte
-// escaper wrote, kept here as the oracle.
+// append_json_string and put_json_body: the bulk-copy fast path writes exactly what the original
+// byte-by-byte escaper wrote, kept here as the oracle (put_json_body within the room it asks for).
 #include "ctx/base/json.hpp"
 
 #include <catch2/catch.hpp>
@@ -62,6 +62,19 @@ std::string slow(std::string_view s) {
   return out;
 }
 
+// put_json_body's output in "prefix" "..." form, so it compares with fast(); fails the test when
+// it wrote past the room json_body_room promises.
+std::string put(std::string_view s) {
+  constexpr std::size_t kGuard = 64;
+  const std::size_t room = ctx::json_body_room(s.size());
+  std::string buf(room + kGuard, '\xAA');
+  const char* end = ctx::put_json_body(buf.data(), s);
+  REQUIRE(end >= buf.data());
+  REQUIRE(static_cast<std::size_t>(end - buf.data()) <= room);
+  REQUIRE(buf.compare(room, kGuard, std::string(kGuard, '\xAA')) == 0);
+  return "prefix\"" + buf.substr(0, static_cast<std::size_t>(end - buf.data())) + "\"";
+}
+
 }  // namespace
 
 TEST_CASE("Every single byte value is escaped as the original escaper did, at every offset") {
@@ -71,6 +84,7 @@ TEST_CASE("Every single byte value is escaped as the original escaper did, at ev
       s[pos] = static_cast<char>(b);
       INFO("byte " << b << " at " << pos);
       REQUIRE(fast(s) == slow(s));
+      REQUIRE(put(s) == slow(s));
     }
   }
 }
@@ -105,6 +119,7 @@ TEST_CASE("Random strings of every length escape byte for byte as the original e
     }
     INFO("iteration " << iter);
     REQUIRE(fast(s) == slow(s));
+    REQUIRE(put(s) == slow(s));
   }
 }
 
@@ -141,8 +156,10 @@ TEST_CASE("Long strings of every escape density escape as the original escaper, 
     }
     INFO("iteration " << iter << ", length " << s.size() << ", density " << dense);
     REQUIRE(fast(s) == slow(s));
+    REQUIRE(put(s) == slow(s));
   }
   const std::string all_controls(5000, '\x01');
   CHECK(fast(all_controls) == slow(all_controls));
+  CHECK(put(all_controls) == slow(all_controls));
   CHECK(fast(all_controls).size() == 6 + 2 + 6 * all_controls.size());
 }

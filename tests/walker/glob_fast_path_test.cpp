@@ -149,7 +149,7 @@ TEST_CASE("one-byte ops around one star match by position, as git does", "[walke
   }
 }
 
-TEST_CASE("a glob's last_bytes holds the last byte of every non-empty text it matches",
+TEST_CASE("a glob's last_bytes and first_bytes hold the ends of every non-empty text it matches",
           "[walker][glob]") {
   std::mt19937 rng(20261123);
   const GlobOptions kModes[] = {
@@ -158,12 +158,15 @@ TEST_CASE("a glob's last_bytes holds the last byte of every non-empty text it ma
   };
   std::size_t matched = 0;
   std::size_t pinned = 0;  // patterns whose set is not every byte
+  std::size_t pinned_first = 0;
   for (int p = 0; p < 4000; ++p) {
     const std::string pattern = random_pattern(rng);
     for (const GlobOptions& mode : kModes) {
       const Glob glob = Glob::compile(pattern, mode);
       const std::array<std::uint64_t, 4> last = glob.last_bytes();
       if ((last[0] & last[1] & last[2] & last[3]) != ~std::uint64_t{0}) ++pinned;
+      const std::array<std::uint64_t, 4> first = glob.first_bytes();
+      if ((first[0] & first[1] & first[2] & first[3]) != ~std::uint64_t{0}) ++pinned_first;
       for (int t = 0; t < 40; ++t) {
         std::string text = random_text(rng);
         if (t % 2 == 1) {  // built to fit, as in the fast-path test above
@@ -184,9 +187,16 @@ TEST_CASE("a glob's last_bytes holds the last byte of every non-empty text it ma
                           << mode.pathname << " fold " << mode.case_insensitive
                           << ") but its last_bytes lacks the last byte");
         }
+        const auto f = static_cast<unsigned char>(text.front());
+        if ((first[f / 64] >> (f % 64) & 1U) == 0) {
+          FAIL("pattern " << shown(pattern) << " matches " << shown(text) << " (pathname "
+                          << mode.pathname << " fold " << mode.case_insensitive
+                          << ") but its first_bytes lacks the first byte");
+        }
       }
     }
   }
   CHECK(matched > 1000);
   CHECK(pinned > 1000);
+  CHECK(pinned_first > 1000);
 }

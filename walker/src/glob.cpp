@@ -347,6 +347,37 @@ std::array<std::uint64_t, 4> Glob::last_bytes() const {
   return set;
 }
 
+std::array<std::uint64_t, 4> Glob::first_bytes() const {
+  std::array<std::uint64_t, 4> set{};
+  auto folding_to = [&](unsigned char first) {
+    for (unsigned c = 0; c < 256; ++c) {
+      if (fold(static_cast<unsigned char>(c), case_insensitive_) == first) {
+        set[c / 64] |= std::uint64_t{1} << (c % 64);
+      }
+    }
+    return set;
+  };
+  switch (shape_) {
+    case Shape::kNever:
+      return set;
+    case Shape::kLiteral:
+      if (!literal_.empty()) return folding_to(static_cast<unsigned char>(literal_[0]));
+      return set;  // only the empty text
+    case Shape::kStarSuffix:
+      break;  // the star may take any first byte
+    case Shape::kGeneral:
+      if (fixed_ && fixed_head_ > 0) {
+        // The first one-byte op decides the first byte (a star first would leave it free).
+        std::copy_n(fixed_sets_.begin(), 4, set.begin());
+        return set;
+      }
+      if (!fixed_ && !head_.empty()) return folding_to(static_cast<unsigned char>(head_[0]));
+      break;
+  }
+  set.fill(~std::uint64_t{0});
+  return set;
+}
+
 bool Glob::matches_fixed(std::string_view text) const {
   const std::size_t n = fixed_sets_.size() / 4;
   const std::uint64_t* sets = fixed_sets_.data();

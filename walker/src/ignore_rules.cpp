@@ -37,23 +37,11 @@ std::string folded(std::string_view s) {
   return out;
 }
 
-unsigned char fold_byte(char c, bool fold) {
-  const auto b = static_cast<unsigned char>(c);
-  return fold && b >= 'A' && b <= 'Z' ? static_cast<unsigned char>(b - 'A' + 'a') : b;
+bool has_byte(const std::array<std::uint64_t, 4>& set, unsigned char c) {
+  return (set[c / 64] >> (c % 64) & 1U) != 0;
 }
 
 }  // namespace
-
-std::size_t IgnoreRules::KeyFilter::slot_of(std::string_view key, bool fold) {
-  const std::size_t n = key.size();
-  std::uint64_t h = n;
-  if (n > 0) {
-    h = h << 24 | std::uint64_t{fold_byte(key[0], fold)} << 16 |
-        std::uint64_t{fold_byte(key[n / 2], fold)} << 8 | fold_byte(key[n - 1], fold);
-  }
-  h *= 0x9E3779B97F4A7C15ULL;
-  return static_cast<std::size_t>(h >> 40);
-}
 
 void IgnoreRules::KeyFilter::add(std::string_view folded_key, const IndexMap& index) {
   auto set = [this](std::string_view key) {
@@ -132,7 +120,7 @@ void IgnoreRules::add_line(std::string_view line, bool case_insensitive) {
     path_filter_.add(glob.literal(), by_path_);
   } else if (glob.shape() != Glob::Shape::kNever) {
     general_.push_back(index);
-    general_last_.push_back(glob.last_bytes());
+    general_filter_.push_back(ByteFilter{glob.last_bytes(), glob.first_bytes(), basename});
   }
 }
 
@@ -176,12 +164,20 @@ MatchKind IgnoreRules::match(std::string_view rel_path, bool is_dir) const {
       if (len <= base.size()) take(by_suffix_, suffix_filter_, base.substr(base.size() - len));
     }
   }
-  // A basename rule matches `base`, any other the whole path: both end with the path's last byte.
+  // A basename rule matches `base`, any other the whole path: both end with the path's last byte,
+  // and start with the first byte of `base` or of the path.
   const auto last = static_cast<unsigned char>(rel_path.empty() ? 0 : rel_path.back());
+  const auto path_first = static_cast<unsigned char>(rel_path.empty() ? 0 : rel_path[0]);
+  const auto base_first = static_cast<unsigned char>(base.empty() ? 0 : base[0]);
   for (std::size_t k = general_.size(); k-- > 0;) {
     const std::uint32_t index = general_[k];
     if (static_cast<std::int64_t>(index) <= best) break;
-    if (!rel_path.empty() && (general_last_[k][last / 64] >> (last % 64) & 1U) == 0) continue;
+    const ByteFilter& filter = general_filter_[k];
+    if (!rel_path.empty() && !has_byte(filter.last, last)) continue;
+    if (filter.basename ? !base.empty() && !has_byte(filter.first, base_first)
+                        : !rel_path.empty() && !has_byte(filter.first, path_first)) {
+      continue;
+    }
     if (rule_matches(rules_[index], rel_path, base, is_dir)) {
       best = index;
       break;

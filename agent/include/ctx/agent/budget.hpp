@@ -68,6 +68,22 @@ class BudgetWriter {
   bool append(std::string_view piece);
   // append() of the concatenation of `parts`, which is built only when it must be counted.
   bool append_parts(std::span<const std::string_view> parts);
+  // append() of a piece of `bytes` bytes that the caller writes itself, for when its bound
+  // alone shows it fits (so no count could refuse it): returns where to write exactly `bytes`
+  // bytes, and the piece is then appended as written; up to kInPlaceSlack bytes past it may be
+  // written too, and are not part of the text. nullptr, and nothing appended, when the piece
+  // would have to be counted: build it and call append() instead. The pointer is valid until
+  // the next call on this writer.
+  char* append_in_place(std::size_t bytes) {
+    const std::size_t bound = bound_if_fits(bytes);
+    if (bound == SIZE_MAX) return nullptr;
+    char* at = room(bytes + kInPlaceSlack);
+    take_on_bound(bytes, bound);
+    return at;
+  }
+  static constexpr std::size_t kInPlaceSlack = 32;
+  // Makes room for a text of `bytes` bytes, so appending that much does not grow the buffer.
+  void reserve(std::size_t bytes);
   // True when `piece` would fit.
   bool fits(std::string_view piece) const;
   // With false, `finish` does not count the whole text when the counter is subadditive and the
@@ -99,10 +115,36 @@ class BudgetWriter {
 
  private:
   const TokenCounter& counter_;
+  const EstimatingCounter* estimator_;  // counter_, when it is the estimator
   std::size_t max_tokens_;
   std::size_t reserve_;
   // Charges the pieces appended on their bound (pending_ends_) at their real count.
   void settle() const;
+  // Where to write `bytes` more bytes of text: text_ is grown (it runs ahead of end_, its tail
+  // scratch) so that many bytes fit from end_ on.
+  char* room(std::size_t bytes) {
+    if (text_.size() - end_ < bytes) grow(bytes);
+    return text_.data() + end_;
+  }
+  void grow(std::size_t bytes);
+  // Copies `piece` to end_ (not charged).
+  void put(std::string_view piece);
+  // The bound of a piece of `bytes` bytes when it and the pending pieces' bounds fit; else
+  // SIZE_MAX. (The estimator's bound is called directly, not through the vtable.)
+  std::size_t bound_if_fits(std::size_t bytes) const {
+    const std::size_t bound = estimator_ != nullptr
+                                  ? estimator_->EstimatingCounter::max_count(bytes)
+                                  : counter_.max_count(bytes);
+    if (bound != SIZE_MAX && used_ + pending_bound_ + bound + reserve_ <= max_tokens_) return bound;
+    return SIZE_MAX;
+  }
+  // Takes the piece just written at end_ uncounted, on its bound.
+  void take_on_bound(std::size_t bytes, std::size_t bound) {
+    if (pending_ends_.empty()) pending_from_ = end_;
+    end_ += bytes;
+    pending_bound_ += bound;
+    pending_ends_.push_back(end_);
+  }
 
   // Pieces appended without a count, because even their bounds fitted: the end offset of each in
   // text_ (the first starts at pending_from_), and the sum of their bounds. `used_` covers the
@@ -114,7 +156,9 @@ class BudgetWriter {
   bool cut_ = false;
   bool trimmed_ = false;
   bool count_on_finish_ = true;
+  // The text: its first end_ bytes (text_ is longer until finish, the rest scratch).
   std::string text_;
+  std::size_t end_ = 0;
   std::string joined_;  // append_parts' concatenation, when one is counted
 };
 

@@ -11,6 +11,13 @@ namespace ctx {
 
 // Appends `s` as a JSON string literal (quotes included), escaping as serde_json does.
 void append_json_string(std::string& out, std::string_view s);
+// The room put_json_body needs for `bytes` bytes of input: every byte may become a 6-byte
+// escape, and its stores may run up to 32 bytes past what it writes.
+constexpr std::size_t json_body_room(std::size_t bytes) { return 6 * bytes + 32; }
+// Writes `s` escaped as append_json_string escapes it, without the quotes, at `out`, which must
+// have json_body_room(s.size()) bytes of room; returns the end of what it wrote (the bytes past
+// it, within the room, may have been overwritten).
+char* put_json_body(char* out, std::string_view s);
 // Appends {"text":"..."} or {"bytes":"<base64>"}.
 void append_json_data(std::string& out, std::string_view s);
 // True when append_json_string would copy every byte of `s` unchanged (no control byte, '"' or

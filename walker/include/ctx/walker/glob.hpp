@@ -48,6 +48,8 @@ class Glob {
   // The bytes a non-empty text that matches can end with, as a 256-bit set (bit c of word c / 64);
   // every byte when the pattern does not pin its last byte. Callers reject by it before matching.
   std::array<std::uint64_t, 4> last_bytes() const;
+  // The same for the first byte of a non-empty text that matches.
+  std::array<std::uint64_t, 4> first_bytes() const;
   bool case_insensitive() const { return case_insensitive_; }
 
  private:

@@ -84,16 +84,37 @@ class IgnoreRules {
     }
 
    private:
-    static std::size_t slot_of(std::string_view key, bool fold);
+    // Inline: a lookup asks every index, and each suffix length, per path.
+    static std::size_t slot_of(std::string_view key, bool fold) {
+      const std::size_t n = key.size();
+      std::uint64_t h = n;
+      if (n > 0) {
+        h = h << 24 | std::uint64_t{fold_byte(key[0], fold)} << 16 |
+            std::uint64_t{fold_byte(key[n / 2], fold)} << 8 | fold_byte(key[n - 1], fold);
+      }
+      h *= 0x9E3779B97F4A7C15ULL;
+      return static_cast<std::size_t>(h >> 40);
+    }
+    static unsigned char fold_byte(char c, bool fold) {
+      const auto b = static_cast<unsigned char>(c);
+      return fold && b >= 'A' && b <= 'Z' ? static_cast<unsigned char>(b - 'A' + 'a') : b;
+    }
     std::vector<std::uint64_t> bits_;  // a power of two words; empty while the index is
   };
   KeyFilter literal_filter_;
   KeyFilter suffix_filter_;
   KeyFilter path_filter_;
   std::vector<std::uint32_t> general_;
-  // For each of general_, the bytes a path it matches can end with (Glob::last_bytes): a rule
-  // is skipped without running its glob when the path's last byte is not among them.
-  std::vector<std::array<std::uint64_t, 4>> general_last_;
+  // For each of general_, the bytes a path it matches can end with (Glob::last_bytes) and the
+  // bytes the text it is matched against (the base name for a basename rule, else the path) can
+  // start with (Glob::first_bytes): a rule is skipped without running its glob when the path's
+  // last byte or that first byte is not among them.
+  struct ByteFilter {
+    std::array<std::uint64_t, 4> last;
+    std::array<std::uint64_t, 4> first;
+    bool basename;
+  };
+  std::vector<ByteFilter> general_filter_;
   std::vector<std::size_t> suffix_lengths_;  // distinct lengths of by_suffix_ keys
   std::size_t negated_count_ = 0;
 
