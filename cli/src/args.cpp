@@ -199,7 +199,8 @@ constexpr Flag kFlags[] = {
   {"regex-size-limit", 0, "NUM+SUFFIX?", "Accepted for rg compatibility (its size syntax, e.g. "
    "10M, is checked); no effect: Hyperscan and PCRE2 apply their own limits.",
    [](Args& a, std::string_view v) -> Status {
-     CTX_TRY_ASSIGN(a.regex_size_limit, parse_rg_size("regex-size-limit", v)); return {}; }},
+     CTX_TRY_ASSIGN(a.regex_size_limit, parse_rg_size("regex-size-limit", v));
+     a.pattern.regex_size_limit = *a.regex_size_limit; return {}; }},
   {"dfa-size-limit", 0, "NUM+SUFFIX?", "Accepted for rg compatibility (its size syntax, e.g. "
    "10M, is checked); no effect: there is no lazy DFA cache to bound.",
    [](Args& a, std::string_view v) -> Status {

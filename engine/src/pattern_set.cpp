@@ -13,7 +13,9 @@
 #include "byte_prefilter.hpp"
 #include "ctx/base/utf8.hpp"
 #include "hashed_literals.hpp"
+#include "large_repeats.hpp"
 #include "line_anchors.hpp"
+#include "rust_hir.hpp"
 #include "rust_syntax.hpp"
 #include "unicode_props.hpp"
 
@@ -233,6 +235,11 @@ std::string pcre2_error_text(int code) {
 // after one that took more than twice, from one line up to kMaxWindowBytes.
 constexpr std::size_t kFirstWindowBytes = std::size_t{16} << 10;
 constexpr std::size_t kMaxWindowBytes = std::size_t{1} << 20;
+// The largest count Hyperscan gets in a counted repetition: beyond it, {n,m} becomes the superset
+// {min(n, kHsRepeatMax),} (Hyperscan refuses bounded repeats above 32767 and takes seconds to
+// compile large ones: `ab{0,32000}c` 0.8 s, `ab{1000,}c` 25 ms, `ab*c` well under 1 ms).
+constexpr std::uint32_t kHsRepeatMax = 1000;
+
 constexpr auto kWindowTarget = std::chrono::microseconds(1000);
 
 // What a Scratch's interrupt is (Scratch::set_interrupt).
@@ -459,6 +466,28 @@ Error byte_mode_compile_error(std::string_view typed, const std::string& regex,
         ": PCRE2 compiles a regex into at most {}, and Unicode classes (\\w, \\p{{..}}, `.`) "
         "become alternations of UTF-8 byte sequences there: repeat them less, or use ASCII "
         "classes",
+        pcre2_size_limit());
+  }
+  return Error{ErrorCode::kInvalidArgument, std::move(message)};
+}
+
+// The error for `regex`, `typed` with counts above 65535 split into pieces (large_repeats.hpp),
+// that PCRE2 refuses with `flags`: its offsets would point into the pieces, so none is named.
+Error split_repeat_compile_error(std::string_view typed, const std::string& regex,
+                                 std::uint32_t flags) {
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  if (pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(),
+                                       flags, &error, &offset, nullptr)) {
+    pcre2_code_free(code);  // not expected
+  }
+  std::string message =
+      fmt::format("regex parse error in '{}': {}", typed, pcre2_error_text(error));
+  if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
+    message += fmt::format(
+        " (PCRE2 counts repetitions up to 65535 and compiles a regex into at most {}: a larger "
+        "count of a group needs its copies, which take more; repeat a single character or class, "
+        "or the group fewer times)",
         pcre2_size_limit());
   }
   return Error{ErrorCode::kInvalidArgument, std::move(message)};
@@ -1000,174 +1029,12 @@ char class_newline(std::string_view p, std::size_t& i, char lt = '\n') {
   return any_newline ? 'y' : '0';
 }
 
-// What one piece of a Rust regex is, as regex-syntax's HIR sees it, for the literal-byte checks
-// below: a one-character literal (`a`, `\x00`, `(?:\n)`), a class of several characters, or
-// anything else; `must` when every match of some branch inside it holds the byte looked for.
-struct ByteScan {
-  enum class Kind : std::uint8_t { kChar, kClass, kOther, kNothing } kind = Kind::kOther;
-  bool is_byte = false;  // kChar: the character is the byte looked for
-  bool must = false;
-};
-
-struct ScanFlags {
-  bool caseless = false;  // (?i), -i, -S: a letter is a class of its cases
-  bool verbose = false;   // (?x): whitespace and # comments are no pieces
-};
-
-ByteScan scan_group(std::string_view p, std::size_t& i, char lt, ScanFlags flags);
-
-// One atom at p[i] (not '|' or ')'); moves `i` past it.
-ByteScan scan_atom(std::string_view p, std::size_t& i, char lt, ScanFlags& flags) {
-  using Kind = ByteScan::Kind;
-  const char c = p[i];
-  if (c == '(') {
-    ++i;
-    if (i < p.size() && p[i] == '?') {
-      // (?flags) sets flags and matches nothing; (?flags:..), (?P<n>..) and (?<n>..) are groups.
-      std::size_t j = i + 1;
-      if (j < p.size() && (p[j] == 'P' || p[j] == '<')) {
-        j = p.find('>', j);
-        i = j == std::string_view::npos ? p.size() : j + 1;
-      } else {
-        while (j < p.size() && p[j] != ':' && p[j] != ')') ++j;
-        const std::string_view letters = p.substr(i + 1, j - i - 1);
-        const auto flag = [&](char f, bool now) {  // (?f) sets it, (?-f) clears it
-          const std::size_t at = letters.find(f);
-          return at == std::string_view::npos ? now : at < letters.find('-');
-        };
-        const ScanFlags group{flag('i', flags.caseless), flag('x', flags.verbose)};
-        if (j < p.size() && p[j] == ')') {  // flags alone: no piece, they last to the group's end
-          i = j + 1;
-          flags = group;
-          return ByteScan{Kind::kNothing, false, false};
-        }
-        i = std::min(j + 1, p.size());
-        ByteScan inner = scan_group(p, i, lt, group);
-        if (i < p.size()) ++i;  // ')'
-        return inner;
-      }
-    }
-    ByteScan inner = scan_group(p, i, lt, flags);  // a capture group: never merged
-    if (i < p.size()) ++i;                         // ')'
-    inner.kind = Kind::kOther;
-    return inner;
-  }
-  if (c == '[') {
-    const std::size_t start = i;
-    const char v = class_newline(p, i, lt);
-    // A class of one plain character ([a]) is that literal.
-    const bool one = i - start == 3 && p[start + 1] != '^' && p[start + 1] != '[' &&
-                     !(flags.caseless && std::isalpha(static_cast<unsigned char>(p[start + 1])));
-    return ByteScan{v == 'n' || one ? Kind::kChar : Kind::kClass, v == 'n', v == 'n'};
-  }
-  if (c == '\\') {
-    const char e = i + 1 < p.size() ? p[i + 1] : '\0';
-    if (escape_newline(p, i, lt) == 'n') return ByteScan{Kind::kChar, true, true};
-    if (e == '\0' || std::string_view("bBAzZ<>").find(e) != std::string_view::npos) return {};
-    const bool one_char = is_codepoint_escape(e) ||
-                          std::string_view("ntrfva").find(e) != std::string_view::npos ||
-                          !std::isalnum(static_cast<unsigned char>(e));
-    return ByteScan{one_char ? Kind::kChar : Kind::kClass, false, false};  // \d \w \pL: classes
-  }
-  if (c == '.') {
-    ++i;
-    return ByteScan{Kind::kClass, false, false};
-  }
-  if (c == '^' || c == '$') {
-    ++i;
-    return ByteScan{};
-  }
-  // A literal character: one UTF-8 sequence (a letter under -i is a class of its cases).
-  std::size_t len = 1;
-  const auto b = static_cast<unsigned char>(c);
-  if (b >= 0xC0) len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
-  i = std::min(i + len, p.size());
-  if (flags.caseless && std::isalpha(b)) return ByteScan{Kind::kClass, false, false};
-  const bool is_byte = len == 1 && c == lt;
-  return ByteScan{Kind::kChar, is_byte, is_byte};
-}
-
-// The alternation at p[i] up to the ')' that closes its group (left at p[i]) or the end. As
-// regex-syntax builds it: a branch of several pieces is a concatenation (literals merge: never one
-// character); branches that are all one-character literals, or all classes, become one class,
-// which holds the byte alone only if every branch is that byte.
-ByteScan scan_group(std::string_view p, std::size_t& i, char lt, ScanFlags flags) {
-  using Kind = ByteScan::Kind;
-  std::vector<ByteScan> branches;
-  ByteScan branch;
-  std::size_t pieces = 0;
-  auto close_branch = [&] {
-    if (pieces != 1) branch = ByteScan{Kind::kOther, false, branch.must};
-    branches.push_back(branch);
-    branch = ByteScan{};
-    pieces = 0;
-  };
-  while (i < p.size() && p[i] != ')') {
-    const char c = p[i];
-    if (flags.verbose && (std::isspace(static_cast<unsigned char>(c)) || c == '#')) {
-      i = c == '#' ? std::min(p.find('\n', i), p.size()) : i + 1;
-      continue;
-    }
-    if (c == '|') {
-      ++i;
-      close_branch();
-      continue;
-    }
-    if (c == '?' || c == '*' || c == '+' || c == '{') {  // a repetition of the last piece
-      if (c == '{') {
-        const std::size_t close = p.find('}', i);
-        i = close == std::string_view::npos ? p.size() : close + 1;
-      } else {
-        ++i;
-      }
-      if (i < p.size() && p[i] == '?') ++i;  // lazy
-      branch.kind = Kind::kOther;
-      continue;
-    }
-    const ByteScan atom = scan_atom(p, i, lt, flags);
-    if (atom.kind == Kind::kNothing) continue;
-    const bool must = branch.must || atom.must;
-    branch = atom;
-    branch.must = must;
-    ++pieces;
-  }
-  close_branch();
-  if (branches.size() == 1) return branches.front();
-  const bool all_chars =
-      std::ranges::all_of(branches, [](const ByteScan& b) { return b.kind == Kind::kChar; });
-  const bool all_classes =
-      std::ranges::all_of(
-          branches,
-          [](const ByteScan& b) { return b.kind == Kind::kClass || b.kind == Kind::kChar; }) &&
-      std::ranges::none_of(branches, [](const ByteScan& b) { return b.kind == Kind::kChar; });
-  if (all_chars) {
-    const bool only = std::ranges::all_of(branches, [](const ByteScan& b) { return b.is_byte; });
-    return ByteScan{Kind::kClass, false, only};
-  }
-  if (all_classes) return ByteScan{Kind::kClass, false, false};
-  const bool must = std::ranges::any_of(branches, [](const ByteScan& b) { return b.must; });
-  return ByteScan{Kind::kOther, false, must};
-}
-
-// True when the alternation of `patterns` (each a Rust regex) holds a literal byte `lt` that some
-// branch must match, as ripgrep's checks on its HIR find it: its error for a literal line
-// terminator without -U (`\n`, `\x0A`, `\u{a}`, `[\n]`; `\x00` under --null-data) and its NUL
-// ban. A class of several characters never counts, and neither does an alternation that
-// regex-syntax turns into one (`a|\n`, `-e a -e '\n'`). `caseless`: -i, -S (letters are classes).
-bool has_literal_byte(const std::vector<std::string>& patterns, char lt, bool caseless) {
-  std::string joined;
-  for (const std::string& p : patterns) {
-    if (!joined.empty()) joined += '|';
-    joined += "(?:" + p + ")";
-  }
-  std::size_t i = 0;
-  return scan_group(joined, i, lt, ScanFlags{caseless, false}).must;
-}
-
 // ripgrep's NUL ban (PatternOptions::ban_nul): whether `patterns` are to be refused for a NUL that
-// every match of some branch must hold. rg builds patterns it reads as plain literals (its
-// is_fixed_strings) without the check.
-bool nul_banned(const std::vector<std::string>& patterns, const PatternOptions& options) {
+// their HIRs (`hirs`, rust_hir.hpp) hold as ripgrep's ban::check finds it (a literal holding it,
+// or a class of it alone). rg builds patterns it reads as plain literals (its is_fixed_strings)
+// without the check.
+bool nul_banned(const std::vector<std::string>& patterns,
+                const std::vector<detail::HirSummary>& hirs, const PatternOptions& options) {
   if (!options.ban_nul || options.pcre2 || options.line_terminator != '\n') return false;
   const auto is_meta = [](char c) {
     return std::string_view("\\.+*?()|[]{}^$#&-~").find(c) != std::string_view::npos;
@@ -1183,19 +1050,7 @@ bool nul_banned(const std::vector<std::string>& patterns, const PatternOptions& 
     plain = !has_terminator(p) && (options.fixed_strings || std::ranges::none_of(p, is_meta));
   }
   if (plain) return false;
-  std::vector<std::string> regexes;  // -F: escaped as regex_syntax::escape does (meta only)
-  for (const std::string& p : patterns) {
-    if (!options.fixed_strings) {
-      regexes.push_back(p);
-      continue;
-    }
-    std::string& r = regexes.emplace_back();
-    for (const char c : p) {
-      if (is_meta(c)) r.push_back('\\');
-      r.push_back(c);
-    }
-  }
-  return has_literal_byte(regexes, '\0', options.case_insensitive || options.smart_case);
+  return detail::holds_literal_byte(hirs, '\0');
 }
 
 // Whether the escape at p[i] (a backslash) is a carriage return (\r, \x0D, \x{D}, \u000D,
@@ -1546,19 +1401,32 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // that what Rust refuses is an error here too (rust_syntax_errors), never PCRE2's reading of it;
   // sets with syntax that PCRE2 with UTF reads otherwise (rust_to_bytes' `differs`) run in byte
   // mode.
+  // The same parse summarizes each pattern's HIR as regex-syntax builds it (rust_hir.hpp), for
+  // ripgrep's checks on the alternation of all patterns below.
   bool byte_mode = false;
+  std::vector<detail::HirSummary> hirs;
+  // What ripgrep strips from the classes it compiles: its line terminator(s), without -U.
+  const std::string_view strip = options.multiline                 ? std::string_view()
+                                 : options.line_terminator == '\0' ? std::string_view("\0", 1)
+                                 : options.crlf                    ? std::string_view("\r\n")
+                                                                   : std::string_view("\n");
   if (!options.pcre2) {
     bool turns_off = false, literals = true;
+    hirs.reserve(patterns.size());
     for (const std::string& p : patterns) {
       turns_off = turns_off || (!options.fixed_strings && detail::disables_unicode(p));
       literals = literals && (options.fixed_strings || is_literal(p));
-      if (!options.fixed_strings && !is_literal(p)) {
-        const detail::ByteRegexOptions check{impl->caseless, !options.no_unicode,
-                                             options.multiline_dotall, options.crlf, true};
-        bool differs = false;
-        auto checked = detail::rust_to_bytes(p, check, &differs);
+      if (options.fixed_strings || is_literal(p)) {
+        hirs.push_back(detail::hir_of_literal(p, impl->caseless));
+      } else {
+        const detail::ByteRegexOptions check{
+            impl->caseless, !options.no_unicode, options.multiline_dotall, options.crlf, true,
+            strip};
+        detail::RustFacts facts;
+        auto checked = detail::rust_to_bytes(p, check, &facts);
         if (!checked.ok() && options.rust_syntax_errors) return std::move(checked).error();
-        turns_off = turns_off || (checked.ok() && differs);
+        turns_off = turns_off || (checked.ok() && facts.differs);
+        hirs.push_back(std::move(facts.hir));
       }
     }
     byte_mode =
@@ -1579,30 +1447,34 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   bool piece_anchors = false;  // crlf_pieces made some anchor \A or \z
   bool all_literal = true;
   bool any_empty = false;
-  if (nul_banned(patterns, options)) {  // before the line terminator's errors, as in ripgrep
+  if (nul_banned(patterns, hirs, options)) {  // before the line terminator's errors, as in rg
     return Error{ErrorCode::kInvalidArgument,
                  "pattern contains \"\\0\" but it is impossible to match\n\n"
                  "Consider enabling text mode with the --text flag (or -a for short). Otherwise,\n"
                  "binary detection is enabled and matching a NUL byte is impossible."};
   }
   // The line terminator's errors look at the alternation of all patterns, as ripgrep's HIR.
-  const bool caseless_flags = options.case_insensitive || options.smart_case;
   if (!options.multiline && nul && !options.pcre2 &&
       (options.fixed_strings
            ? std::ranges::any_of(
                  patterns, [](const std::string& p) { return p.find('\0') != std::string::npos; })
-           : has_literal_byte(patterns, '\0', caseless_flags))) {
+           : detail::holds_literal_byte(hirs, '\0'))) {
     return Error{ErrorCode::kInvalidArgument,
                  "the literal \"\\0\" is not allowed in a regex\n\n"
                  "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
                  "When multiline mode is enabled, new line characters can be matched."};
   }
   if (!options.multiline && !options.fixed_strings && !options.pcre2 && !nul &&
-      has_literal_byte(patterns, '\n', caseless_flags)) {
+      detail::holds_literal_byte(hirs, '\n')) {
     return Error{ErrorCode::kInvalidArgument,
                  "the literal \"\\n\" is not allowed in a regex\n\n"
                  "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
                  "When multiline mode is enabled, new line characters can be matched."};
+  }
+  // ripgrep's regex size limit, where the NFA of its engine is known to exceed it.
+  if (!options.pcre2 && detail::nfa_bytes_lower_bound(hirs, strip) > options.regex_size_limit) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("compiled regex exceeds size limit of {}", options.regex_size_limit)};
   }
   for (const std::string& p : patterns) {
     if (options.crlf && !options.multiline &&
@@ -1643,8 +1515,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     std::string pcre_regex = regex;
     originals.push_back(regex);
     if (byte_mode) {
-      detail::ByteRegexOptions bytes{impl->caseless, !options.no_unicode, options.multiline_dotall,
-                                     options.crlf, false};
+      detail::ByteRegexOptions bytes{
+          impl->caseless, !options.no_unicode, options.multiline_dotall, options.crlf, false,
+          strip};
       CTX_TRY_ASSIGN(pcre_regex, detail::rust_to_bytes(regex, bytes));
       bytes.superset = true;
       CTX_TRY_ASSIGN(regex, detail::rust_to_bytes(regex, bytes));
@@ -1659,6 +1532,14 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       CTX_TRY_ASSIGN(regex,
                      detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kKeep));
     }
+    // Counts above PCRE2's 65535 (rg takes any u32 its size limit allows) as pieces of at most
+    // that (large_repeats.hpp); -P keeps PCRE2's error, as rg -P.
+    bool split = false;
+    if (!options.pcre2) {
+      std::string pieces = detail::split_large_repeats(pcre_regex);
+      split = pieces != pcre_regex;
+      pcre_regex = std::move(pieces);
+    }
     // Validated alone (PCRE2 is the reference syntax), except a non-empty ASCII literal, which
     // always compiles and matches exactly its own bytes: thousands of -f identifiers then cost
     // no compile each.
@@ -1670,6 +1551,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       if (!alone_or.ok() && byte_mode) {  // the translation parsed: PCRE2 refuses what it made
         return byte_mode_compile_error(p, pcre_regex, pcre_flags);
       }
+      if (!alone_or.ok() && split) return split_repeat_compile_error(p, pcre_regex, pcre_flags);
       if (!alone_or.ok() && pcre_regex != p) {  // the offset should point into what was typed
         if (auto typed = compile_pcre2(p, pcre_flags, p, /*jit=*/false); !typed.ok())
           return std::move(typed).error();
@@ -1818,6 +1700,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         }
         flags.push_back(f);
       }
+      for (std::string& p : hs_patterns) p = detail::widen_large_repeats(p, kHsRepeatMax);
       exprs.reserve(hs_patterns.size());
       for (const std::string& p : hs_patterns) exprs.push_back(p.c_str());
     };
@@ -1960,7 +1843,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     if (!options.pcre2 && !options.fixed_strings && !byte_mode && !patterns.empty()) {
       std::vector<std::string> ascii_regexes;
       ascii_regexes.reserve(regexes.size());
-      for (const std::string& r : regexes) ascii_regexes.push_back(scripts_as_in_rust(r));
+      for (const std::string& r : regexes) {
+        ascii_regexes.push_back(detail::split_large_repeats(scripts_as_in_rust(r)));
+      }
       auto ascii_wrap = [&](const std::string& alternation) {
         std::string regex = "(?:" + alternation + ")";
         if (options.word) regex = "(?<!\\w)" + regex + "(?!\\w)";
@@ -2037,7 +1922,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
             f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
             utf8 = true;
           }
-          ml_patterns.push_back(std::move(re));
+          ml_patterns.push_back(detail::widen_large_repeats(re, kHsRepeatMax));
           if (impl->caseless && !byte_mode) f |= HS_FLAG_CASELESS;
           if (options.multiline_dotall) f |= HS_FLAG_DOTALL;
           flags.push_back(f);

@@ -1,0 +1,87 @@
+// A summary of the HIR that regex-syntax 0.8 (ripgrep 14) parses a pattern into, enough for
+// ripgrep's checks on it: the NUL ban and the literal line terminator errors (grep-regex's
+// ban::check and strip_from_match: a literal holding the byte, or a class of that byte alone,
+// anywhere in the HIR after regex-syntax's simplifications) and its regex size limit
+// (regex-automata 0.4's Thompson NFA builder, bounded from below).
+//
+// The byte-mode translator (byte_mode.hpp), which parses every pattern as regex-syntax does,
+// builds the summary bottom-up with the hir_* functions below, applying the same smart
+// constructors as regex-syntax's Hir: adjacent literals merge, an alternation of single characters
+// or of classes is a class, a class of one character is a literal, x{0} is empty and x{1} is x.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "unicode_props.hpp"
+
+namespace ctx::engine::detail {
+
+struct HirSummary {
+  enum class Kind : std::uint8_t { kEmpty, kLiteral, kClass, kOther };
+  Kind kind = Kind::kEmpty;
+  // kLiteral: its bytes (the first 64 of a longer one) and its size.
+  std::string literal;
+  std::size_t literal_size = 0;
+  // kClass: its members, without those ripgrep strips (hir_class).
+  CodepointRanges members;
+  bool holds_lf = false;     // some literal in it holds '\n' (or a class of '\n' alone)
+  bool holds_nul = false;    // some literal in it holds a NUL (or a class of NUL alone)
+  bool concat = false;       // a concatenation (regex-syntax may share its start with others)
+  bool alternation = false;  // kOther: an alternation (regex-syntax flattens nested ones)
+  bool byte_class = false;   // kClass: of bytes (Unicode off), not of scalar values
+  bool ascii_class = false;  // kClass: every member is ASCII
+  bool zero_width = true;    // it matches the empty string only (its repetitions are cut to {0,1})
+  bool text_start = false;   // every match starts with \A (regex-automata anchors the NFA then)
+  bool text_end = false;     // every match ends with \z (the reverse NFA is anchored then)
+  // A lower bound of the memory regex-automata's NFA builder spends on it (its states take 32
+  // bytes each, each union alternate 4, each sparse transition 8) in the forward NFA, with
+  // capture groups, and in the reverse NFA, without them, which ripgrep's engine also builds
+  // (larger for Unicode classes); both saturate at kNfaMax.
+  std::uint64_t nfa_bytes = 0;
+  std::uint64_t reverse_nfa_bytes = 0;
+};
+
+inline constexpr std::uint64_t kNfaMax = std::uint64_t{1} << 60;
+
+// A literal of `bytes` (empty: hir_empty()).
+HirSummary hir_literal(std::string_view bytes);
+HirSummary hir_empty();
+// A class of `members` (sorted, disjoint ranges) of Unicode scalar values, or of bytes under
+// `bytes`. No member: a class that never matches; one: a literal. `strip`: the bytes ripgrep
+// strips from classes before it compiles them (its line terminator without -U: strip_from_match),
+// which changes their cost, not what the checks see.
+HirSummary hir_class(const CodepointRanges& members, bool bytes, std::string_view strip = {});
+// A look-around assertion (^ $ \b ...); `text_start`: \A, `text_end`: \z.
+HirSummary hir_look(bool text_start, bool text_end);
+HirSummary hir_concat(std::vector<HirSummary> items);
+HirSummary hir_alternation(std::vector<HirSummary> branches, std::string_view strip = {});
+// `sub` repeated {min,max} (no max: unbounded); greedy or lazy cost the same.
+HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::uint32_t> max);
+HirSummary hir_capture(HirSummary sub);
+// A pattern that does not parse as Rust's (PCRE-like syntax where ripgrep's errors are off):
+// it holds no literal the checks see and costs nothing.
+HirSummary hir_unknown();
+
+// The HIR of a pattern that is a plain literal (-F, or no meta character), under case folding
+// (-i) or not, without parsing it.
+HirSummary hir_of_literal(std::string_view pattern, bool caseless);
+
+// Whether the alternation of `patterns` (ripgrep joins its patterns so) holds `byte` ('\n' or
+// NUL) as ripgrep's ban::check and strip_from_match find it: then ripgrep refuses the patterns.
+bool holds_literal_byte(const std::vector<HirSummary>& patterns, char byte);
+
+// The memory regex-automata's larger NFA (forward or reverse) for the alternation of `patterns`
+// takes (with its unanchored prefix, group 0 and match state), exact for the repetitions of a
+// literal, class or group of them that reach the limit, and else a lower bound with rare
+// exceptions (a class that holds a line terminator in an alternation that stripping it makes a
+// class; `strip` as for hir_class): ripgrep refuses the patterns with
+// "compiled regex exceeds size limit of N" when it exceeds its --regex-size-limit N. 0 when every
+// pattern is a literal (ripgrep may search for those without any NFA).
+std::uint64_t nfa_bytes_lower_bound(const std::vector<HirSummary>& patterns,
+                                    std::string_view strip);
+
+}  // namespace ctx::engine::detail
