@@ -261,6 +261,9 @@ std::string split_large_repeats(std::string_view regex, std::uint64_t most) {
     if (!large || atom_captures || (q.max && *q.max < q.min)) return false;
     std::string text = out.substr(atom);
     if (auto cls = alternatives_as_class(text)) text = std::move(*cls);
+    // Lazy pieces of a group find another first match where the group has several ways to match
+    // (they try a second piece before more of the first); PCRE2 could not compile them anyway.
+    if (lazy && text.starts_with('(')) return false;
     out.resize(atom);
     out += pieces(text, q, lazy, most);  // every piece lazy when `lazy`
     return true;

@@ -18,8 +18,10 @@ inline constexpr std::uint64_t kPcre2MaxRepeat = 65535;
 // counted repetition whose count exceeds kPcre2MaxRepeat written as a concatenation of
 // repetitions of the same atom of at most that count: `x{70000}` is `(?:x{65535}x{4465})`,
 // `x{1,100000}?` is `(?:xx{0,65535}?x{0,34464}?)`. PCRE2 finds the same first match in either
-// (greedy pieces take as many as they can from the left, lazy ones as few). An atom holding a
-// capture group is left as it is (copies would be new groups): PCRE2 then reports its error. A
+// (greedy pieces take as many as they can from the left, lazy ones as few; a lazy repetition of a
+// group is left as it is, as its pieces could try its ways to match in another order). An atom
+// holding a capture group is left as it is (copies would be new groups): PCRE2 then reports its
+// error (a group repeated 65536 times is larger than PCRE2's 64 KiB in any case). A
 // non-capturing group of single-character alternatives, `(?:x|y)`, is repeated as the class
 // `[xy]` (regex-syntax's reading too), which PCRE2 repeats by a count where it copies a group.
 // Returns `regex` unchanged when it has no such repetition. `most`: the largest count of a piece

@@ -1053,59 +1053,6 @@ bool nul_banned(const std::vector<std::string>& patterns,
   return detail::holds_literal_byte(hirs, '\0');
 }
 
-// Whether the escape at p[i] (a backslash) is a carriage return (\r, \x0D, \x{D}, \u000D,
-// \U0000000D); moves `i` past it.
-bool escape_is_cr(std::string_view p, std::size_t& i) {
-  i += 1;
-  if (i >= p.size()) return false;
-  const char c = p[i++];
-  if (c == 'r') return true;
-  return is_codepoint_escape(c) && parse_codepoint_escape(p, i, c) == 0x0D;
-}
-
-// True when `pattern` holds a literal carriage return (`\r`, `\x0D`, `[\r]`, a CR byte):
-// ripgrep's error under --crlf without -U.
-bool has_literal_cr(std::string_view p) {
-  for (std::size_t i = 0; i < p.size();) {
-    if (p[i] == '\\') {
-      if (escape_is_cr(p, i)) return true;
-    } else if (p[i] == '[') {
-      // A class whose one item is a CR; any other class is skipped (nested classes, escapes and
-      // a leading ']' included).
-      std::size_t j = i + 1;
-      if (j < p.size() && p[j] == '^') ++j;
-      const std::size_t first = j;
-      int depth = 1;
-      for (bool lead = true; j < p.size() && depth > 0; lead = false) {
-        if (p[j] == '\\') {
-          j += 2;
-        } else if (p[j] == '[') {
-          ++depth;
-          ++j;
-        } else if (p[j] == ']' && !lead) {
-          --depth;
-          ++j;
-        } else {
-          ++j;
-        }
-      }
-      if (depth == 0 && p[i + 1] != '^') {
-        const std::string_view items = p.substr(first, j - 1 - first);
-        std::size_t k = 0;
-        if (items == "\r" ||
-            (!items.empty() && items[0] == '\\' && escape_is_cr(items, k) && k == items.size())) {
-          return true;
-        }
-      }
-      i = j;
-    } else {
-      if (p[i] == '\r') return true;
-      ++i;
-    }
-  }
-  return false;
-}
-
 // True when some match of `pattern` may hold the line terminator `lt`: ripgrep's test for
 // multiline mode, which looks at the bytes a regex can never match and counts the anchors (^ $ \A
 // \z) as matching a line feed (not a NUL: `.` matches that even without dot-all). Errs on the
@@ -1453,23 +1400,28 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                  "Consider enabling text mode with the --text flag (or -a for short). Otherwise,\n"
                  "binary detection is enabled and matching a NUL byte is impossible."};
   }
-  // The line terminator's errors look at the alternation of all patterns, as ripgrep's HIR.
-  if (!options.multiline && nul && !options.pcre2 &&
-      (options.fixed_strings
-           ? std::ranges::any_of(
-                 patterns, [](const std::string& p) { return p.find('\0') != std::string::npos; })
-           : detail::holds_literal_byte(hirs, '\0'))) {
-    return Error{ErrorCode::kInvalidArgument,
-                 "the literal \"\\0\" is not allowed in a regex\n\n"
-                 "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
-                 "When multiline mode is enabled, new line characters can be matched."};
-  }
-  if (!options.multiline && !options.fixed_strings && !options.pcre2 && !nul &&
-      detail::holds_literal_byte(hirs, '\n')) {
-    return Error{ErrorCode::kInvalidArgument,
-                 "the literal \"\\n\" is not allowed in a regex\n\n"
-                 "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
-                 "When multiline mode is enabled, new line characters can be matched."};
+  // The line terminator's errors look at the alternation of all patterns' HIRs, as ripgrep's
+  // strip_from_match (CRLF: the CR first). -F patterns: any line terminator in them but a line
+  // feed (ripgrep splits patterns at those).
+  if (!options.multiline && !options.pcre2) {
+    const std::string_view terminators = nul            ? std::string_view("\0", 1)
+                                         : options.crlf ? std::string_view("\r\n")
+                                                        : std::string_view("\n");
+    for (const char t : terminators) {
+      const auto in = [t](const std::string& p) { return p.find(t) != std::string::npos; };
+      const bool held = options.fixed_strings ? t != '\n' && std::ranges::any_of(patterns, in)
+                                              : detail::holds_literal_byte(hirs, t);
+      if (held) {
+        return Error{ErrorCode::kInvalidArgument,
+                     fmt::format("the literal \"\\{}\" is not allowed in a regex\n\n"
+                                 "Consider enabling multiline mode with the --multiline flag (or "
+                                 "-U for short).\nWhen multiline mode is enabled, new line "
+                                 "characters can be matched.",
+                                 t == '\n'   ? 'n'
+                                 : t == '\r' ? 'r'
+                                             : '0')};
+      }
+    }
   }
   // ripgrep's regex size limit, where the NFA of its engine is known to exceed it.
   if (!options.pcre2 && detail::nfa_bytes_lower_bound(hirs, strip) > options.regex_size_limit) {
@@ -1477,13 +1429,6 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                  fmt::format("compiled regex exceeds size limit of {}", options.regex_size_limit)};
   }
   for (const std::string& p : patterns) {
-    if (options.crlf && !options.multiline &&
-        (options.fixed_strings ? p.find('\r') != std::string::npos : has_literal_cr(p))) {
-      return Error{ErrorCode::kInvalidArgument,
-                   "the literal \"\\r\" is not allowed in a regex\n\n"
-                   "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
-                   "When multiline mode is enabled, new line characters can be matched."};
-    }
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
     // ripgrep's regexes run in multi-line mode: an inline `m` flag is taken out, and where the
     // pattern turned it off, ^ and $ mean the haystack's ends (line_anchors.hpp).

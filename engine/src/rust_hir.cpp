@@ -247,8 +247,9 @@ HirSummary hir_literal(std::string_view bytes) {
   h.kind = Kind::kLiteral;
   h.literal = std::string(bytes.substr(0, kKeptLiteral));
   h.literal_size = bytes.size();
-  h.holds_lf = bytes.find('\n') != std::string_view::npos;
-  h.holds_nul = bytes.find('\0') != std::string_view::npos;
+  for (const char c : bytes) {
+    h.holds |= c == '\n' ? kHoldsLf : c == '\r' ? kHoldsCr : c == '\0' ? kHoldsNul : 0;
+  }
   h.zero_width = false;
   h.nfa_bytes = h.reverse_nfa_bytes = times(bytes.size(), kState);
   return h;
@@ -289,8 +290,7 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
         prior.literal += item.literal.substr(0, kKeptLiteral - prior.literal.size());
       }
       prior.literal_size += item.literal_size;
-      prior.holds_lf = prior.holds_lf || item.holds_lf;
-      prior.holds_nul = prior.holds_nul || item.holds_nul;
+      prior.holds |= item.holds;
       prior.nfa_bytes = add(prior.nfa_bytes, item.nfa_bytes);
       prior.reverse_nfa_bytes = add(prior.reverse_nfa_bytes, item.reverse_nfa_bytes);
       continue;
@@ -304,8 +304,7 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
   h.concat = true;
   bool before = true;  // still in the zero-width items at the start
   for (const HirSummary& item : out) {
-    h.holds_lf = h.holds_lf || item.holds_lf;
-    h.holds_nul = h.holds_nul || item.holds_nul;
+    h.holds |= item.holds;
     h.zero_width = h.zero_width && item.zero_width;
     if (before) h.text_start = h.text_start || item.text_start;
     before = before && item.zero_width;
@@ -356,8 +355,7 @@ HirSummary hir_alternation(std::vector<HirSummary> branches, std::string_view st
   h.text_start = h.text_end = true;
   std::uint64_t most = 0, sum = 0, reverse_most = 0, reverse_sum = 0;
   for (const HirSummary& b : branches) {
-    h.holds_lf = h.holds_lf || b.holds_lf;
-    h.holds_nul = h.holds_nul || b.holds_nul;
+    h.holds |= b.holds;
     h.zero_width = h.zero_width && b.zero_width;
     h.text_start = h.text_start && b.text_start;
     h.text_end = h.text_end && b.text_end;
@@ -392,8 +390,7 @@ HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::
   if (min == 1 && max == 1U) return sub;
   HirSummary h;
   h.kind = Kind::kOther;
-  h.holds_lf = sub.holds_lf;
-  h.holds_nul = sub.holds_nul;
+  h.holds = sub.holds;
   h.zero_width = sub.zero_width;
   h.text_start = min > 0 && sub.text_start;
   h.text_end = min > 0 && sub.text_end;
@@ -415,8 +412,7 @@ HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::
 HirSummary hir_capture(HirSummary sub) {
   HirSummary h;
   h.kind = Kind::kOther;
-  h.holds_lf = sub.holds_lf;
-  h.holds_nul = sub.holds_nul;
+  h.holds = sub.holds;
   h.zero_width = sub.zero_width;
   h.text_start = sub.text_start;
   h.text_end = sub.text_end;
@@ -447,7 +443,11 @@ HirSummary hir_of_literal(std::string_view pattern, bool caseless) {
 
 bool holds_literal_byte(const std::vector<HirSummary>& patterns, char byte) {
   const HirSummary all = hir_alternation(patterns);
-  return byte == '\n' ? all.holds_lf : byte == '\0' ? all.holds_nul : false;
+  const std::uint8_t bit = byte == '\n'   ? kHoldsLf
+                           : byte == '\r' ? kHoldsCr
+                           : byte == '\0' ? kHoldsNul
+                                          : 0;
+  return (all.holds & bit) != 0;
 }
 
 std::uint64_t nfa_bytes_lower_bound(const std::vector<HirSummary>& patterns,

@@ -28,8 +28,9 @@ struct HirSummary {
   std::size_t literal_size = 0;
   // kClass: its members, without those ripgrep strips (hir_class).
   CodepointRanges members;
-  bool holds_lf = false;     // some literal in it holds '\n' (or a class of '\n' alone)
-  bool holds_nul = false;    // some literal in it holds a NUL (or a class of NUL alone)
+  // The line terminator bytes (kHoldsLf, kHoldsCr, kHoldsNul) that some literal in it holds (a
+  // class of one of them alone being that literal).
+  std::uint8_t holds = 0;
   bool concat = false;       // a concatenation (regex-syntax may share its start with others)
   bool alternation = false;  // kOther: an alternation (regex-syntax flattens nested ones)
   bool byte_class = false;   // kClass: of bytes (Unicode off), not of scalar values
@@ -46,6 +47,7 @@ struct HirSummary {
 };
 
 inline constexpr std::uint64_t kNfaMax = std::uint64_t{1} << 60;
+inline constexpr std::uint8_t kHoldsLf = 1, kHoldsCr = 2, kHoldsNul = 4;
 
 // A literal of `bytes` (empty: hir_empty()).
 HirSummary hir_literal(std::string_view bytes);
@@ -70,8 +72,8 @@ HirSummary hir_unknown();
 // (-i) or not, without parsing it.
 HirSummary hir_of_literal(std::string_view pattern, bool caseless);
 
-// Whether the alternation of `patterns` (ripgrep joins its patterns so) holds `byte` ('\n' or
-// NUL) as ripgrep's ban::check and strip_from_match find it: then ripgrep refuses the patterns.
+// Whether the alternation of `patterns` (ripgrep joins its patterns so) holds `byte` ('\n', '\r'
+// or NUL) as ripgrep's ban::check and strip_from_match find it: then ripgrep refuses the patterns.
 bool holds_literal_byte(const std::vector<HirSummary>& patterns, char byte);
 
 // The memory regex-automata's larger NFA (forward or reverse) for the alternation of `patterns`
