@@ -17,9 +17,10 @@ using Kind = HirSummary::Kind;
 constexpr std::uint64_t kState = 32;
 constexpr std::uint64_t kAlternate = 4;
 constexpr std::uint64_t kTransition = 8;
-// The bytes of a literal kept (HirSummary::literal), and the most literals whose trie is
-// measured (an alternation of literals; larger ones count as their longest literal).
-constexpr std::size_t kKeptLiteral = 64;
+// The bytes of a literal kept (HirSummary::literal: what fits a std::string without allocating,
+// as there may be 100,000 -f patterns), and the most literals whose trie is measured (an
+// alternation of literals; larger ones, or longer literals, count as their longest literal).
+constexpr std::size_t kKeptLiteral = 15;
 constexpr std::size_t kTrieMax = 1000;
 
 std::uint64_t add(std::uint64_t a, std::uint64_t b) { return std::min(a + b, kNfaMax); }
@@ -318,9 +319,12 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
   return h;
 }
 
-HirSummary hir_alternation(std::vector<HirSummary> branches, std::string_view strip) {
+namespace {
+
+// hir_alternation of `branches` (a copy of the one there is).
+HirSummary alternation_of(const std::vector<HirSummary>& branches, std::string_view strip) {
   if (branches.empty()) return hir_class({}, false, strip);
-  if (branches.size() == 1) return std::move(branches.front());
+  if (branches.size() == 1) return branches.front();
   // regex-syntax's singleton_chars, singleton_bytes: one class of the characters (a literal when
   // they are all the same).
   const bool chars = std::ranges::all_of(branches, one_char);
@@ -379,6 +383,13 @@ HirSummary hir_alternation(std::vector<HirSummary> branches, std::string_view st
     if (auto trie = trie_costs(branches)) std::tie(h.nfa_bytes, h.reverse_nfa_bytes) = *trie;
   }
   return h;
+}
+
+}  // namespace
+
+HirSummary hir_alternation(std::vector<HirSummary> branches, std::string_view strip) {
+  if (branches.size() == 1) return std::move(branches.front());
+  return alternation_of(branches, strip);
 }
 
 HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::uint32_t> max) {
@@ -442,7 +453,7 @@ HirSummary hir_of_literal(std::string_view pattern, bool caseless) {
 }
 
 bool holds_literal_byte(const std::vector<HirSummary>& patterns, char byte) {
-  const HirSummary all = hir_alternation(patterns);
+  const HirSummary all = alternation_of(patterns, {});
   const std::uint8_t bit = byte == '\n'   ? kHoldsLf
                            : byte == '\r' ? kHoldsCr
                            : byte == '\0' ? kHoldsNul
@@ -455,7 +466,7 @@ std::uint64_t nfa_bytes_lower_bound(const std::vector<HirSummary>& patterns,
   if (std::ranges::all_of(patterns, [](const HirSummary& p) { return p.kind == Kind::kLiteral; })) {
     return 0;
   }
-  const HirSummary all = hir_alternation(patterns, strip);
+  const HirSummary all = alternation_of(patterns, strip);
   // The unanchored prefix (a union and a byte range: 3 states, 2 alternates; when anchored two
   // states), group 0's two states (forward only) and the match state.
   const std::uint64_t prefix = 3 * kState + 2 * kAlternate;
