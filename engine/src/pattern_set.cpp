@@ -1948,6 +1948,21 @@ Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::si
                                            pcre2_error_text(rc))};
 }
 
+// run_pcre2 with a match that must start at or before `limit` (PCRE2_UNSET: anywhere; the code
+// allows an offset limit). PCRE2 10.42's JIT can miss the limit when the subject holds invalid
+// UTF-8 before the match and the regex is large (a chunk of 1,000 -i literals: the match past
+// the limit comes back): its match is the leftmost, so none starts within the limit then.
+Result<bool> run_pcre2_limited(const pcre2_code* code, std::string_view subject, std::size_t offset,
+                               pcre2_match_data* md, pcre2_match_context* mctx,
+                               std::uint32_t options, PCRE2_SIZE limit) {
+  if (limit == PCRE2_UNSET) return run_pcre2(code, subject, offset, md, mctx, options);
+  pcre2_set_offset_limit(mctx, limit);
+  auto hit = run_pcre2(code, subject, offset, md, mctx, options);
+  pcre2_set_offset_limit(mctx, PCRE2_UNSET);
+  if (hit.ok() && *hit && pcre2_get_startchar(md) > limit) return false;
+  return hit;
+}
+
 // A search that needs a regex the set did not compile (a bug: LiteralMode never asks for one).
 Error not_compiled_error() {
   return Error{ErrorCode::kIo, "internal error: a search asked for a regex that was not compiled"};
@@ -1964,12 +1979,8 @@ Result<bool> search(const Alternation& alt, std::string_view subject, std::size_
   if (!alt.compiled()) return not_compiled_error();
   if (!alt.chunked()) {
     m.chunk = 0;
-    if (limit == PCRE2_UNSET)
-      return run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx, m.options);
-    pcre2_set_offset_limit(m.mctx, limit);
-    auto hit = run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx, m.options);
-    pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
-    return hit;
+    return run_pcre2_limited(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx, m.options,
+                             limit);
   }
   bool found = false;
   std::size_t best = 0;  // where the best match's attempt started (before any \K)
@@ -1981,12 +1992,9 @@ Result<bool> search(const Alternation& alt, std::string_view subject, std::size_
       if (best <= offset) break;
       chunk_limit = std::min<PCRE2_SIZE>(limit, best - 1);
     }
-    pcre2_set_offset_limit(m.mctx, chunk_limit);
-    auto hit = run_pcre2(alt.chunks[c].code.get(), subject, offset, m.spare, m.mctx, m.options);
-    if (!hit.ok()) {
-      pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
-      return hit;
-    }
+    auto hit = run_pcre2_limited(alt.chunks[c].code.get(), subject, offset, m.spare, m.mctx,
+                                 m.options, chunk_limit);
+    if (!hit.ok()) return hit;
     if (*hit) {
       std::swap(m.md, m.spare);
       best = pcre2_get_startchar(m.md);
