@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace ctx::engine::detail {
@@ -109,47 +110,71 @@ bool captures(std::string_view re, std::size_t i) {
   return rest.starts_with("?<") && rest.size() > 2 && rest[2] != '=' && rest[2] != '!';
 }
 
-// A non-capturing group of single-character alternatives, `(?:x|\d|[a-c])`, as the one class it
-// matches the characters of, `[x\da-c]`; nullopt for any other atom. PCRE2 repeats a group by
-// copying it (a count of 65536 is more than its 64 KiB), a class by a count; regex-syntax makes
-// such an alternation a class too.
-std::optional<std::string> alternatives_as_class(std::string_view atom) {
-  if (!atom.starts_with("(?:") || !atom.ends_with(")")) return std::nullopt;
-  const std::string_view body = atom.substr(3, atom.size() - 4);
+// Whether `body` is one atom a count may repeat as PCRE2 repeats a character: a character, `.`,
+// a class, or an escape other than an assertion, sequence, reference or quote. `item`: one that
+// may also be an item of a class (not `.`, not a negated class).
+bool one_atom(std::string_view body, bool item) {
+  if (body.empty()) return false;
+  const char c = body[0];
+  if (c == '\\') {
+    const char e = body.size() > 1 ? body[1] : 'b';
+    return escape_length(body, 0) == body.size() &&
+           std::string_view("bBAzZGKRXNCgkQE").find(e) == kNpos && !(e >= '0' && e <= '9');
+  }
+  if (c == '[') return class_end(body, 0) == body.size() && !(item && body.starts_with("[^"));
+  if (c == '.') return !item && body.size() == 1;
+  return std::string_view("^$()|*+?{").find(c) == kNpos &&
+         utf8_length(static_cast<unsigned char>(c)) == body.size();
+}
+
+// Alternatives of single characters, escapes and classes, `x|\d|[a-c]`, as the one class that
+// matches the characters of any, `[x\da-c]` (regex-syntax's reading too); nullopt otherwise.
+std::optional<std::string> alternatives_as_class(std::string_view body) {
   std::string items;
   for (std::size_t i = 0; i <= body.size();) {
-    if (i == body.size()) return std::nullopt;  // empty last alternative
-    const char c = body[i];
-    std::size_t end = i;
-    if (c == '\\') {
-      end = i + escape_length(body, i);
-      const char e = i + 1 < body.size() ? body[i + 1] : 'b';
-      // Escapes that are no class item: assertions, sequences, references, quoting.
-      if (std::string_view("bBAzZGKRXNCgkQE").find(e) != kNpos || (e >= '0' && e <= '9')) {
-        return std::nullopt;
-      }
-      items.append(body.substr(i, end - i));
-    } else if (c == '[') {
-      end = class_end(body, i);
-      if (body.substr(i, 2) == "[^" || end - i < 3) return std::nullopt;
-      std::string_view inner = body.substr(i + 1, end - i - 2);
+    std::size_t end = body.find('|', i);  // no '|' inside a class item below: one_atom checks
+    std::string_view alternative = body.substr(i, end == kNpos ? kNpos : end - i);
+    if (alternative.starts_with('[')) {  // a class: up to its own end (it may hold a '|')
+      alternative = body.substr(i, class_end(body, i) - i);
+      end = i + alternative.size();
+      if (end < body.size() && body[end] != '|') return std::nullopt;
+      if (end == body.size()) end = kNpos;
+    }
+    if (!one_atom(alternative, true)) return std::nullopt;
+    if (alternative[0] == '[') {
+      std::string_view inner = alternative.substr(1, alternative.size() - 2);
       if (inner.starts_with(']')) {  // a leading ']' is a member only there
         items += "\\]";
         inner.remove_prefix(1);
       }
       items.append(inner);
-    } else if (std::string_view(".^$()|*+?{").find(c) != kNpos) {
-      return std::nullopt;
     } else {
-      end = std::min(i + utf8_length(static_cast<unsigned char>(c)), body.size());
+      const char c = alternative[0];
       if (c == ']' || c == '-' || c == '[') items += '\\';  // literal inside a class
-      items.append(body.substr(i, end - i));
+      items.append(alternative);
     }
-    if (end == body.size()) break;
-    if (body[end] != '|') return std::nullopt;  // more than one atom, or a quantifier
+    if (end == kNpos) break;
     i = end + 1;
   }
   return "[" + items + "]";
+}
+
+// A non-capturing group, `(?flags:BODY)`, whose BODY is one atom (one_atom) or alternatives of
+// single characters (a class): its opening and that atom, the repetition to go inside it, where
+// PCRE2 repeats a character by a count and a group by copying it (a count of 65536 takes more
+// than its 64 KiB).
+std::optional<std::pair<std::string_view, std::string>> group_of_one(std::string_view atom) {
+  if (!atom.starts_with("(?") || !atom.ends_with(")")) return std::nullopt;
+  std::size_t colon = 2;
+  while (colon < atom.size() &&
+         (std::isalpha(static_cast<unsigned char>(atom[colon])) != 0 || atom[colon] == '-')) {
+    ++colon;
+  }
+  if (colon >= atom.size() || atom[colon] != ':') return std::nullopt;
+  const std::string_view body = atom.substr(colon + 1, atom.size() - colon - 2);
+  if (one_atom(body, false)) return std::pair(atom.substr(0, colon + 1), std::string(body));
+  if (auto cls = alternatives_as_class(body)) return std::pair(atom.substr(0, colon + 1), *cls);
+  return std::nullopt;
 }
 
 // `atom` repeated as `q` says, in pieces of at most kPcre2MaxRepeat.
@@ -259,13 +284,19 @@ std::string split_large_repeats(std::string_view regex, std::uint64_t most) {
                             const Counted& q, bool lazy) {
     const bool large = q.min > most || (q.max && *q.max > most);
     if (!large || atom_captures || (q.max && *q.max < q.min)) return false;
-    std::string text = out.substr(atom);
-    if (auto cls = alternatives_as_class(text)) text = std::move(*cls);
+    const std::string text = out.substr(atom);
+    const auto group = group_of_one(text);
     // Lazy pieces of a group find another first match where the group has several ways to match
     // (they try a second piece before more of the first); PCRE2 could not compile them anyway.
-    if (lazy && text.starts_with('(')) return false;
+    if (lazy && !group && text.starts_with('(')) return false;
     out.resize(atom);
-    out += pieces(text, q, lazy, most);  // every piece lazy when `lazy`
+    if (group && group->first == "(?:") {  // every piece lazy when `lazy`
+      out += pieces(group->second, q, lazy, most);
+    } else if (group) {
+      out += fmt::format("{}{})", group->first, pieces(group->second, q, lazy, most));
+    } else {
+      out += pieces(text, q, lazy, most);
+    }
     return true;
   });
 }

@@ -22,8 +22,9 @@ inline constexpr std::uint64_t kPcre2MaxRepeat = 65535;
 // group is left as it is, as its pieces could try its ways to match in another order). An atom
 // holding a capture group is left as it is (copies would be new groups): PCRE2 then reports its
 // error (a group repeated 65536 times is larger than PCRE2's 64 KiB in any case). A
-// non-capturing group of single-character alternatives, `(?:x|y)`, is repeated as the class
-// `[xy]` (regex-syntax's reading too), which PCRE2 repeats by a count where it copies a group.
+// non-capturing group of one character, class or escape, `(?s:.)`, or of single-character
+// alternatives, `(?i:x|y)` (as the class `[xy]`, regex-syntax's reading too), is repeated inside
+// the group, `(?i:[xy]{65535}...)`: PCRE2 repeats a character by a count, a group by copies.
 // Returns `regex` unchanged when it has no such repetition. `most`: the largest count of a piece
 // (tests make it small).
 std::string split_large_repeats(std::string_view regex, std::uint64_t most = kPcre2MaxRepeat);

@@ -36,6 +36,11 @@ TEST_CASE("counts above 65535 become pieces of at most 65535", "[engine][large_r
   CHECK(split_large_repeats("(?:x|y){2,100000}") == "(?:[xy]{2}[xy]{0,65535}[xy]{0,34463})");
   CHECK(split_large_repeats("(?:a|[]b]|\\d|-){70000}") ==
         "(?:[a\\]b\\d\\-]{65535}[a\\]b\\d\\-]{4465})");
+  // A group of one atom, or of single characters, flags or not: the count goes inside it.
+  CHECK(split_large_repeats("(?i:x|y){70000}") == "(?i:(?:[xy]{65535}[xy]{4465}))");
+  CHECK(split_large_repeats("(?s:.){70000}?") == "(?s:(?:.{65535}.{4465}))");
+  CHECK(split_large_repeats("(?s:.){1,70000}?") == "(?s:(?:..{0,65535}?.{0,4464}?))");
+  CHECK(split_large_repeats("(?:[^a]){70000}") == "(?:[^a]{65535}[^a]{4465})");
   CHECK(split_large_repeats("(?:x|yz){70000}") == "(?:(?:x|yz){65535}(?:x|yz){4465})");
   CHECK(split_large_repeats("(?:x|yz){70000}?") == "(?:x|yz){70000}?");
   CHECK(split_large_repeats("(?:x|[^y]){70000}") == "(?:(?:x|[^y]){65535}(?:x|[^y]){4465})");
@@ -72,7 +77,10 @@ TEST_CASE("pieces of a repetition find the matches of the repetition", "[engine]
                                              "x(?:a|b|ab){0,9}x",
                                              "(?:ba|a|b){2,6}a",
                                              "(?:a|b){2,5}?c",
-                                             "\\w{1,5}?a"};
+                                             "\\w{1,5}?a",
+                                             "(?i:a|B){1,7}?c",
+                                             "(?s:.){2,5}?b",
+                                             "(?i:A){0,4}b"};
   PatternOptions pcre2;
   pcre2.pcre2 = true;
   std::mt19937 rng(7);
