@@ -447,8 +447,10 @@ golden("x{0,69999}y{0,70000} takes all it can, then the x left", ["-o", "x{0,699
 golden("(?:x|y){2,100000} is the class [xy] repeated", ["-o", "(?:x|y){2,100000}"], b"xy\nyx\n", 0,
        stdin=b"xy-z-yx\n")
 golden("-i x{70000}", ["-i", "-c", "x{70000}"], b"1\n", 0, stdin=b"X" * 70000 + b"\n")
-golden("(?i:x|y){70000} and (?s:.){70000}: the count goes inside the group",
-       ["-c", "-e", "(?i:x|y){70000}", "-e", "(?s:.){70001}"], b"1\n", 0, stdin=X70000)
+golden("(?i:x|Y){1,70000}: the count goes inside the group", ["-o", "(?i:x|Y){1,70000}"],
+       b"xy\n", 0, stdin=b"xyz\n")
+golden("(?s:.){2,70000}? is lazy inside the group", ["-o", "(?s:.){2,70000}?"], b"xy\n", 0,
+       stdin=b"xyz\n")
 golden("x{4294967295} exceeds the size limit, as rg", ["-c", "x{4294967295}"], b"", 2,
        [("line", "ctxsearch: compiled regex exceeds size limit of 104857600")], stdin=b"x\n")
 golden("x{3276794} exceeds the size limit by one state, as rg", ["-c", "x{3276794}"], b"", 2,
