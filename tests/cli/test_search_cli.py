@@ -1445,6 +1445,8 @@ golden("--crlf: a literal \\r is an error without -U", ["--crlf", "a\\rb", "cr/a
        [("line", "ctxsearch: the literal \"\\r\" is not allowed in a regex")])
 golden("--crlf: the patterns are one alternation, `-e a -e \\r` a class: no literal \\r error",
        ["--crlf", "-c", "-e", "a", "-e", "\\r"], b"1\r\n", 0, stdin=b"a\r\n")
+golden("--crlf -P: no literal \\r error (PCRE2's patterns are not checked), as rg",
+       ["--crlf", "-P", "-c", "a\\r"], b"", 1, stdin=b"a\r\n")
 golden("--crlf: \\r{0} is empty: no literal \\r error", ["--crlf", "-c", "\\r{0}a"], b"1\r\n", 0,
        stdin=b"a\r\n")
 golden("--crlf: the literal \\r error comes before the \\n one, as rg", ["--crlf", "a\\n\\r"], b"", 2,
