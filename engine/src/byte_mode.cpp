@@ -339,9 +339,8 @@ class Translator {
   }
 
   // An assertion as an atom that a quantifier may follow (Rust allows ^*; PCRE2 a group of it).
-  // `text_start`: \A, `text_end`: \z.
-  void emit_assertion(const std::string& text, bool text_start = false, bool text_end = false) {
-    emit_atom(text, hir_look(text_start, text_end));
+  void emit_assertion(const std::string& text, HirLook look) {
+    emit_atom(text, hir_look(look));
     assertion_ = true;
   }
 
@@ -380,22 +379,22 @@ class Translator {
 
   // A Unicode look-around as a callout (nothing in a superset: dropping an assertion widens).
   void emit_callout(int number) {
-    emit_assertion(superset_ ? "" : fmt::format("(?:(?C{}))", number));
+    emit_assertion(superset_ ? "" : fmt::format("(?:(?C{}))", number), HirLook::kWord);
   }
 
   // ASCII versions of the word look-arounds, over bytes.
   void emit_ascii_look(std::string_view kind) {
     constexpr std::string_view kWord = "[0-9A-Za-z_]";
     if (superset_) {  // Hyperscan has no look-arounds: \b, or nothing (a superset)
-      emit_assertion(kind == "start" || kind == "end" ? "\\b" : "");
+      emit_assertion(kind == "start" || kind == "end" ? "\\b" : "", HirLook::kWord);
     } else if (kind == "start") {
-      emit_assertion(fmt::format("(?:\\b(?={}))", kWord));
+      emit_assertion(fmt::format("(?:\\b(?={}))", kWord), HirLook::kWord);
     } else if (kind == "end") {
-      emit_assertion(fmt::format("(?:\\b(?<={}))", kWord));
+      emit_assertion(fmt::format("(?:\\b(?<={}))", kWord), HirLook::kWord);
     } else if (kind == "start-half") {
-      emit_assertion(fmt::format("(?<!{})", kWord));
+      emit_assertion(fmt::format("(?<!{})", kWord), HirLook::kWord);
     } else {
-      emit_assertion(fmt::format("(?!{})", kWord));
+      emit_assertion(fmt::format("(?!{})", kWord), HirLook::kWord);
     }
   }
 
@@ -439,9 +438,10 @@ class Translator {
         // CRLF mode (R: (?R), --crlf): Rust's CRLF-aware anchors, which Hyperscan's ^ and $ do
         // not cover (dropped from the superset).
         if (flags_.R) {
-          emit_assertion(superset_ ? "" : std::string(c == '^' ? kCrlfLineStart : kCrlfLineEnd));
+          emit_assertion(superset_ ? "" : std::string(c == '^' ? kCrlfLineStart : kCrlfLineEnd),
+                         HirLook::kLine);
         } else {
-          emit_assertion(std::string(1, c));
+          emit_assertion(std::string(1, c), HirLook::kLine);
         }
         ++pos_;
         return;
@@ -867,11 +867,12 @@ class Translator {
     const char e = re_[pos_ + 1];
     pos_ += 2;
     if (e == 'A') {
-      emit_assertion(superset_ ? "^" : "\\A", true);  // Hyperscan's \A is the buffer's start
+      emit_assertion(superset_ ? "^" : "\\A",
+                     HirLook::kTextStart);  // Hyperscan's \A is the buffer's start
       return;
     }
     if (e == 'z') {
-      emit_assertion(superset_ ? "$" : "\\z", false, true);
+      emit_assertion(superset_ ? "$" : "\\z", HirLook::kTextEnd);
       return;
     }
     std::string_view kind;
@@ -898,7 +899,7 @@ class Translator {
     }
     if (kind.empty()) {  // \b or \B
       if (!flags_.u) {
-        emit_assertion(e == 'b' ? "\\b" : "\\B");
+        emit_assertion(e == 'b' ? "\\b" : "\\B", HirLook::kWord);
       } else {
         emit_callout(e == 'b' ? kCalloutWordBoundary : kCalloutNotWordBoundary);
       }

@@ -841,194 +841,6 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
   return out;
 }
 
-// Parses a hex escape's digits at p[i] (after `\x`): `\xHH` or `\x{H...}`. Returns the code
-// point (or -1) and moves `i` past the escape.
-long parse_hex_escape(std::string_view p, std::size_t& i) {
-  std::size_t end;
-  std::string_view digits;
-  if (i < p.size() && p[i] == '{') {
-    end = p.find('}', i);
-    if (end == std::string_view::npos) return -1;
-    digits = p.substr(i + 1, end - i - 1);
-    ++end;
-  } else {
-    end = std::min(i + 2, p.size());
-    digits = p.substr(i, end - i);
-  }
-  i = end;
-  if (digits.empty() || digits.size() > 8) return -1;
-  long v = 0;
-  for (char c : digits) {
-    int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-            : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
-            : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
-                                                        : -1;
-    if (d < 0) return -1;
-    v = v * 16 + d;
-  }
-  return v;
-}
-
-// Parses the code point of a Rust escape `\xHH`, `\uHHHH`, `\UHHHHHHHH` or `\x{H...}` (`\u{..}`,
-// `\U{..}`): `kind` is its letter, p[i] the first character after it. Returns the code point (or
-// -1) and moves `i` past the escape.
-long parse_codepoint_escape(std::string_view p, std::size_t& i, char kind) {
-  if (kind == 'x' || (i < p.size() && p[i] == '{')) return parse_hex_escape(p, i);
-  const std::string_view digits = p.substr(i, kind == 'u' ? 4 : 8);
-  i += digits.size();
-  long v = 0;
-  for (const char d : digits) {
-    const int x = std::isdigit(static_cast<unsigned char>(d)) ? d - '0'
-                  : (d >= 'a' && d <= 'f')                    ? d - 'a' + 10
-                  : (d >= 'A' && d <= 'F')                    ? d - 'A' + 10
-                                                              : -1;
-    if (x < 0) return -1;
-    v = v * 16 + x;
-  }
-  return digits.size() == (kind == 'u' ? 4U : 8U) ? v : -1;
-}
-
-bool is_codepoint_escape(char c) { return c == 'x' || c == 'u' || c == 'U'; }
-
-// One escape `\X...` starting at p[i] (the backslash). Returns what it can match as far as the
-// line terminator `lt` ('\n' or '\0') is concerned: 'n' exactly `lt`, 'y' maybe `lt` among
-// others, '0' never. Moves `i` past the escape.
-char escape_newline(std::string_view p, std::size_t& i, char lt = '\n') {
-  i += 1;
-  if (i >= p.size()) return '0';
-  char c = p[i++];
-  const bool lf = lt == '\n';
-  switch (c) {
-    case 'n':
-      return lf ? 'n' : '0';
-    case 's':
-      return lf ? 'y' : '0';
-    case 'S':
-      return lf ? '0' : 'y';
-    case 'A':  // ripgrep counts the anchors \A \z ^ $ as matching a line feed (see
-    case 'z':  // can_match_newline), never a NUL
-    case 'Z':
-      return lf ? 'y' : '0';
-    case 'W':
-    case 'D':
-    case 'v':  // PCRE2's vertical space (in Rust \v is VT; harmless as a "maybe")
-    case 'R':
-    case 'X':
-    case 'C':
-      return 'y';
-    case 'x':
-    case 'u':
-    case 'U':
-      return parse_codepoint_escape(p, i, c) == static_cast<unsigned char>(lt) ? 'n' : '0';
-    case 'p':
-    case 'P': {
-      std::string name;
-      if (i < p.size() && p[i] == '{') {
-        std::size_t close = p.find('}', i);
-        if (close == std::string_view::npos) close = p.size();
-        name = std::string(p.substr(i + 1, close - i - 1));
-        i = std::min(close + 1, p.size());
-      } else if (i < p.size()) {
-        name = std::string(1, p[i++]);
-      }
-      // The class Rust resolves (Unicode 15 tables; regex-syntax 0.8 reads `!=` as `=`), \P{..}
-      // its complement; a name Rust rejects (compiling reports it) counts as "may".
-      std::string why;
-      const auto cls = detail::unicode_class(name, why);
-      if (!cls) return 'y';
-      bool newline = c == 'P';
-      const auto byte = static_cast<unsigned char>(lt);
-      for (const auto& [lo, hi] : cls->ranges) {
-        if (lo <= byte && byte <= hi) newline = !newline;
-      }
-      return newline ? 'y' : '0';
-    }
-    default:
-      return '0';
-  }
-}
-
-// Reads the class starting at p[i] ('['); moves `i` past it. Returns 'n' when the class is a lone
-// line terminator `lt` (`[\n]`), 'y' when it may match `lt`, '0' when it cannot.
-char class_newline(std::string_view p, std::size_t& i, char lt = '\n') {
-  if (auto exact = detail::set_operation_class_newline(p.substr(i), lt)) {  // [a-z&&[^aeiou]]
-    i += exact->length;
-    return exact->newline ? 'y' : '0';
-  }
-  std::size_t j = i + 1;
-  bool negated = j < p.size() && p[j] == '^';
-  if (negated) ++j;
-  bool any_newline = false, only_newline = true, items = false;
-  auto item = [&](char verdict) {
-    items = true;
-    if (verdict != '0') any_newline = true;
-    if (verdict != 'n') only_newline = false;
-  };
-  bool first = true;
-  long last_char = -1;  // for ranges a-b
-  while (j < p.size() && (p[j] != ']' || first)) {
-    first = false;
-    if (p[j] == '[' && j + 1 < p.size() && p[j + 1] == ':') {
-      std::size_t close = p.find(":]", j + 2);
-      if (close == std::string_view::npos) break;
-      std::string_view name = p.substr(j + 2, close - j - 2);
-      item((name == "space" && lt == '\n') || name == "cntrl" || name == "ascii" ||
-                   name.substr(0, 1) == "^"
-               ? 'y'
-               : '0');
-      j = close + 2;
-      last_char = -1;
-      continue;
-    }
-    if (p[j] == '[') {  // a nested class (Rust syntax)
-      char inner = class_newline(p, j, lt);
-      item(inner);
-      last_char = -1;
-      continue;
-    }
-    if (p[j] == '-' && last_char >= 0 && j + 1 < p.size() && p[j + 1] != ']') {
-      std::size_t k = j + 1;
-      long hi;
-      if (p[k] == '\\') {
-        std::size_t e = k + 1;
-        const char kind = e < p.size() ? p[e] : '\0';
-        hi = is_codepoint_escape(kind) ? (++e, parse_codepoint_escape(p, e, kind)) : -1;
-        if (hi < 0) escape_newline(p, k, lt), e = k;
-        j = e;
-      } else {
-        hi = static_cast<unsigned char>(p[k]);
-        j = k + 1;
-      }
-      const long byte = static_cast<unsigned char>(lt);
-      if (last_char <= byte && hi >= byte) item('y');
-      last_char = -1;
-      continue;
-    }
-    if (p[j] == '\\') {
-      std::size_t k = j;
-      const char kind = j + 1 < p.size() ? p[j + 1] : '\0';
-      char v = escape_newline(p, k, lt);
-      if (is_codepoint_escape(kind)) {
-        std::size_t e = j + 2;
-        last_char = parse_codepoint_escape(p, e, kind);
-      } else {
-        last_char = (j + 1 < p.size() && p[j + 1] == 'n') ? 0x0A : 0x7FFFFFFF;
-      }
-      item(v);
-      j = k;
-      continue;
-    }
-    last_char = static_cast<unsigned char>(p[j]);
-    item(p[j] == lt ? 'n' : '0');
-    ++j;
-  }
-  i = std::min(j + 1, p.size());
-  if (negated) return any_newline ? '0' : 'y';
-  if (!items) return '0';
-  if (only_newline) return 'n';
-  return any_newline ? 'y' : '0';
-}
-
 // ripgrep's NUL ban (PatternOptions::ban_nul): whether `patterns` are to be refused for a NUL that
 // their HIRs (`hirs`, rust_hir.hpp) hold as ripgrep's ban::check finds it (a literal holding it,
 // or a class of it alone). rg builds patterns it reads as plain literals (its is_fixed_strings)
@@ -1051,38 +863,6 @@ bool nul_banned(const std::vector<std::string>& patterns,
   }
   if (plain) return false;
   return detail::holds_literal_byte(hirs, '\0');
-}
-
-// True when some match of `pattern` may hold the line terminator `lt`: ripgrep's test for
-// multiline mode, which looks at the bytes a regex can never match and counts the anchors (^ $ \A
-// \z) as matching a line feed (not a NUL: `.` matches that even without dot-all). Errs on the
-// side of "may".
-bool can_match_newline(std::string_view p, bool dotall, bool literal, char lt = '\n') {
-  if (literal) return p.find(lt) != std::string_view::npos;
-  if (lt != '\n') dotall = true;
-  for (std::size_t i = 0; i < p.size();) {
-    if (p[i] == '\\') {
-      if (escape_newline(p, i, lt) != '0') return true;
-    } else if (p[i] == '[') {
-      if (class_newline(p, i, lt) != '0') return true;
-    } else if (p[i] == '(' && i + 2 < p.size() && p[i + 1] == '?') {
-      // Inline flags: (?s) or (?is:...) turn dot-all on.
-      std::size_t j = i + 2;
-      bool on = true;
-      for (; j < p.size() && (std::isalpha(static_cast<unsigned char>(p[j])) != 0 || p[j] == '-');
-           ++j) {
-        if (p[j] == '-') on = false;
-        if (p[j] == 's' && on) dotall = true;
-      }
-      i = j;
-    } else {
-      // ripgrep's non_matching_bytes removes '\n' for the anchors ^ and $ too.
-      if (p[i] == lt || (p[i] == '.' && dotall)) return true;
-      if ((p[i] == '^' || p[i] == '$') && lt == '\n') return true;
-      ++i;
-    }
-  }
-  return false;
 }
 
 // What Rust's LookMatcher sees on one side of a position: no character (the haystack's edge), an
@@ -1428,7 +1208,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     return Error{ErrorCode::kInvalidArgument,
                  fmt::format("compiled regex exceeds size limit of {}", options.regex_size_limit)};
   }
-  for (const std::string& p : patterns) {
+  for (std::size_t index = 0; index < patterns.size(); ++index) {
+    const std::string& p = patterns[index];
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
     // ripgrep's regexes run in multi-line mode: an inline `m` flag is taken out, and where the
     // pattern turned it off, ^ and $ mean the haystack's ends (line_anchors.hpp).
@@ -1446,11 +1227,14 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }
     // -P and -x (which adds anchors, a line feed's for ripgrep) always search in multiline mode
     // under -U, as in ripgrep; so do anchors that only the whole buffer has (a --null-data record
-    // has them too), and (--crlf) Rust's CRLF-aware ones.
+    // has them too), and (--crlf) Rust's CRLF-aware ones; and so does a pattern whose HIR may
+    // match the line terminator (ripgrep's non_matching_bytes, which counts anchors as matching
+    // a line feed).
+    const auto matches_terminator = [&] {
+      return (hirs[index].matches & detail::terminator_bit(options.line_terminator)) != 0;
+    };
     if (options.multiline && (options.pcre2 || ((options.line || anchors.buffer_anchors) && !nul) ||
-                              (options.crlf && anchors.anchors) ||
-                              can_match_newline(p, options.multiline_dotall, options.fixed_strings,
-                                                options.line_terminator))) {
+                              (options.crlf && anchors.anchors) || matches_terminator())) {
       impl->multiline = true;
     }
     // What PCRE2 runs: in ripgrep's own dialect (not -P) rewritten where Rust and PCRE2 read the

@@ -248,9 +248,8 @@ HirSummary hir_literal(std::string_view bytes) {
   h.kind = Kind::kLiteral;
   h.literal = std::string(bytes.substr(0, kKeptLiteral));
   h.literal_size = bytes.size();
-  for (const char c : bytes) {
-    h.holds |= c == '\n' ? kHoldsLf : c == '\r' ? kHoldsCr : c == '\0' ? kHoldsNul : 0;
-  }
+  for (const char c : bytes) h.holds |= terminator_bit(c);
+  h.matches = h.holds;
   h.zero_width = false;
   h.nfa_bytes = h.reverse_nfa_bytes = times(bytes.size(), kState);
   return h;
@@ -268,14 +267,24 @@ HirSummary hir_class(const CodepointRanges& members, bool bytes, std::string_vie
     const std::uint32_t c = members[0].first;
     return hir_literal(bytes ? std::string(1, static_cast<char>(c)) : ctx::utf8_of(c));
   }
-  return class_of_several(stripped(members, strip), bytes);
+  HirSummary h = class_of_several(stripped(members, strip), bytes);
+  for (const auto& [lo, hi] : members) {
+    for (const char t : {'\n', '\r', '\0'}) {
+      if (lo <= static_cast<std::uint32_t>(t) && static_cast<std::uint32_t>(t) <= hi) {
+        h.matches |= terminator_bit(t);
+      }
+    }
+  }
+  return h;
 }
 
-HirSummary hir_look(bool text_start, bool text_end) {
+HirSummary hir_look(HirLook look) {
   HirSummary h;
   h.kind = Kind::kOther;
-  h.text_start = text_start;
-  h.text_end = text_end;
+  h.text_start = look == HirLook::kTextStart;
+  h.text_end = look == HirLook::kTextEnd;
+  // ripgrep counts every anchor as matching a line feed (a known approximation of its own).
+  if (look != HirLook::kWord) h.matches = kHoldsLf;
   h.nfa_bytes = h.reverse_nfa_bytes = kState;
   return h;
 }
@@ -292,6 +301,7 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
       }
       prior.literal_size += item.literal_size;
       prior.holds |= item.holds;
+      prior.matches |= item.matches;
       prior.nfa_bytes = add(prior.nfa_bytes, item.nfa_bytes);
       prior.reverse_nfa_bytes = add(prior.reverse_nfa_bytes, item.reverse_nfa_bytes);
       continue;
@@ -306,6 +316,7 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
   bool before = true;  // still in the zero-width items at the start
   for (const HirSummary& item : out) {
     h.holds |= item.holds;
+    h.matches |= item.matches;
     h.zero_width = h.zero_width && item.zero_width;
     if (before) h.text_start = h.text_start || item.text_start;
     before = before && item.zero_width;
@@ -350,7 +361,9 @@ HirSummary alternation_of(const std::vector<HirSummary>& branches, std::string_v
       for (const HirSummary& b : branches) {
         members.insert(members.end(), b.members.begin(), b.members.end());
       }
-      return class_of_several(canonical_ranges(std::move(members)), !unicode);
+      HirSummary h = class_of_several(canonical_ranges(std::move(members)), !unicode);
+      for (const HirSummary& b : branches) h.matches |= b.matches;
+      return h;
     }
   }
   HirSummary h;
@@ -360,6 +373,7 @@ HirSummary alternation_of(const std::vector<HirSummary>& branches, std::string_v
   std::uint64_t most = 0, sum = 0, reverse_most = 0, reverse_sum = 0;
   for (const HirSummary& b : branches) {
     h.holds |= b.holds;
+    h.matches |= b.matches;
     h.zero_width = h.zero_width && b.zero_width;
     h.text_start = h.text_start && b.text_start;
     h.text_end = h.text_end && b.text_end;
@@ -402,6 +416,7 @@ HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::
   HirSummary h;
   h.kind = Kind::kOther;
   h.holds = sub.holds;
+  h.matches = sub.matches;
   h.zero_width = sub.zero_width;
   h.text_start = min > 0 && sub.text_start;
   h.text_end = min > 0 && sub.text_end;
@@ -424,6 +439,7 @@ HirSummary hir_capture(HirSummary sub) {
   HirSummary h;
   h.kind = Kind::kOther;
   h.holds = sub.holds;
+  h.matches = sub.matches;
   h.zero_width = sub.zero_width;
   h.text_start = sub.text_start;
   h.text_end = sub.text_end;
@@ -435,6 +451,7 @@ HirSummary hir_capture(HirSummary sub) {
 HirSummary hir_unknown() {
   HirSummary h;
   h.kind = Kind::kOther;
+  h.matches = kHoldsLf | kHoldsCr | kHoldsNul;
   h.zero_width = false;
   return h;
 }
@@ -454,11 +471,7 @@ HirSummary hir_of_literal(std::string_view pattern, bool caseless) {
 
 bool holds_literal_byte(const std::vector<HirSummary>& patterns, char byte) {
   const HirSummary all = alternation_of(patterns, {});
-  const std::uint8_t bit = byte == '\n'   ? kHoldsLf
-                           : byte == '\r' ? kHoldsCr
-                           : byte == '\0' ? kHoldsNul
-                                          : 0;
-  return (all.holds & bit) != 0;
+  return (all.holds & terminator_bit(byte)) != 0;
 }
 
 std::uint64_t nfa_bytes_lower_bound(const std::vector<HirSummary>& patterns,

@@ -31,6 +31,10 @@ struct HirSummary {
   // The line terminator bytes (kHoldsLf, kHoldsCr, kHoldsNul) that some literal in it holds (a
   // class of one of them alone being that literal).
   std::uint8_t holds = 0;
+  // The line terminator bytes that some match of it may hold, as ripgrep's non_matching_bytes
+  // finds them (its test for multiline mode): a literal's bytes, a class's members, and a line
+  // feed for every anchor (^ $ \A \z).
+  std::uint8_t matches = 0;
   bool concat = false;       // a concatenation (regex-syntax may share its start with others)
   bool alternation = false;  // kOther: an alternation (regex-syntax flattens nested ones)
   bool byte_class = false;   // kClass: of bytes (Unicode off), not of scalar values
@@ -47,7 +51,12 @@ struct HirSummary {
 };
 
 inline constexpr std::uint64_t kNfaMax = std::uint64_t{1} << 60;
+// Line terminator bytes (HirSummary::holds, ::matches): one bit each.
 inline constexpr std::uint8_t kHoldsLf = 1, kHoldsCr = 2, kHoldsNul = 4;
+// The bit of `byte` ('\n', '\r' or NUL; 0 for any other).
+constexpr std::uint8_t terminator_bit(char byte) {
+  return byte == '\n' ? kHoldsLf : byte == '\r' ? kHoldsCr : byte == '\0' ? kHoldsNul : 0;
+}
 
 // A literal of `bytes` (empty: hir_empty()).
 HirSummary hir_literal(std::string_view bytes);
@@ -57,15 +66,16 @@ HirSummary hir_empty();
 // strips from classes before it compiles them (its line terminator without -U: strip_from_match),
 // which changes their cost, not what the checks see.
 HirSummary hir_class(const CodepointRanges& members, bool bytes, std::string_view strip = {});
-// A look-around assertion (^ $ \b ...); `text_start`: \A, `text_end`: \z.
-HirSummary hir_look(bool text_start, bool text_end);
+// A look-around assertion: a line anchor (^ $), \A, \z or a word boundary (\b \B \< ...).
+enum class HirLook : std::uint8_t { kLine, kTextStart, kTextEnd, kWord };
+HirSummary hir_look(HirLook look);
 HirSummary hir_concat(std::vector<HirSummary> items);
 HirSummary hir_alternation(std::vector<HirSummary> branches, std::string_view strip = {});
 // `sub` repeated {min,max} (no max: unbounded); greedy or lazy cost the same.
 HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::uint32_t> max);
 HirSummary hir_capture(HirSummary sub);
 // A pattern that does not parse as Rust's (PCRE-like syntax where ripgrep's errors are off):
-// it holds no literal the checks see and costs nothing.
+// it holds no literal the checks see, may match any line terminator and costs nothing.
 HirSummary hir_unknown();
 
 // The HIR of a pattern that is a plain literal (-F, or no meta character), under case folding
