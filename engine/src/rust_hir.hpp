@@ -1,8 +1,9 @@
 // A summary of the HIR that regex-syntax 0.8 (ripgrep 14) parses a pattern into, enough for
 // ripgrep's checks on it: the NUL ban and the literal line terminator errors (grep-regex's
 // ban::check and strip_from_match: a literal holding the byte, or a class of that byte alone,
-// anywhere in the HIR after regex-syntax's simplifications) and its regex size limit
-// (regex-automata 0.4's Thompson NFA builder, bounded from below).
+// anywhere in the HIR after regex-syntax's simplifications), whether -U searches in multiline
+// mode (grep-regex's non_matching_bytes) and its regex size limit (regex-automata 0.4's Thompson
+// NFA builder).
 //
 // The byte-mode translator (byte_mode.hpp), which parses every pattern as regex-syntax does,
 // builds the summary bottom-up with the hir_* functions below, applying the same smart

@@ -133,3 +133,26 @@ TEST_CASE("the NFA size is regex-automata's where rg 14 reaches its limit", "[en
   // Literals alone never: rg may search for them without an NFA.
   CHECK_FALSE(too_large(std::string(4000, 'x'), 100000));
 }
+
+TEST_CASE("-U searches in multiline mode where ripgrep's non_matching_bytes allow a line feed",
+          "[engine][rust_hir]") {
+  const auto multiline = [](const std::string& p, bool dotall = false) {
+    ctx::engine::PatternOptions options;
+    options.multiline = true;
+    options.multiline_dotall = dotall;
+    auto set = ctx::engine::PatternSet::compile({p}, options);
+    if (!set.ok()) FAIL("compile failed: " << set.error().detail);
+    return set.value().multiline();
+  };
+  for (const char* p : {"a\\n", "a\\x0A", "[^a]", "a\\s", "(?s)a.", "a$", "^a", "\\Aa", "a\\z",
+                        "a\\W", "[[:space:]]", "(?-u:[^a])", "a|\\n", "(\\n)?"}) {
+    INFO(p);
+    CHECK(multiline(p));
+  }
+  // regex-syntax drops \n{0}; `.` and \b match no line feed.
+  for (const char* p : {"a\\n{0}", "a.", "a\\b", "\\w+", "[^\\n]", "a\\x00"}) {
+    INFO(p);
+    CHECK_FALSE(multiline(p));
+  }
+  CHECK(multiline("a.", true));
+}
