@@ -1204,7 +1204,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }
   }
   // ripgrep's regex size limit, where the NFA of its engine is known to exceed it.
-  if (!options.pcre2 && detail::nfa_bytes_lower_bound(hirs, strip) > options.regex_size_limit) {
+  if (!options.pcre2 && detail::nfa_bytes_lower_bound(hirs, strip, options.word || options.line) >
+                            options.regex_size_limit) {
     return Error{ErrorCode::kInvalidArgument,
                  fmt::format("compiled regex exceeds size limit of {}", options.regex_size_limit)};
   }

@@ -22,6 +22,26 @@ constexpr std::uint64_t kTransition = 8;
 // alternation of literals; larger ones, or longer literals, count as their longest literal).
 constexpr std::size_t kKeptLiteral = 15;
 constexpr std::size_t kTrieMax = 1000;
+// regex-syntax's literal extractor's limits (Extractor::new).
+constexpr std::uint32_t kExtractClass = 10, kExtractRepeat = 10, kExtractLength = 100,
+                        kExtractTotal = 250;
+
+// The extractor's seq of `h` cross `next` (concatenated), or union (alternated).
+void exact_cross(HirSummary& h, const HirSummary& next) {
+  const std::uint64_t count = std::uint64_t{h.exact_count} * next.exact_count;
+  const std::uint64_t length = std::uint64_t{h.exact_length} + next.exact_length;
+  const bool exact = count != 0 && count <= kExtractTotal && length <= kExtractLength;
+  h.exact_count = exact ? static_cast<std::uint32_t>(count) : 0;
+  h.exact_length = exact ? static_cast<std::uint32_t>(length) : 0;
+  h.exact_empty = exact && h.exact_empty && next.exact_empty;
+}
+void exact_union(HirSummary& h, const HirSummary& next) {
+  const std::uint64_t count = std::uint64_t{h.exact_count} + next.exact_count;
+  const bool exact = h.exact_count != 0 && next.exact_count != 0 && count <= kExtractTotal;
+  h.exact_count = exact ? static_cast<std::uint32_t>(count) : 0;
+  h.exact_length = exact ? std::max(h.exact_length, next.exact_length) : 0;
+  h.exact_empty = exact && (h.exact_empty || next.exact_empty);
+}
 
 std::uint64_t add(std::uint64_t a, std::uint64_t b) { return std::min(a + b, kNfaMax); }
 std::uint64_t times(std::uint64_t n, std::uint64_t a) {
@@ -179,6 +199,11 @@ HirSummary class_of_several(CodepointRanges members, bool bytes) {
   h.zero_width = false;
   h.byte_class = bytes;
   h.ascii_class = !members.empty() && members.back().second < 0x80;
+  std::uint64_t size = 0;
+  for (const auto& [lo, hi] : members) size += hi - lo + 1;
+  h.exact_count = size <= kExtractClass ? static_cast<std::uint32_t>(size) : 0;
+  h.exact_length = h.exact_count == 0 ? 0 : bytes || h.ascii_class ? 1 : 4;
+  h.exact_empty = false;
   if (members.empty()) {  // a fail state
     h.nfa_bytes = h.reverse_nfa_bytes = kState;
   } else if (members.size() == 1 && members[0].first == members[0].second) {  // a byte range
@@ -250,6 +275,9 @@ HirSummary hir_literal(std::string_view bytes) {
   h.literal_size = bytes.size();
   for (const char c : bytes) h.holds |= terminator_bit(c);
   h.matches = h.holds;
+  h.exact_count = bytes.size() <= kExtractLength ? 1 : 0;
+  h.exact_length = h.exact_count == 0 ? 0 : static_cast<std::uint32_t>(bytes.size());
+  h.exact_empty = false;
   h.zero_width = false;
   h.nfa_bytes = h.reverse_nfa_bytes = times(bytes.size(), kState);
   return h;
@@ -260,6 +288,7 @@ HirSummary hir_class(const CodepointRanges& members, bool bytes, std::string_vie
     HirSummary h;
     h.kind = Kind::kOther;
     h.zero_width = false;
+    h.exact_count = 0;
     h.nfa_bytes = h.reverse_nfa_bytes = kState;
     return h;
   }
@@ -285,6 +314,7 @@ HirSummary hir_look(HirLook look) {
   h.text_end = look == HirLook::kTextEnd;
   // ripgrep counts every anchor as matching a line feed (a known approximation of its own).
   if (look != HirLook::kWord) h.matches = kHoldsLf;
+  h.looks = true;
   h.nfa_bytes = h.reverse_nfa_bytes = kState;
   return h;
 }
@@ -304,6 +334,7 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
       prior.matches |= item.matches;
       prior.nfa_bytes = add(prior.nfa_bytes, item.nfa_bytes);
       prior.reverse_nfa_bytes = add(prior.reverse_nfa_bytes, item.reverse_nfa_bytes);
+      exact_cross(prior, item);
       continue;
     }
     out.push_back(std::move(item));
@@ -322,6 +353,9 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
     before = before && item.zero_width;
     h.nfa_bytes = add(h.nfa_bytes, item.nfa_bytes);
     h.reverse_nfa_bytes = add(h.reverse_nfa_bytes, item.reverse_nfa_bytes);
+    exact_cross(h, item);
+    h.captures = h.captures || item.captures;
+    h.looks = h.looks || item.looks;
   }
   for (auto it = out.rbegin(); it != out.rend(); ++it) {  // the same from the end
     h.text_end = h.text_end || it->text_end;
@@ -370,8 +404,14 @@ HirSummary alternation_of(const std::vector<HirSummary>& branches, std::string_v
   h.kind = Kind::kOther;
   h.alternation = true;
   h.text_start = h.text_end = true;
+  h.exact_count = branches.front().exact_count;
+  h.exact_length = branches.front().exact_length;
+  h.exact_empty = branches.front().exact_empty;
   std::uint64_t most = 0, sum = 0, reverse_most = 0, reverse_sum = 0;
   for (const HirSummary& b : branches) {
+    if (&b != &branches.front()) exact_union(h, b);
+    h.captures = h.captures || b.captures;
+    h.looks = h.looks || b.looks;
     h.holds |= b.holds;
     h.matches |= b.matches;
     h.zero_width = h.zero_width && b.zero_width;
@@ -420,6 +460,21 @@ HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::
   h.zero_width = sub.zero_width;
   h.text_start = min > 0 && sub.text_start;
   h.text_end = min > 0 && sub.text_end;
+  h.captures = sub.captures;
+  h.looks = sub.looks;
+  // The extractor: x? is {x, ""}; x{n} (n up to 10) n copies; any other repetition is inexact.
+  h.exact_count = 0;
+  if (min == 0 && max == 1U) {
+    HirSummary empty;
+    h.exact_count = sub.exact_count;
+    h.exact_length = sub.exact_length;
+    h.exact_empty = sub.exact_empty;
+    exact_union(h, empty);
+  } else if (max == min && min <= kExtractRepeat) {
+    h.exact_empty = true;
+    h.exact_count = 1;
+    for (std::uint32_t k = 0; k < min; ++k) exact_cross(h, sub);
+  }
   // regex-automata's c_repetition: copies of the sub, a union state per optional copy (two
   // alternates), an end state.
   const auto cost = [&](std::uint64_t s) {
@@ -443,6 +498,11 @@ HirSummary hir_capture(HirSummary sub) {
   h.zero_width = sub.zero_width;
   h.text_start = sub.text_start;
   h.text_end = sub.text_end;
+  h.exact_count = sub.exact_count;
+  h.exact_length = sub.exact_length;
+  h.exact_empty = sub.exact_empty;
+  h.captures = true;
+  h.looks = sub.looks;
   h.nfa_bytes = add(sub.nfa_bytes, 2 * kState);  // the reverse NFA has no capture states
   h.reverse_nfa_bytes = sub.reverse_nfa_bytes;
   return h;
@@ -451,6 +511,7 @@ HirSummary hir_capture(HirSummary sub) {
 HirSummary hir_unknown() {
   HirSummary h;
   h.kind = Kind::kOther;
+  h.exact_count = 0;
   h.matches = kHoldsLf | kHoldsCr | kHoldsNul;
   h.zero_width = false;
   return h;
@@ -474,19 +535,24 @@ bool holds_literal_byte(const std::vector<HirSummary>& patterns, char byte) {
   return (all.holds & terminator_bit(byte)) != 0;
 }
 
-std::uint64_t nfa_bytes_lower_bound(const std::vector<HirSummary>& patterns,
-                                    std::string_view strip) {
-  if (std::ranges::all_of(patterns, [](const HirSummary& p) { return p.kind == Kind::kLiteral; })) {
-    return 0;
-  }
+std::uint64_t nfa_bytes_lower_bound(const std::vector<HirSummary>& patterns, std::string_view strip,
+                                    bool wrapped) {
+  const bool literals =
+      std::ranges::all_of(patterns, [](const HirSummary& p) { return p.kind == Kind::kLiteral; });
+  if (literals && !wrapped) return 0;  // Aho-Corasick (from_alternation_literals)
   const HirSummary all = alternation_of(patterns, strip);
-  // The unanchored prefix (a union and a byte range: 3 states, 2 alternates; when anchored two
-  // states), group 0's two states (forward only) and the match state.
-  const std::uint64_t prefix = 3 * kState + 2 * kAlternate;
+  if (!wrapped && all.exact_count != 0 && !all.exact_empty && !all.captures && !all.looks) {
+    return 0;  // a search for the exact literals (from_prefixes)
+  }
+  // The unanchored prefix (a union, a sparse state of one transition and its end: 3 states, a
+  // transition, 2 alternates; when anchored one state), group 0's two states (forward only), the
+  // match state; -w and -x add two look-arounds.
+  const std::uint64_t prefix = 3 * kState + kTransition + 2 * kAlternate;
+  const std::uint64_t looks = wrapped ? 2 * kState : 0;
   const std::uint64_t forward =
-      add(all.nfa_bytes, (all.text_start ? 2 * kState : prefix) + 3 * kState);
+      add(all.nfa_bytes, (all.text_start ? kState : prefix) + 3 * kState + looks);
   const std::uint64_t reverse =
-      add(all.reverse_nfa_bytes, (all.text_end ? 2 * kState : prefix) + kState);
+      add(all.reverse_nfa_bytes, (all.text_end ? kState : prefix) + kState + looks);
   return std::max(forward, reverse);
 }
 

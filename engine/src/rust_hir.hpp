@@ -49,6 +49,16 @@ struct HirSummary {
   // (larger for Unicode classes); both saturate at kNfaMax.
   std::uint64_t nfa_bytes = 0;
   std::uint64_t reverse_nfa_bytes = 0;
+  // What regex-syntax's literal extractor (prefixes; limits 10 class members, 10 repeats, 100
+  // bytes, 250 literals) makes of it when the literals are exact, the whole of every match: how
+  // many (0: not exact), the longest, and whether the empty string is one of them. With exact
+  // literals and no capture group or look-around, regex-automata searches for the literals alone
+  // and builds no NFA.
+  std::uint32_t exact_count = 1;
+  std::uint32_t exact_length = 0;
+  bool exact_empty = true;
+  bool captures = false;  // it has a capture group
+  bool looks = false;     // it has a look-around assertion
 };
 
 inline constexpr std::uint64_t kNfaMax = std::uint64_t{1} << 60;
@@ -92,9 +102,11 @@ bool holds_literal_byte(const std::vector<HirSummary>& patterns, char byte);
 // literal, class or group of them that reach the limit, and else a lower bound with rare
 // exceptions (a class that holds a line terminator in an alternation that stripping it makes a
 // class; `strip` as for hir_class): ripgrep refuses the patterns with
-// "compiled regex exceeds size limit of N" when it exceeds its --regex-size-limit N. 0 when every
-// pattern is a literal (ripgrep may search for those without any NFA).
-std::uint64_t nfa_bytes_lower_bound(const std::vector<HirSummary>& patterns,
-                                    std::string_view strip);
+// "compiled regex exceeds size limit of N" when it exceeds its --regex-size-limit N. 0 where
+// regex-automata builds no NFA: literals only, or exact literals (see exact_count) without
+// capture groups or look-arounds. `wrapped`: -w or -x, whose look-arounds ripgrep puts around the
+// alternation.
+std::uint64_t nfa_bytes_lower_bound(const std::vector<HirSummary>& patterns, std::string_view strip,
+                                    bool wrapped);
 
 }  // namespace ctx::engine::detail

@@ -35,8 +35,8 @@ bool holds(const std::vector<std::string>& patterns, char byte, bool caseless = 
 }
 
 // Whether ripgrep's size limit refuses `pattern` (not -P).
-bool too_large(const std::string& pattern, std::uint64_t limit) {
-  ctx::engine::PatternOptions options;
+bool too_large(const std::string& pattern, std::uint64_t limit,
+               ctx::engine::PatternOptions options = {}) {
   options.regex_size_limit = limit;
   auto set = ctx::engine::PatternSet::compile({pattern}, options);
   return !set.ok() && set.error().detail.find("exceeds size limit") != std::string::npos;
@@ -132,6 +132,41 @@ TEST_CASE("the NFA size is regex-automata's where rg 14 reaches its limit", "[en
   CHECK(too_large("x{3276794}", std::uint64_t{100} << 20));
   // Literals alone never: rg may search for them without an NFA.
   CHECK_FALSE(too_large(std::string(4000, 'x'), 100000));
+}
+
+TEST_CASE("small NFAs cost what rg 14 counts, and exact literals none", "[engine][rust_hir]") {
+  struct Smallest {
+    const char* pattern;
+    std::uint64_t accepted;  // the smallest --regex-size-limit rg 14.1.1 accepts the pattern at
+    bool word = false, line = false, caseless = false;
+  };
+  for (const Smallest& t : std::vector<Smallest>{{"fo+", 312},
+                                                 {"(foo)", 368},
+                                                 {"\\bfoo", 336},
+                                                 {"a{11}", 560},
+                                                 {"x*", 280},
+                                                 {"[a-k]z", 312},
+                                                 {"foo", 368, true},
+                                                 {"foo", 368, false, true},
+                                                 {"fo+", 376, true},
+                                                 {"(foo)", 432, true},
+                                                 // regex-syntax's literal extractor finds these
+                                                 // exact: regex-automata builds no NFA
+                                                 {"foo", 0},
+                                                 {"foo", 0, false, false, true},
+                                                 {"fo?", 0},
+                                                 {"[ab]c", 0},
+                                                 {"a{3}", 0},
+                                                 {"[a-j]z", 0},
+                                                 {"[\xC3\xA9" "a]x", 0}}) {
+    INFO(t.pattern << " -w " << t.word << " -x " << t.line << " -i " << t.caseless);
+    ctx::engine::PatternOptions options;
+    options.word = t.word;
+    options.line = t.line;
+    options.case_insensitive = t.caseless;
+    CHECK_FALSE(too_large(t.pattern, t.accepted, options));
+    if (t.accepted > 0) CHECK(too_large(t.pattern, t.accepted - 1, options));
+  }
 }
 
 TEST_CASE("-U searches in multiline mode where ripgrep's non_matching_bytes allow a line feed",
