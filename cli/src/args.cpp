@@ -196,10 +196,12 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.engine = Args::Engine::kDefault; return {}; }},
   {"pcre2-version", 0, "", "Print the version of PCRE2 in use and whether its JIT is available.",
    [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kPcre2Version; return {}; }},
-  {"regex-size-limit", 0, "NUM+SUFFIX?", "Accepted for rg compatibility (its size syntax, e.g. "
-   "10M, is checked); no effect: Hyperscan and PCRE2 apply their own limits.",
+  {"regex-size-limit", 0, "NUM+SUFFIX?", "The size limit of rg's compiled regex (rg's size "
+   "syntax, e.g. 10M; default 100M): patterns rg's engine would compile into a larger NFA are an "
+   "error, as in rg (e.g. x{4000000}); -P has none.",
    [](Args& a, std::string_view v) -> Status {
-     CTX_TRY_ASSIGN(a.regex_size_limit, parse_rg_size("regex-size-limit", v)); return {}; }},
+     CTX_TRY_ASSIGN(a.regex_size_limit, parse_rg_size("regex-size-limit", v));
+     a.pattern.regex_size_limit = *a.regex_size_limit; return {}; }},
   {"dfa-size-limit", 0, "NUM+SUFFIX?", "Accepted for rg compatibility (its size syntax, e.g. "
    "10M, is checked); no effect: there is no lazy DFA cache to bound.",
    [](Args& a, std::string_view v) -> Status {

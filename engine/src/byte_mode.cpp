@@ -6,11 +6,13 @@
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "ctx/base/utf8.hpp"
 #include "line_anchors.hpp"
+#include "rust_hir.hpp"
 #include "rust_syntax.hpp"
 #include "unicode_props.hpp"
 
@@ -104,65 +106,6 @@ CodepointRanges perl_ascii(char kind) {
   return canonical_ranges(std::move(out));
 }
 
-// One sequence of byte ranges, each byte of a UTF-8 encoding in its range.
-using Seq = std::vector<std::pair<std::uint8_t, std::uint8_t>>;
-
-// regex-syntax's Utf8Sequences: the UTF-8 encodings of the scalar values in [lo, hi] as
-// sequences of byte ranges, ascending, none overlapping.
-void utf8_sequences(std::uint32_t lo, std::uint32_t hi, std::vector<Seq>& out) {
-  std::vector<Range> stack{{lo, hi}};
-  constexpr std::array<std::uint32_t, 3> kMaxScalar = {0x7F, 0x7FF, 0xFFFF};
-  while (!stack.empty()) {
-    Range r = stack.back();
-    stack.pop_back();
-    for (;;) {
-      if (r.first < 0xE000 && r.second > 0xD7FF) {  // around the surrogates
-        stack.emplace_back(0xE000, r.second);
-        r.second = 0xD7FF;
-        continue;
-      }
-      if (r.first > r.second) break;
-      bool split = false;
-      for (std::uint32_t max : kMaxScalar) {
-        if (r.first <= max && max < r.second) {
-          stack.emplace_back(max + 1, r.second);
-          r.second = max;
-          split = true;
-          break;
-        }
-      }
-      if (split) continue;
-      if (r.second <= 0x7F) {
-        out.push_back(
-            Seq{{static_cast<std::uint8_t>(r.first), static_cast<std::uint8_t>(r.second)}});
-        break;
-      }
-      for (std::uint32_t i = 1; i < 4 && !split; ++i) {
-        const std::uint32_t m = (std::uint32_t{1} << (6 * i)) - 1;
-        if ((r.first & ~m) != (r.second & ~m)) {
-          if ((r.first & m) != 0) {
-            stack.emplace_back((r.first | m) + 1, r.second);
-            r.second = r.first | m;
-            split = true;
-          } else if ((r.second & m) != m) {
-            stack.emplace_back(r.second & ~m, r.second);
-            r.second = (r.second & ~m) - 1;
-            split = true;
-          }
-        }
-      }
-      if (split) continue;
-      const std::string a = utf8_of(r.first), b = utf8_of(r.second);
-      Seq seq;
-      for (std::size_t k = 0; k < a.size(); ++k) {
-        seq.emplace_back(static_cast<std::uint8_t>(a[k]), static_cast<std::uint8_t>(b[k]));
-      }
-      out.push_back(std::move(seq));
-      break;
-    }
-  }
-}
-
 // A byte as a regex atom: ASCII letters and digits as themselves, anything else as \xHH (PCRE2
 // and Hyperscan read \xHH as that byte without UTF).
 std::string byte_text(std::uint32_t b) {
@@ -242,9 +185,18 @@ struct Flags {
 
 constexpr std::string_view kUnicodeNotAllowed = "Unicode not allowed here";
 
+// The HIR of a group being read (rust_hir.hpp): its finished branches, the items of the one being
+// read, and whether it captures.
+struct HirFrame {
+  std::vector<HirSummary> branches;
+  std::vector<HirSummary> items;
+  bool capture = false;
+};
+
 class Translator {
  public:
-  Translator(std::string_view re, const ByteRegexOptions& o) : re_(re), superset_(o.superset) {
+  Translator(std::string_view re, const ByteRegexOptions& o)
+      : re_(re), superset_(o.superset), strip_(o.strip) {
     flags_.i = o.caseless;
     flags_.u = o.unicode;
     flags_.s = o.dotall;
@@ -265,6 +217,7 @@ class Translator {
     }
     while (pos_ < re_.size() && why_.empty()) step();
     if (why_.empty() && !scopes_.empty()) fail(open_.back(), "unclosed group");
+    if (why_.empty()) hir_result_ = close_hir(hir_.front());
     if (!why_.empty()) {
       return Error{ErrorCode::kInvalidArgument,
                    fmt::format("regex parse error in '{}' at offset {}: {}", re_, error_at_, why_)};
@@ -356,18 +309,55 @@ class Translator {
     return bytes.size() == 1 ? out : "(?:" + out + ")";
   }
 
-  void emit_atom(const std::string& atom) {
+  // An atom, `node` its HIR.
+  void emit_atom(const std::string& atom, HirSummary node) {
     repeatable_ = true;
     atom_start_ = out_.size();
     quantified_ = false;
     assertion_ = false;
     out_ += atom;
+    hir_.back().items.push_back(std::move(node));
+  }
+
+  // A literal character (see literal_atom).
+  void emit_literal(std::uint32_t cp, bool byte) {
+    emit_atom(literal_atom(cp, byte), literal_hir(cp, byte));
+  }
+
+  // A class.
+  void emit_set(const Set& s) { emit_atom(set_atom(s), hir_class(s.r, s.bytes, strip_)); }
+
+  // The HIR of a literal character: regex-syntax makes a case-folded one a class.
+  HirSummary literal_hir(std::uint32_t cp, bool byte) const {
+    if (byte) return hir_literal(std::string(1, static_cast<char>(cp)));
+    if (flags_.i && flags_.u) return hir_class(case_fold_closure({{cp, cp}}), false, strip_);
+    if (flags_.i && ((cp >= 'A' && cp <= 'Z') || (cp >= 'a' && cp <= 'z'))) {
+      const std::uint32_t up = cp & ~0x20U;
+      return hir_class({{up, up}, {up | 0x20U, up | 0x20U}}, true, strip_);
+    }
+    return hir_literal(utf8_of(cp));
   }
 
   // An assertion as an atom that a quantifier may follow (Rust allows ^*; PCRE2 a group of it).
-  void emit_assertion(const std::string& text) {
-    emit_atom(text);
+  void emit_assertion(const std::string& text, HirLook look) {
+    emit_atom(text, hir_look(look));
     assertion_ = true;
+  }
+
+  // The last atom's HIR repeated {min,max}, after quantifier() took it.
+  void repeat_hir(std::uint64_t min, std::optional<std::uint64_t> max) {
+    if (!why_.empty() || hir_.back().items.empty()) return;
+    HirSummary& last = hir_.back().items.back();
+    std::optional<std::uint32_t> most;
+    if (max) most = static_cast<std::uint32_t>(*max);
+    last = hir_repetition(std::move(last), static_cast<std::uint32_t>(min), most);
+  }
+
+  // The HIR of the alternation in `frame` (its last branch still in `items`).
+  HirSummary close_hir(HirFrame& frame) const {
+    frame.branches.push_back(hir_concat(std::move(frame.items)));
+    HirSummary alternation = hir_alternation(std::move(frame.branches), strip_);
+    return frame.capture ? hir_capture(std::move(alternation)) : alternation;
   }
 
   // A quantifier after the last atom; Rust repeats a repetition (a**) and assertions (^*),
@@ -389,22 +379,22 @@ class Translator {
 
   // A Unicode look-around as a callout (nothing in a superset: dropping an assertion widens).
   void emit_callout(int number) {
-    emit_assertion(superset_ ? "" : fmt::format("(?:(?C{}))", number));
+    emit_assertion(superset_ ? "" : fmt::format("(?:(?C{}))", number), HirLook::kWord);
   }
 
   // ASCII versions of the word look-arounds, over bytes.
   void emit_ascii_look(std::string_view kind) {
     constexpr std::string_view kWord = "[0-9A-Za-z_]";
     if (superset_) {  // Hyperscan has no look-arounds: \b, or nothing (a superset)
-      emit_assertion(kind == "start" || kind == "end" ? "\\b" : "");
+      emit_assertion(kind == "start" || kind == "end" ? "\\b" : "", HirLook::kWord);
     } else if (kind == "start") {
-      emit_assertion(fmt::format("(?:\\b(?={}))", kWord));
+      emit_assertion(fmt::format("(?:\\b(?={}))", kWord), HirLook::kWord);
     } else if (kind == "end") {
-      emit_assertion(fmt::format("(?:\\b(?<={}))", kWord));
+      emit_assertion(fmt::format("(?:\\b(?<={}))", kWord), HirLook::kWord);
     } else if (kind == "start-half") {
-      emit_assertion(fmt::format("(?<!{})", kWord));
+      emit_assertion(fmt::format("(?<!{})", kWord), HirLook::kWord);
     } else {
-      emit_assertion(fmt::format("(?!{})", kWord));
+      emit_assertion(fmt::format("(?!{})", kWord), HirLook::kWord);
     }
   }
 
@@ -425,6 +415,11 @@ class Translator {
         scopes_.pop_back();
         open_.pop_back();
         out_ += ')';
+        {
+          HirSummary group = close_hir(hir_.back());
+          hir_.pop_back();
+          hir_.back().items.push_back(std::move(group));
+        }
         atom_start_ = open_out_.back();
         open_out_.pop_back();
         quantified_ = assertion_ = false;
@@ -433,6 +428,8 @@ class Translator {
         return;
       case '|':
         repeatable_ = false;
+        hir_.back().branches.push_back(hir_concat(std::move(hir_.back().items)));
+        hir_.back().items.clear();
         out_ += c;
         ++pos_;
         return;
@@ -441,9 +438,10 @@ class Translator {
         // CRLF mode (R: (?R), --crlf): Rust's CRLF-aware anchors, which Hyperscan's ^ and $ do
         // not cover (dropped from the superset).
         if (flags_.R) {
-          emit_assertion(superset_ ? "" : std::string(c == '^' ? kCrlfLineStart : kCrlfLineEnd));
+          emit_assertion(superset_ ? "" : std::string(c == '^' ? kCrlfLineStart : kCrlfLineEnd),
+                         HirLook::kLine);
         } else {
-          emit_assertion(std::string(1, c));
+          emit_assertion(std::string(1, c), HirLook::kLine);
         }
         ++pos_;
         return;
@@ -451,6 +449,7 @@ class Translator {
       case '+':
       case '?':
         quantifier(std::string(1, c));
+        repeat_hir(c == '+' ? 1 : 0, c == '?' ? std::optional<std::uint64_t>(1) : std::nullopt);
         ++pos_;
         lazy();
         return;
@@ -461,12 +460,17 @@ class Translator {
         ++pos_;
         // Rust's CRLF mode (R, --crlf) keeps `.` off \r too.
         if (flags_.u) {
-          emit_atom(
-              set_atom(Set{false, flags_.s   ? CodepointRanges{{0, 0x10FFFF}}
-                                  : flags_.R ? CodepointRanges{{0, 9}, {11, 12}, {14, 0x10FFFF}}
-                                             : CodepointRanges{{0, 9}, {11, 0x10FFFF}}}));
+          emit_set(Set{false, flags_.s   ? CodepointRanges{{0, 0x10FFFF}}
+                              : flags_.R ? CodepointRanges{{0, 9}, {11, 12}, {14, 0x10FFFF}}
+                                         : CodepointRanges{{0, 9}, {11, 0x10FFFF}}});
         } else {
-          emit_atom(flags_.s ? "[\\x00-\\xFF]" : flags_.R ? "[^\\n\\r]" : "[^\\n]");
+          emit_atom(flags_.s   ? "[\\x00-\\xFF]"
+                    : flags_.R ? "[^\\n\\r]"
+                               : "[^\\n]",
+                    hir_class(flags_.s   ? CodepointRanges{{0, 0xFF}}
+                              : flags_.R ? CodepointRanges{{0, 9}, {11, 12}, {14, 0xFF}}
+                                         : CodepointRanges{{0, 9}, {11, 0xFF}},
+                              true, strip_));
         }
         return;
       case '[': {
@@ -474,7 +478,7 @@ class Translator {
         Set s = parse_class(j);
         if (!why_.empty()) return;
         pos_ = j;
-        emit_atom(set_atom(s));
+        emit_set(s);
         return;
       }
       case '\\':
@@ -485,7 +489,7 @@ class Translator {
         bool raw = false;
         const std::uint32_t cp = char_at(pos_, len, raw);
         pos_ += len;
-        emit_atom(literal_atom(cp, raw));
+        emit_literal(cp, raw);
         return;
       }
     }
@@ -514,36 +518,55 @@ class Translator {
         ++j;
       }
     };
-    auto digits = [&] {
+    // The digits as a u32 (regex-syntax's "decimal literal invalid" past it, at its first digit).
+    auto digits = [&](std::uint64_t& value) {
       white();
+      const std::size_t first = j;
       bool any = false;
+      value = 0;
       while (j < re_.size() && re_[j] >= '0' && re_[j] <= '9') {
+        value = std::min<std::uint64_t>(value * 10 + static_cast<std::uint64_t>(re_[j] - '0'),
+                                        std::uint64_t{1} << 40);
         text += re_[j++];
         any = true;
         skip_space(j);
       }
+      if (value > UINT32_MAX) fail(first, "decimal literal invalid");
       white();
       return any;
     };
-    if (!digits()) {
+    std::uint64_t min = 0, max = 0;
+    if (!digits(min)) {
       fail(open, at_end(j) ? "unclosed counted repetition"
                            : "repetition quantifier expects a valid decimal");
       return;
     }
+    if (!why_.empty()) return;
+    std::optional<std::uint64_t> most = min;
     if (j < re_.size() && re_[j] == ',') {
       text += ',';
       ++j;
       skip_space(j);
-      if (j < re_.size() && re_[j] != '}' && !digits()) {
-        fail(open, "repetition quantifier expects a valid decimal");
-        return;
+      most.reset();
+      if (j < re_.size() && re_[j] != '}') {
+        if (!digits(max)) {
+          fail(open, "repetition quantifier expects a valid decimal");
+          return;
+        }
+        if (!why_.empty()) return;
+        most = max;
       }
     }
     if (at_end(j) || re_[j] != '}') {
       fail(open, "unclosed counted repetition");
       return;
     }
+    if (most && *most < min) {
+      fail(open, "invalid repetition count range, the start must be <= the end");
+      return;
+    }
     quantifier(text + "}");
+    repeat_hir(min, most);
     pos_ = j + 1;
     lazy();
   }
@@ -552,6 +575,7 @@ class Translator {
     const std::size_t open = pos_;
     repeatable_ = false;  // (?i) too: Rust repeats no flag group
     if (re_.substr(pos_, 2) != "(?") {
+      hir_.push_back(HirFrame{{}, {}, true});
       scopes_.push_back(flags_);
       open_.push_back(open);
       open_out_.push_back(out_.size());
@@ -568,6 +592,7 @@ class Translator {
         fail(open, "unclosed capture group name");
         return;
       }
+      hir_.push_back(HirFrame{{}, {}, true});
       scopes_.push_back(flags_);
       open_.push_back(open);
       open_out_.push_back(out_.size());
@@ -649,6 +674,7 @@ class Translator {
       pos_ = j + 1;
       return;
     }
+    hir_.push_back(HirFrame{{}, {}, false});
     scopes_.push_back(flags_);
     open_.push_back(open);
     flags_ = f;
@@ -829,11 +855,11 @@ class Translator {
         return;
       case Esc::kSet:
         pos_ = j;
-        emit_atom(set_atom(set));
+        emit_set(set);
         return;
       case Esc::kLiteral:
         pos_ = j;
-        emit_atom(literal_atom(cp, byte));
+        emit_literal(cp, byte);
         return;
       case Esc::kOther:
         break;
@@ -841,11 +867,12 @@ class Translator {
     const char e = re_[pos_ + 1];
     pos_ += 2;
     if (e == 'A') {
-      emit_assertion(superset_ ? "^" : "\\A");  // Hyperscan's \A is the buffer's start
+      emit_assertion(superset_ ? "^" : "\\A",
+                     HirLook::kTextStart);  // Hyperscan's \A is the buffer's start
       return;
     }
     if (e == 'z') {
-      emit_assertion(superset_ ? "$" : "\\z");
+      emit_assertion(superset_ ? "$" : "\\z", HirLook::kTextEnd);
       return;
     }
     std::string_view kind;
@@ -872,7 +899,7 @@ class Translator {
     }
     if (kind.empty()) {  // \b or \B
       if (!flags_.u) {
-        emit_assertion(e == 'b' ? "\\b" : "\\B");
+        emit_assertion(e == 'b' ? "\\b" : "\\B", HirLook::kWord);
       } else {
         emit_callout(e == 'b' ? kCalloutWordBoundary : kCalloutNotWordBoundary);
       }
@@ -1040,6 +1067,7 @@ class Translator {
   static constexpr std::size_t kNpos = std::string_view::npos;
   std::string_view re_;
   bool superset_;
+  std::string_view strip_;  // see ByteRegexOptions::strip
   Flags flags_;
   std::vector<Flags> scopes_;          // the flags outside each open group
   std::vector<std::size_t> open_;      // where each open group starts
@@ -1054,9 +1082,14 @@ class Translator {
   // The pattern holds what PCRE2 with UTF reads otherwise than Rust even after rust_syntax.hpp's
   // rewrites (see rust_to_bytes' `differs`).
   bool differs_ = false;
+  // The HIR of each open group (the pattern's at the bottom).
+  std::vector<HirFrame> hir_{HirFrame{}};
+  HirSummary hir_result_ = hir_unknown();
 
  public:
   bool differs() const { return differs_; }
+  // The pattern's HIR, after run() parsed it (else hir_unknown()).
+  const HirSummary& hir() const { return hir_result_; }
 
  private:
   std::size_t pos_ = 0;
@@ -1067,6 +1100,60 @@ class Translator {
 };
 
 }  // namespace
+
+void utf8_sequences(std::uint32_t lo, std::uint32_t hi, std::vector<Seq>& out) {
+  std::vector<Range> stack{{lo, hi}};
+  constexpr std::array<std::uint32_t, 3> kMaxScalar = {0x7F, 0x7FF, 0xFFFF};
+  while (!stack.empty()) {
+    Range r = stack.back();
+    stack.pop_back();
+    for (;;) {
+      if (r.first < 0xE000 && r.second > 0xD7FF) {  // around the surrogates
+        stack.emplace_back(0xE000, r.second);
+        r.second = 0xD7FF;
+        continue;
+      }
+      if (r.first > r.second) break;
+      bool split = false;
+      for (std::uint32_t max : kMaxScalar) {
+        if (r.first <= max && max < r.second) {
+          stack.emplace_back(max + 1, r.second);
+          r.second = max;
+          split = true;
+          break;
+        }
+      }
+      if (split) continue;
+      if (r.second <= 0x7F) {
+        out.push_back(
+            Seq{{static_cast<std::uint8_t>(r.first), static_cast<std::uint8_t>(r.second)}});
+        break;
+      }
+      for (std::uint32_t i = 1; i < 4 && !split; ++i) {
+        const std::uint32_t m = (std::uint32_t{1} << (6 * i)) - 1;
+        if ((r.first & ~m) != (r.second & ~m)) {
+          if ((r.first & m) != 0) {
+            stack.emplace_back((r.first | m) + 1, r.second);
+            r.second = r.first | m;
+            split = true;
+          } else if ((r.second & m) != m) {
+            stack.emplace_back(r.second & ~m, r.second);
+            r.second = (r.second & ~m) - 1;
+            split = true;
+          }
+        }
+      }
+      if (split) continue;
+      const std::string a = utf8_of(r.first), b = utf8_of(r.second);
+      Seq seq;
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        seq.emplace_back(static_cast<std::uint8_t>(a[k]), static_cast<std::uint8_t>(b[k]));
+      }
+      out.push_back(std::move(seq));
+      break;
+    }
+  }
+}
 
 bool disables_unicode(std::string_view regex) {
   for (std::size_t at = regex.find("(?"); at != std::string_view::npos;
@@ -1087,10 +1174,13 @@ bool disables_unicode(std::string_view regex) {
 }
 
 Result<std::string> rust_to_bytes(std::string_view regex, const ByteRegexOptions& options,
-                                  bool* differs) {
+                                  RustFacts* facts) {
   Translator t(regex, options);
   auto out = t.run();
-  if (differs != nullptr) *differs = t.differs();
+  if (facts != nullptr) {
+    facts->differs = t.differs();
+    facts->hir = t.hir();
+  }
   return out;
 }
 

@@ -15,10 +15,14 @@
 // PCRE2_DOTALL (nor their Hyperscan flags); (?m) and (?U) stay as written.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ctx/base/result.hpp"
+#include "rust_hir.hpp"
 
 namespace ctx::engine::detail {
 
@@ -34,6 +38,13 @@ inline constexpr int kCalloutWordEnd = 246;
 inline constexpr int kCalloutWordStartHalf = 247;
 inline constexpr int kCalloutWordEndHalf = 248;
 
+// One sequence of byte ranges, each byte of a UTF-8 encoding in its range.
+using Seq = std::vector<std::pair<std::uint8_t, std::uint8_t>>;
+
+// regex-syntax's Utf8Sequences: appends the UTF-8 encodings of the scalar values in [lo, hi] to
+// `out` as sequences of byte ranges, ascending, none overlapping.
+void utf8_sequences(std::uint32_t lo, std::uint32_t hi, std::vector<Seq>& out);
+
 // Whether `regex` (ripgrep's syntax) turns Unicode mode off somewhere: a flag group with `u`
 // after its `-` ((?-u), (?i-u:...)). Errs on the side of "yes" (a `(?-u` inside a class or after
 // a backslash counts too); the byte-mode translation of a pattern without one is still exact.
@@ -47,6 +58,9 @@ struct ByteRegexOptions {
   // A superset for Hyperscan (no callouts, no named groups, no (?m)/(?U); big Unicode classes
   // become their exact ASCII members plus every non-ASCII character) rather than the exact regex.
   bool superset = false;
+  // The bytes ripgrep strips from classes (its line terminator without -U), for the HIR summary
+  // (RustFacts::hir) only.
+  std::string_view strip;
 };
 
 // `regex` in ripgrep's syntax as a PCRE2 regex to compile without PCRE2_UTF (or a Hyperscan
@@ -54,12 +68,19 @@ struct ByteRegexOptions {
 // in '<regex>' at offset N: why", the why as regex-syntax words it): \p{..} or a non-ASCII class
 // literal with Unicode off, unknown \p names, look-around, backreferences, unclosed groups and
 // classes, unknown escapes and flags, a quantifier with nothing to repeat.
-// `differs` (when given) is set when the pattern uses syntax that PCRE2 with UTF reads otherwise
-// than Rust even after rust_to_pcre2 (rust_syntax.hpp): a repeated repetition or assertion
-// (a**, a++ is (a+)+ in Rust, possessive in PCRE2), whitespace in a counted repetition
-// (a{ 2 }), the x flag (Rust skips whitespace in classes too) or the R flag (CRLF mode, PCRE2's
-// recursion). Such patterns run on the byte-mode translation, which reads them as Rust does.
+// `facts` (when given) gets what the parse found (see RustFacts).
+struct RustFacts {
+  // The pattern uses syntax that PCRE2 with UTF reads otherwise than Rust even after
+  // rust_to_pcre2 (rust_syntax.hpp): a repeated repetition or assertion (a**, a++ is (a+)+ in
+  // Rust, possessive in PCRE2), whitespace in a counted repetition (a{ 2 }), the x flag (Rust
+  // skips whitespace in classes too) or the R flag (CRLF mode, PCRE2's recursion). Such patterns
+  // run on the byte-mode translation, which reads them as Rust does.
+  bool differs = false;
+  // regex-syntax's HIR of the pattern, summarized for ripgrep's checks (rust_hir.hpp); with the
+  // options' case folding and Unicode mode. hir_unknown() when it does not parse.
+  HirSummary hir = hir_unknown();
+};
 Result<std::string> rust_to_bytes(std::string_view regex, const ByteRegexOptions& options,
-                                  bool* differs = nullptr);
+                                  RustFacts* facts = nullptr);
 
 }  // namespace ctx::engine::detail

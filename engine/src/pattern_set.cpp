@@ -13,7 +13,9 @@
 #include "byte_prefilter.hpp"
 #include "ctx/base/utf8.hpp"
 #include "hashed_literals.hpp"
+#include "large_repeats.hpp"
 #include "line_anchors.hpp"
+#include "rust_hir.hpp"
 #include "rust_syntax.hpp"
 #include "unicode_props.hpp"
 
@@ -233,6 +235,11 @@ std::string pcre2_error_text(int code) {
 // after one that took more than twice, from one line up to kMaxWindowBytes.
 constexpr std::size_t kFirstWindowBytes = std::size_t{16} << 10;
 constexpr std::size_t kMaxWindowBytes = std::size_t{1} << 20;
+// The largest count Hyperscan gets in a counted repetition: beyond it, {n,m} becomes the superset
+// {min(n, kHsRepeatMax),} (Hyperscan refuses bounded repeats above 32767 and takes seconds to
+// compile large ones: `ab{0,32000}c` 0.8 s, `ab{1000,}c` 25 ms, `ab*c` well under 1 ms).
+constexpr std::uint32_t kHsRepeatMax = 1000;
+
 constexpr auto kWindowTarget = std::chrono::microseconds(1000);
 
 // What a Scratch's interrupt is (Scratch::set_interrupt).
@@ -459,6 +466,28 @@ Error byte_mode_compile_error(std::string_view typed, const std::string& regex,
         ": PCRE2 compiles a regex into at most {}, and Unicode classes (\\w, \\p{{..}}, `.`) "
         "become alternations of UTF-8 byte sequences there: repeat them less, or use ASCII "
         "classes",
+        pcre2_size_limit());
+  }
+  return Error{ErrorCode::kInvalidArgument, std::move(message)};
+}
+
+// The error for `regex`, `typed` with counts above 65535 split into pieces (large_repeats.hpp),
+// that PCRE2 refuses with `flags`: its offsets would point into the pieces, so none is named.
+Error split_repeat_compile_error(std::string_view typed, const std::string& regex,
+                                 std::uint32_t flags) {
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  if (pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(),
+                                       flags, &error, &offset, nullptr)) {
+    pcre2_code_free(code);  // not expected
+  }
+  std::string message =
+      fmt::format("regex parse error in '{}': {}", typed, pcre2_error_text(error));
+  if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
+    message += fmt::format(
+        " (PCRE2 counts repetitions up to 65535 and compiles a regex into at most {}: a larger "
+        "count of a group needs its copies, which take more; repeat a single character or class, "
+        "or the group fewer times)",
         pcre2_size_limit());
   }
   return Error{ErrorCode::kInvalidArgument, std::move(message)};
@@ -812,362 +841,12 @@ std::string add_unicode_case_folds(std::string_view re, bool utf8, bool& changed
   return out;
 }
 
-// Parses a hex escape's digits at p[i] (after `\x`): `\xHH` or `\x{H...}`. Returns the code
-// point (or -1) and moves `i` past the escape.
-long parse_hex_escape(std::string_view p, std::size_t& i) {
-  std::size_t end;
-  std::string_view digits;
-  if (i < p.size() && p[i] == '{') {
-    end = p.find('}', i);
-    if (end == std::string_view::npos) return -1;
-    digits = p.substr(i + 1, end - i - 1);
-    ++end;
-  } else {
-    end = std::min(i + 2, p.size());
-    digits = p.substr(i, end - i);
-  }
-  i = end;
-  if (digits.empty() || digits.size() > 8) return -1;
-  long v = 0;
-  for (char c : digits) {
-    int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-            : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
-            : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
-                                                        : -1;
-    if (d < 0) return -1;
-    v = v * 16 + d;
-  }
-  return v;
-}
-
-// Parses the code point of a Rust escape `\xHH`, `\uHHHH`, `\UHHHHHHHH` or `\x{H...}` (`\u{..}`,
-// `\U{..}`): `kind` is its letter, p[i] the first character after it. Returns the code point (or
-// -1) and moves `i` past the escape.
-long parse_codepoint_escape(std::string_view p, std::size_t& i, char kind) {
-  if (kind == 'x' || (i < p.size() && p[i] == '{')) return parse_hex_escape(p, i);
-  const std::string_view digits = p.substr(i, kind == 'u' ? 4 : 8);
-  i += digits.size();
-  long v = 0;
-  for (const char d : digits) {
-    const int x = std::isdigit(static_cast<unsigned char>(d)) ? d - '0'
-                  : (d >= 'a' && d <= 'f')                    ? d - 'a' + 10
-                  : (d >= 'A' && d <= 'F')                    ? d - 'A' + 10
-                                                              : -1;
-    if (x < 0) return -1;
-    v = v * 16 + x;
-  }
-  return digits.size() == (kind == 'u' ? 4U : 8U) ? v : -1;
-}
-
-bool is_codepoint_escape(char c) { return c == 'x' || c == 'u' || c == 'U'; }
-
-// One escape `\X...` starting at p[i] (the backslash). Returns what it can match as far as the
-// line terminator `lt` ('\n' or '\0') is concerned: 'n' exactly `lt`, 'y' maybe `lt` among
-// others, '0' never. Moves `i` past the escape.
-char escape_newline(std::string_view p, std::size_t& i, char lt = '\n') {
-  i += 1;
-  if (i >= p.size()) return '0';
-  char c = p[i++];
-  const bool lf = lt == '\n';
-  switch (c) {
-    case 'n':
-      return lf ? 'n' : '0';
-    case 's':
-      return lf ? 'y' : '0';
-    case 'S':
-      return lf ? '0' : 'y';
-    case 'A':  // ripgrep counts the anchors \A \z ^ $ as matching a line feed (see
-    case 'z':  // can_match_newline), never a NUL
-    case 'Z':
-      return lf ? 'y' : '0';
-    case 'W':
-    case 'D':
-    case 'v':  // PCRE2's vertical space (in Rust \v is VT; harmless as a "maybe")
-    case 'R':
-    case 'X':
-    case 'C':
-      return 'y';
-    case 'x':
-    case 'u':
-    case 'U':
-      return parse_codepoint_escape(p, i, c) == static_cast<unsigned char>(lt) ? 'n' : '0';
-    case 'p':
-    case 'P': {
-      std::string name;
-      if (i < p.size() && p[i] == '{') {
-        std::size_t close = p.find('}', i);
-        if (close == std::string_view::npos) close = p.size();
-        name = std::string(p.substr(i + 1, close - i - 1));
-        i = std::min(close + 1, p.size());
-      } else if (i < p.size()) {
-        name = std::string(1, p[i++]);
-      }
-      // The class Rust resolves (Unicode 15 tables; regex-syntax 0.8 reads `!=` as `=`), \P{..}
-      // its complement; a name Rust rejects (compiling reports it) counts as "may".
-      std::string why;
-      const auto cls = detail::unicode_class(name, why);
-      if (!cls) return 'y';
-      bool newline = c == 'P';
-      const auto byte = static_cast<unsigned char>(lt);
-      for (const auto& [lo, hi] : cls->ranges) {
-        if (lo <= byte && byte <= hi) newline = !newline;
-      }
-      return newline ? 'y' : '0';
-    }
-    default:
-      return '0';
-  }
-}
-
-// Reads the class starting at p[i] ('['); moves `i` past it. Returns 'n' when the class is a lone
-// line terminator `lt` (`[\n]`), 'y' when it may match `lt`, '0' when it cannot.
-char class_newline(std::string_view p, std::size_t& i, char lt = '\n') {
-  if (auto exact = detail::set_operation_class_newline(p.substr(i), lt)) {  // [a-z&&[^aeiou]]
-    i += exact->length;
-    return exact->newline ? 'y' : '0';
-  }
-  std::size_t j = i + 1;
-  bool negated = j < p.size() && p[j] == '^';
-  if (negated) ++j;
-  bool any_newline = false, only_newline = true, items = false;
-  auto item = [&](char verdict) {
-    items = true;
-    if (verdict != '0') any_newline = true;
-    if (verdict != 'n') only_newline = false;
-  };
-  bool first = true;
-  long last_char = -1;  // for ranges a-b
-  while (j < p.size() && (p[j] != ']' || first)) {
-    first = false;
-    if (p[j] == '[' && j + 1 < p.size() && p[j + 1] == ':') {
-      std::size_t close = p.find(":]", j + 2);
-      if (close == std::string_view::npos) break;
-      std::string_view name = p.substr(j + 2, close - j - 2);
-      item((name == "space" && lt == '\n') || name == "cntrl" || name == "ascii" ||
-                   name.substr(0, 1) == "^"
-               ? 'y'
-               : '0');
-      j = close + 2;
-      last_char = -1;
-      continue;
-    }
-    if (p[j] == '[') {  // a nested class (Rust syntax)
-      char inner = class_newline(p, j, lt);
-      item(inner);
-      last_char = -1;
-      continue;
-    }
-    if (p[j] == '-' && last_char >= 0 && j + 1 < p.size() && p[j + 1] != ']') {
-      std::size_t k = j + 1;
-      long hi;
-      if (p[k] == '\\') {
-        std::size_t e = k + 1;
-        const char kind = e < p.size() ? p[e] : '\0';
-        hi = is_codepoint_escape(kind) ? (++e, parse_codepoint_escape(p, e, kind)) : -1;
-        if (hi < 0) escape_newline(p, k, lt), e = k;
-        j = e;
-      } else {
-        hi = static_cast<unsigned char>(p[k]);
-        j = k + 1;
-      }
-      const long byte = static_cast<unsigned char>(lt);
-      if (last_char <= byte && hi >= byte) item('y');
-      last_char = -1;
-      continue;
-    }
-    if (p[j] == '\\') {
-      std::size_t k = j;
-      const char kind = j + 1 < p.size() ? p[j + 1] : '\0';
-      char v = escape_newline(p, k, lt);
-      if (is_codepoint_escape(kind)) {
-        std::size_t e = j + 2;
-        last_char = parse_codepoint_escape(p, e, kind);
-      } else {
-        last_char = (j + 1 < p.size() && p[j + 1] == 'n') ? 0x0A : 0x7FFFFFFF;
-      }
-      item(v);
-      j = k;
-      continue;
-    }
-    last_char = static_cast<unsigned char>(p[j]);
-    item(p[j] == lt ? 'n' : '0');
-    ++j;
-  }
-  i = std::min(j + 1, p.size());
-  if (negated) return any_newline ? '0' : 'y';
-  if (!items) return '0';
-  if (only_newline) return 'n';
-  return any_newline ? 'y' : '0';
-}
-
-// What one piece of a Rust regex is, as regex-syntax's HIR sees it, for the literal-byte checks
-// below: a one-character literal (`a`, `\x00`, `(?:\n)`), a class of several characters, or
-// anything else; `must` when every match of some branch inside it holds the byte looked for.
-struct ByteScan {
-  enum class Kind : std::uint8_t { kChar, kClass, kOther, kNothing } kind = Kind::kOther;
-  bool is_byte = false;  // kChar: the character is the byte looked for
-  bool must = false;
-};
-
-struct ScanFlags {
-  bool caseless = false;  // (?i), -i, -S: a letter is a class of its cases
-  bool verbose = false;   // (?x): whitespace and # comments are no pieces
-};
-
-ByteScan scan_group(std::string_view p, std::size_t& i, char lt, ScanFlags flags);
-
-// One atom at p[i] (not '|' or ')'); moves `i` past it.
-ByteScan scan_atom(std::string_view p, std::size_t& i, char lt, ScanFlags& flags) {
-  using Kind = ByteScan::Kind;
-  const char c = p[i];
-  if (c == '(') {
-    ++i;
-    if (i < p.size() && p[i] == '?') {
-      // (?flags) sets flags and matches nothing; (?flags:..), (?P<n>..) and (?<n>..) are groups.
-      std::size_t j = i + 1;
-      if (j < p.size() && (p[j] == 'P' || p[j] == '<')) {
-        j = p.find('>', j);
-        i = j == std::string_view::npos ? p.size() : j + 1;
-      } else {
-        while (j < p.size() && p[j] != ':' && p[j] != ')') ++j;
-        const std::string_view letters = p.substr(i + 1, j - i - 1);
-        const auto flag = [&](char f, bool now) {  // (?f) sets it, (?-f) clears it
-          const std::size_t at = letters.find(f);
-          return at == std::string_view::npos ? now : at < letters.find('-');
-        };
-        const ScanFlags group{flag('i', flags.caseless), flag('x', flags.verbose)};
-        if (j < p.size() && p[j] == ')') {  // flags alone: no piece, they last to the group's end
-          i = j + 1;
-          flags = group;
-          return ByteScan{Kind::kNothing, false, false};
-        }
-        i = std::min(j + 1, p.size());
-        ByteScan inner = scan_group(p, i, lt, group);
-        if (i < p.size()) ++i;  // ')'
-        return inner;
-      }
-    }
-    ByteScan inner = scan_group(p, i, lt, flags);  // a capture group: never merged
-    if (i < p.size()) ++i;                         // ')'
-    inner.kind = Kind::kOther;
-    return inner;
-  }
-  if (c == '[') {
-    const std::size_t start = i;
-    const char v = class_newline(p, i, lt);
-    // A class of one plain character ([a]) is that literal.
-    const bool one = i - start == 3 && p[start + 1] != '^' && p[start + 1] != '[' &&
-                     !(flags.caseless && std::isalpha(static_cast<unsigned char>(p[start + 1])));
-    return ByteScan{v == 'n' || one ? Kind::kChar : Kind::kClass, v == 'n', v == 'n'};
-  }
-  if (c == '\\') {
-    const char e = i + 1 < p.size() ? p[i + 1] : '\0';
-    if (escape_newline(p, i, lt) == 'n') return ByteScan{Kind::kChar, true, true};
-    if (e == '\0' || std::string_view("bBAzZ<>").find(e) != std::string_view::npos) return {};
-    const bool one_char = is_codepoint_escape(e) ||
-                          std::string_view("ntrfva").find(e) != std::string_view::npos ||
-                          !std::isalnum(static_cast<unsigned char>(e));
-    return ByteScan{one_char ? Kind::kChar : Kind::kClass, false, false};  // \d \w \pL: classes
-  }
-  if (c == '.') {
-    ++i;
-    return ByteScan{Kind::kClass, false, false};
-  }
-  if (c == '^' || c == '$') {
-    ++i;
-    return ByteScan{};
-  }
-  // A literal character: one UTF-8 sequence (a letter under -i is a class of its cases).
-  std::size_t len = 1;
-  const auto b = static_cast<unsigned char>(c);
-  if (b >= 0xC0) len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
-  i = std::min(i + len, p.size());
-  if (flags.caseless && std::isalpha(b)) return ByteScan{Kind::kClass, false, false};
-  const bool is_byte = len == 1 && c == lt;
-  return ByteScan{Kind::kChar, is_byte, is_byte};
-}
-
-// The alternation at p[i] up to the ')' that closes its group (left at p[i]) or the end. As
-// regex-syntax builds it: a branch of several pieces is a concatenation (literals merge: never one
-// character); branches that are all one-character literals, or all classes, become one class,
-// which holds the byte alone only if every branch is that byte.
-ByteScan scan_group(std::string_view p, std::size_t& i, char lt, ScanFlags flags) {
-  using Kind = ByteScan::Kind;
-  std::vector<ByteScan> branches;
-  ByteScan branch;
-  std::size_t pieces = 0;
-  auto close_branch = [&] {
-    if (pieces != 1) branch = ByteScan{Kind::kOther, false, branch.must};
-    branches.push_back(branch);
-    branch = ByteScan{};
-    pieces = 0;
-  };
-  while (i < p.size() && p[i] != ')') {
-    const char c = p[i];
-    if (flags.verbose && (std::isspace(static_cast<unsigned char>(c)) || c == '#')) {
-      i = c == '#' ? std::min(p.find('\n', i), p.size()) : i + 1;
-      continue;
-    }
-    if (c == '|') {
-      ++i;
-      close_branch();
-      continue;
-    }
-    if (c == '?' || c == '*' || c == '+' || c == '{') {  // a repetition of the last piece
-      if (c == '{') {
-        const std::size_t close = p.find('}', i);
-        i = close == std::string_view::npos ? p.size() : close + 1;
-      } else {
-        ++i;
-      }
-      if (i < p.size() && p[i] == '?') ++i;  // lazy
-      branch.kind = Kind::kOther;
-      continue;
-    }
-    const ByteScan atom = scan_atom(p, i, lt, flags);
-    if (atom.kind == Kind::kNothing) continue;
-    const bool must = branch.must || atom.must;
-    branch = atom;
-    branch.must = must;
-    ++pieces;
-  }
-  close_branch();
-  if (branches.size() == 1) return branches.front();
-  const bool all_chars =
-      std::ranges::all_of(branches, [](const ByteScan& b) { return b.kind == Kind::kChar; });
-  const bool all_classes =
-      std::ranges::all_of(
-          branches,
-          [](const ByteScan& b) { return b.kind == Kind::kClass || b.kind == Kind::kChar; }) &&
-      std::ranges::none_of(branches, [](const ByteScan& b) { return b.kind == Kind::kChar; });
-  if (all_chars) {
-    const bool only = std::ranges::all_of(branches, [](const ByteScan& b) { return b.is_byte; });
-    return ByteScan{Kind::kClass, false, only};
-  }
-  if (all_classes) return ByteScan{Kind::kClass, false, false};
-  const bool must = std::ranges::any_of(branches, [](const ByteScan& b) { return b.must; });
-  return ByteScan{Kind::kOther, false, must};
-}
-
-// True when the alternation of `patterns` (each a Rust regex) holds a literal byte `lt` that some
-// branch must match, as ripgrep's checks on its HIR find it: its error for a literal line
-// terminator without -U (`\n`, `\x0A`, `\u{a}`, `[\n]`; `\x00` under --null-data) and its NUL
-// ban. A class of several characters never counts, and neither does an alternation that
-// regex-syntax turns into one (`a|\n`, `-e a -e '\n'`). `caseless`: -i, -S (letters are classes).
-bool has_literal_byte(const std::vector<std::string>& patterns, char lt, bool caseless) {
-  std::string joined;
-  for (const std::string& p : patterns) {
-    if (!joined.empty()) joined += '|';
-    joined += "(?:" + p + ")";
-  }
-  std::size_t i = 0;
-  return scan_group(joined, i, lt, ScanFlags{caseless, false}).must;
-}
-
 // ripgrep's NUL ban (PatternOptions::ban_nul): whether `patterns` are to be refused for a NUL that
-// every match of some branch must hold. rg builds patterns it reads as plain literals (its
-// is_fixed_strings) without the check.
-bool nul_banned(const std::vector<std::string>& patterns, const PatternOptions& options) {
+// their HIRs (`hirs`, rust_hir.hpp) hold as ripgrep's ban::check finds it (a literal holding it,
+// or a class of it alone). rg builds patterns it reads as plain literals (its is_fixed_strings)
+// without the check.
+bool nul_banned(const std::vector<std::string>& patterns,
+                const std::vector<detail::HirSummary>& hirs, const PatternOptions& options) {
   if (!options.ban_nul || options.pcre2 || options.line_terminator != '\n') return false;
   const auto is_meta = [](char c) {
     return std::string_view("\\.+*?()|[]{}^$#&-~").find(c) != std::string_view::npos;
@@ -1183,104 +862,7 @@ bool nul_banned(const std::vector<std::string>& patterns, const PatternOptions& 
     plain = !has_terminator(p) && (options.fixed_strings || std::ranges::none_of(p, is_meta));
   }
   if (plain) return false;
-  std::vector<std::string> regexes;  // -F: escaped as regex_syntax::escape does (meta only)
-  for (const std::string& p : patterns) {
-    if (!options.fixed_strings) {
-      regexes.push_back(p);
-      continue;
-    }
-    std::string& r = regexes.emplace_back();
-    for (const char c : p) {
-      if (is_meta(c)) r.push_back('\\');
-      r.push_back(c);
-    }
-  }
-  return has_literal_byte(regexes, '\0', options.case_insensitive || options.smart_case);
-}
-
-// Whether the escape at p[i] (a backslash) is a carriage return (\r, \x0D, \x{D}, \u000D,
-// \U0000000D); moves `i` past it.
-bool escape_is_cr(std::string_view p, std::size_t& i) {
-  i += 1;
-  if (i >= p.size()) return false;
-  const char c = p[i++];
-  if (c == 'r') return true;
-  return is_codepoint_escape(c) && parse_codepoint_escape(p, i, c) == 0x0D;
-}
-
-// True when `pattern` holds a literal carriage return (`\r`, `\x0D`, `[\r]`, a CR byte):
-// ripgrep's error under --crlf without -U.
-bool has_literal_cr(std::string_view p) {
-  for (std::size_t i = 0; i < p.size();) {
-    if (p[i] == '\\') {
-      if (escape_is_cr(p, i)) return true;
-    } else if (p[i] == '[') {
-      // A class whose one item is a CR; any other class is skipped (nested classes, escapes and
-      // a leading ']' included).
-      std::size_t j = i + 1;
-      if (j < p.size() && p[j] == '^') ++j;
-      const std::size_t first = j;
-      int depth = 1;
-      for (bool lead = true; j < p.size() && depth > 0; lead = false) {
-        if (p[j] == '\\') {
-          j += 2;
-        } else if (p[j] == '[') {
-          ++depth;
-          ++j;
-        } else if (p[j] == ']' && !lead) {
-          --depth;
-          ++j;
-        } else {
-          ++j;
-        }
-      }
-      if (depth == 0 && p[i + 1] != '^') {
-        const std::string_view items = p.substr(first, j - 1 - first);
-        std::size_t k = 0;
-        if (items == "\r" ||
-            (!items.empty() && items[0] == '\\' && escape_is_cr(items, k) && k == items.size())) {
-          return true;
-        }
-      }
-      i = j;
-    } else {
-      if (p[i] == '\r') return true;
-      ++i;
-    }
-  }
-  return false;
-}
-
-// True when some match of `pattern` may hold the line terminator `lt`: ripgrep's test for
-// multiline mode, which looks at the bytes a regex can never match and counts the anchors (^ $ \A
-// \z) as matching a line feed (not a NUL: `.` matches that even without dot-all). Errs on the
-// side of "may".
-bool can_match_newline(std::string_view p, bool dotall, bool literal, char lt = '\n') {
-  if (literal) return p.find(lt) != std::string_view::npos;
-  if (lt != '\n') dotall = true;
-  for (std::size_t i = 0; i < p.size();) {
-    if (p[i] == '\\') {
-      if (escape_newline(p, i, lt) != '0') return true;
-    } else if (p[i] == '[') {
-      if (class_newline(p, i, lt) != '0') return true;
-    } else if (p[i] == '(' && i + 2 < p.size() && p[i + 1] == '?') {
-      // Inline flags: (?s) or (?is:...) turn dot-all on.
-      std::size_t j = i + 2;
-      bool on = true;
-      for (; j < p.size() && (std::isalpha(static_cast<unsigned char>(p[j])) != 0 || p[j] == '-');
-           ++j) {
-        if (p[j] == '-') on = false;
-        if (p[j] == 's' && on) dotall = true;
-      }
-      i = j;
-    } else {
-      // ripgrep's non_matching_bytes removes '\n' for the anchors ^ and $ too.
-      if (p[i] == lt || (p[i] == '.' && dotall)) return true;
-      if ((p[i] == '^' || p[i] == '$') && lt == '\n') return true;
-      ++i;
-    }
-  }
-  return false;
+  return detail::holds_literal_byte(hirs, '\0');
 }
 
 // What Rust's LookMatcher sees on one side of a position: no character (the haystack's edge), an
@@ -1581,19 +1163,32 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // that what Rust refuses is an error here too (rust_syntax_errors), never PCRE2's reading of it;
   // sets with syntax that PCRE2 with UTF reads otherwise (rust_to_bytes' `differs`) run in byte
   // mode.
+  // The same parse summarizes each pattern's HIR as regex-syntax builds it (rust_hir.hpp), for
+  // ripgrep's checks on the alternation of all patterns below.
   bool byte_mode = false;
+  std::vector<detail::HirSummary> hirs;
+  // What ripgrep strips from the classes it compiles: its line terminator(s), without -U.
+  const std::string_view strip = options.multiline                 ? std::string_view()
+                                 : options.line_terminator == '\0' ? std::string_view("\0", 1)
+                                 : options.crlf                    ? std::string_view("\r\n")
+                                                                   : std::string_view("\n");
   if (!options.pcre2) {
     bool turns_off = false, literals = true;
+    hirs.reserve(patterns.size());
     for (const std::string& p : patterns) {
       turns_off = turns_off || (!options.fixed_strings && detail::disables_unicode(p));
       literals = literals && (options.fixed_strings || is_literal(p));
-      if (!options.fixed_strings && !is_literal(p)) {
-        const detail::ByteRegexOptions check{impl->caseless, !options.no_unicode,
-                                             options.multiline_dotall, options.crlf, true};
-        bool differs = false;
-        auto checked = detail::rust_to_bytes(p, check, &differs);
+      if (options.fixed_strings || is_literal(p)) {
+        hirs.push_back(detail::hir_of_literal(p, impl->caseless));
+      } else {
+        const detail::ByteRegexOptions check{
+            impl->caseless, !options.no_unicode, options.multiline_dotall, options.crlf, true,
+            strip};
+        detail::RustFacts facts;
+        auto checked = detail::rust_to_bytes(p, check, &facts);
         if (!checked.ok() && options.rust_syntax_errors) return std::move(checked).error();
-        turns_off = turns_off || (checked.ok() && differs);
+        turns_off = turns_off || (checked.ok() && facts.differs);
+        hirs.push_back(std::move(facts.hir));
       }
     }
     byte_mode =
@@ -1618,39 +1213,43 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // multi_line_anchors' verdicts, over all patterns (see nul_over_buffer below).
   bool all_end_anchored = !options.fixed_strings && !patterns.empty();
   bool all_start_anchored = true, some_unmultiline = false;
-  if (nul_banned(patterns, options)) {  // before the line terminator's errors, as in ripgrep
+  if (nul_banned(patterns, hirs, options)) {  // before the line terminator's errors, as in rg
     return Error{ErrorCode::kInvalidArgument,
                  "pattern contains \"\\0\" but it is impossible to match\n\n"
                  "Consider enabling text mode with the --text flag (or -a for short). Otherwise,\n"
                  "binary detection is enabled and matching a NUL byte is impossible."};
   }
-  // The line terminator's errors look at the alternation of all patterns, as ripgrep's HIR.
-  const bool caseless_flags = options.case_insensitive || options.smart_case;
-  if (!options.multiline && nul && !options.pcre2 &&
-      (options.fixed_strings
-           ? std::ranges::any_of(
-                 patterns, [](const std::string& p) { return p.find('\0') != std::string::npos; })
-           : has_literal_byte(patterns, '\0', caseless_flags))) {
-    return Error{ErrorCode::kInvalidArgument,
-                 "the literal \"\\0\" is not allowed in a regex\n\n"
-                 "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
-                 "When multiline mode is enabled, new line characters can be matched."};
-  }
-  if (!options.multiline && !options.fixed_strings && !options.pcre2 && !nul &&
-      has_literal_byte(patterns, '\n', caseless_flags)) {
-    return Error{ErrorCode::kInvalidArgument,
-                 "the literal \"\\n\" is not allowed in a regex\n\n"
-                 "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
-                 "When multiline mode is enabled, new line characters can be matched."};
-  }
-  for (const std::string& p : patterns) {
-    if (options.crlf && !options.multiline &&
-        (options.fixed_strings ? p.find('\r') != std::string::npos : has_literal_cr(p))) {
-      return Error{ErrorCode::kInvalidArgument,
-                   "the literal \"\\r\" is not allowed in a regex\n\n"
-                   "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
-                   "When multiline mode is enabled, new line characters can be matched."};
+  // The line terminator's errors look at the alternation of all patterns' HIRs, as ripgrep's
+  // strip_from_match (CRLF: the CR first). -F patterns: any line terminator in them but a line
+  // feed (ripgrep splits patterns at those).
+  if (!options.multiline && !options.pcre2) {
+    const std::string_view terminators = nul            ? std::string_view("\0", 1)
+                                         : options.crlf ? std::string_view("\r\n")
+                                                        : std::string_view("\n");
+    for (const char t : terminators) {
+      const auto in = [t](const std::string& p) { return p.find(t) != std::string::npos; };
+      const bool held = options.fixed_strings ? t != '\n' && std::ranges::any_of(patterns, in)
+                                              : detail::holds_literal_byte(hirs, t);
+      if (held) {
+        return Error{ErrorCode::kInvalidArgument,
+                     fmt::format("the literal \"\\{}\" is not allowed in a regex\n\n"
+                                 "Consider enabling multiline mode with the --multiline flag (or "
+                                 "-U for short).\nWhen multiline mode is enabled, new line "
+                                 "characters can be matched.",
+                                 t == '\n'   ? 'n'
+                                 : t == '\r' ? 'r'
+                                             : '0')};
+      }
     }
+  }
+  // ripgrep's regex size limit, where the NFA of its engine is known to exceed it.
+  if (!options.pcre2 && detail::nfa_bytes_lower_bound(hirs, strip, options.word || options.line) >
+                            options.regex_size_limit) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("compiled regex exceeds size limit of {}", options.regex_size_limit)};
+  }
+  for (std::size_t index = 0; index < patterns.size(); ++index) {
+    const std::string& p = patterns[index];
     std::string regex = options.fixed_strings ? escape_literal(p) : p;
     // ripgrep's regexes run in multi-line mode: an inline `m` flag is taken out, and where the
     // pattern turned it off, ^ and $ mean the haystack's ends (line_anchors.hpp).
@@ -1671,11 +1270,14 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     }
     // -P and -x (which adds anchors, a line feed's for ripgrep) always search in multiline mode
     // under -U, as in ripgrep; so do anchors that only the whole buffer has (a --null-data record
-    // has them too), and (--crlf) Rust's CRLF-aware ones.
+    // has them too), and (--crlf) Rust's CRLF-aware ones; and so does a pattern whose HIR may
+    // match the line terminator (ripgrep's non_matching_bytes, which counts anchors as matching
+    // a line feed).
+    const auto matches_terminator = [&] {
+      return (hirs[index].matches & detail::terminator_bit(options.line_terminator)) != 0;
+    };
     if (options.multiline && (options.pcre2 || ((options.line || anchors.buffer_anchors) && !nul) ||
-                              (options.crlf && anchors.anchors) ||
-                              can_match_newline(p, options.multiline_dotall, options.fixed_strings,
-                                                options.line_terminator))) {
+                              (options.crlf && anchors.anchors) || matches_terminator())) {
       impl->multiline = true;
     }
     // What PCRE2 runs: in ripgrep's own dialect (not -P) rewritten where Rust and PCRE2 read the
@@ -1685,8 +1287,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     std::string pcre_regex = regex;
     originals.push_back(regex);
     if (byte_mode) {
-      detail::ByteRegexOptions bytes{impl->caseless, !options.no_unicode, options.multiline_dotall,
-                                     options.crlf, false};
+      detail::ByteRegexOptions bytes{
+          impl->caseless, !options.no_unicode, options.multiline_dotall, options.crlf, false,
+          strip};
       CTX_TRY_ASSIGN(pcre_regex, detail::rust_to_bytes(regex, bytes));
       bytes.superset = true;
       CTX_TRY_ASSIGN(regex, detail::rust_to_bytes(regex, bytes));
@@ -1701,6 +1304,14 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       CTX_TRY_ASSIGN(regex,
                      detail::rust_to_pcre2(regex, impl->caseless, true, detail::WordMode::kKeep));
     }
+    // Counts above PCRE2's 65535 (rg takes any u32 its size limit allows) as pieces of at most
+    // that (large_repeats.hpp); -P keeps PCRE2's error, as rg -P.
+    bool split = false;
+    if (!options.pcre2) {
+      std::string pieces = detail::split_large_repeats(pcre_regex);
+      split = pieces != pcre_regex;
+      pcre_regex = std::move(pieces);
+    }
     // Validated alone (PCRE2 is the reference syntax), except a non-empty ASCII literal, which
     // always compiles and matches exactly its own bytes: thousands of -f identifiers then cost
     // no compile each.
@@ -1712,6 +1323,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       if (!alone_or.ok() && byte_mode) {  // the translation parsed: PCRE2 refuses what it made
         return byte_mode_compile_error(p, pcre_regex, pcre_flags);
       }
+      if (!alone_or.ok() && split) return split_repeat_compile_error(p, pcre_regex, pcre_flags);
       if (!alone_or.ok() && pcre_regex != p) {  // the offset should point into what was typed
         if (auto typed = compile_pcre2(p, pcre_flags, p, /*jit=*/false); !typed.ok())
           return std::move(typed).error();
@@ -1884,6 +1496,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
         }
         flags.push_back(f);
       }
+      for (std::string& p : hs_patterns) p = detail::widen_large_repeats(p, kHsRepeatMax);
       exprs.reserve(hs_patterns.size());
       for (const std::string& p : hs_patterns) exprs.push_back(p.c_str());
     };
@@ -2035,7 +1648,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
     if (!options.pcre2 && !options.fixed_strings && !byte_mode && !patterns.empty()) {
       std::vector<std::string> ascii_regexes;
       ascii_regexes.reserve(regexes.size());
-      for (const std::string& r : regexes) ascii_regexes.push_back(scripts_as_in_rust(r));
+      for (const std::string& r : regexes) {
+        ascii_regexes.push_back(detail::split_large_repeats(scripts_as_in_rust(r)));
+      }
       auto ascii_wrap = [&](const std::string& alternation) {
         std::string regex = "(?:" + alternation + ")";
         if (options.word) regex = "(?<!\\w)" + regex + "(?!\\w)";
@@ -2112,7 +1727,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
             f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
             utf8 = true;
           }
-          ml_patterns.push_back(std::move(re));
+          ml_patterns.push_back(detail::widen_large_repeats(re, kHsRepeatMax));
           if (impl->caseless && !byte_mode) f |= HS_FLAG_CASELESS;
           if (options.multiline_dotall) f |= HS_FLAG_DOTALL;
           flags.push_back(f);
@@ -2193,6 +1808,21 @@ Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::si
                                            pcre2_error_text(rc))};
 }
 
+// run_pcre2 with a match that must start at or before `limit` (PCRE2_UNSET: anywhere; the code
+// allows an offset limit). PCRE2 10.42's JIT can miss the limit when the subject holds invalid
+// UTF-8 before the match and the regex is large (a chunk of 1,000 -i literals: the match past
+// the limit comes back): its match is the leftmost, so none starts within the limit then.
+Result<bool> run_pcre2_limited(const pcre2_code* code, std::string_view subject, std::size_t offset,
+                               pcre2_match_data* md, pcre2_match_context* mctx,
+                               std::uint32_t options, PCRE2_SIZE limit) {
+  if (limit == PCRE2_UNSET) return run_pcre2(code, subject, offset, md, mctx, options);
+  pcre2_set_offset_limit(mctx, limit);
+  auto hit = run_pcre2(code, subject, offset, md, mctx, options);
+  pcre2_set_offset_limit(mctx, PCRE2_UNSET);
+  if (hit.ok() && *hit && pcre2_get_startchar(md) > limit) return false;
+  return hit;
+}
+
 // A search that needs a regex the set did not compile (a bug: LiteralMode never asks for one).
 Error not_compiled_error() {
   return Error{ErrorCode::kIo, "internal error: a search asked for a regex that was not compiled"};
@@ -2209,12 +1839,8 @@ Result<bool> search(const Alternation& alt, std::string_view subject, std::size_
   if (!alt.compiled()) return not_compiled_error();
   if (!alt.chunked()) {
     m.chunk = 0;
-    if (limit == PCRE2_UNSET)
-      return run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx, m.options);
-    pcre2_set_offset_limit(m.mctx, limit);
-    auto hit = run_pcre2(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx, m.options);
-    pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
-    return hit;
+    return run_pcre2_limited(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx, m.options,
+                             limit);
   }
   bool found = false;
   std::size_t best = 0;  // where the best match's attempt started (before any \K)
@@ -2226,12 +1852,9 @@ Result<bool> search(const Alternation& alt, std::string_view subject, std::size_
       if (best <= offset) break;
       chunk_limit = std::min<PCRE2_SIZE>(limit, best - 1);
     }
-    pcre2_set_offset_limit(m.mctx, chunk_limit);
-    auto hit = run_pcre2(alt.chunks[c].code.get(), subject, offset, m.spare, m.mctx, m.options);
-    if (!hit.ok()) {
-      pcre2_set_offset_limit(m.mctx, PCRE2_UNSET);
-      return hit;
-    }
+    auto hit = run_pcre2_limited(alt.chunks[c].code.get(), subject, offset, m.spare, m.mctx,
+                                 m.options, chunk_limit);
+    if (!hit.ok()) return hit;
     if (*hit) {
       std::swap(m.md, m.spare);
       best = pcre2_get_startchar(m.md);

@@ -618,7 +618,6 @@ class Rewriter {
     OneChar acc = union_char(std::move(first));
     while (j < re_.size() && why_.empty() && at_set_op(j)) {
       complex_ = true;
-      saw_set_op_ = true;
       const char op = re_[j];
       j += 2;
       OneChar rhs = union_char(parse_union(j, false));
@@ -656,18 +655,6 @@ class Rewriter {
     return true;
   }
 
- public:
-  // The class at the start of re_ as one character (an expression), its length, and whether
-  // it uses set operations; nullopt when it does not parse.
-  std::optional<std::pair<OneChar, std::size_t>> leading_class(bool& set_ops) {
-    std::size_t j = 0;
-    OneChar c = parse_class(j);
-    set_ops = saw_set_op_;
-    if (!why_.empty()) return std::nullopt;
-    return std::make_pair(std::move(c), j);
-  }
-
- private:
   // A class at the top level (pos_ at '[').
   void top_class() {
     std::size_t j = pos_;
@@ -703,26 +690,13 @@ class Rewriter {
   std::size_t pos_ = 0;
   std::string out_;
   std::size_t error_at_ = 0;
-  std::string why_;          // the first error (see fail), empty for none
-  bool complex_ = false;     // the current top-level class has class escapes, nesting or set ops
-  bool saw_set_op_ = false;  // some class parsed so far used && -- ~~
+  std::string why_;       // the first error (see fail), empty for none
+  bool complex_ = false;  // the current top-level class has class escapes, nesting or set ops
   static constexpr std::size_t kNpos = std::string_view::npos;
   static constexpr std::size_t kMaxExactRanges = 200;  // see property_char
 };
 
 }  // namespace
-
-std::optional<ClassNewline> set_operation_class_newline(std::string_view regex, char byte) {
-  Rewriter r(regex, false, true, WordMode::kRust);
-  bool set_ops = false;
-  auto c = r.leading_class(set_ops);
-  if (!c || !set_ops) return std::nullopt;
-  auto members = ascii_members(c->first.expr(), false);
-  if (!members) return std::nullopt;
-  // The members come back as class items: test `byte` against them.
-  auto newline = ascii_members((byte == '\n' ? "(?=\n)[" : "(?=\\x00)[") + *members + "]", false);
-  return ClassNewline{c->second, newline && !newline->empty()};
-}
 
 Result<std::string> rust_to_pcre2(std::string_view regex, bool caseless, bool posix,
                                   WordMode words) {

@@ -23,7 +23,6 @@
 #pragma once
 
 #include <array>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -66,15 +65,6 @@ enum class WordMode {
               // non-ASCII character (\p{..} alone, or with literals in a class: its exact
               // ranges), \b and \B are dropped (an assertion removed widens)
 };
-
-// For a class at the start of `regex` ('[') that uses set operations (&&, --, ~~) at any depth:
-// its length and whether it matches `byte` ('\n' or '\0'). nullopt for any other class, or one that
-// does not parse.
-struct ClassNewline {
-  std::size_t length;
-  bool newline;
-};
-std::optional<ClassNewline> set_operation_class_newline(std::string_view regex, char byte = '\n');
 
 // `regex` (ripgrep's syntax) with POSIX classes as Rust's ASCII sets (`posix`) and the rest
 // per `words` (see WordMode). `caseless`: -i (inline (?i) groups are followed too); a negated

@@ -448,6 +448,34 @@ golden("a PCRE2 verb is a repetition without an operand", ["-c", "(*FAIL)"], b""
 golden("a dangling flag negation is an error", ["-c", "(?-)foo"], b"", 2, parse_error("(?-)foo", 2),
        stdin=W)
 golden("a++ is (a+)+ as in Rust, not possessive", ["-o", "o++o"], b"oo\n", 0, stdin=b"foo\n")
+# counted repetitions above PCRE2's 65535: rg takes any u32 its size limit allows
+X70000 = b"x" * 70000 + b"\n"
+golden("x{0,70000} matches as rg (PCRE2 stops at 65535)", ["x{0,70000}"], b"x\n", 0, stdin=b"x\n")
+golden("x{70000} needs 70000 x", ["-c", "x{70000}"], b"", 1, stdin=b"x" * 69999 + b"\n")
+golden("x{70000} matches 70000 x", ["-c", "x{70000}"], b"1\n", 0, stdin=X70000)
+golden("x{65536,} matches 70000 x whole", ["-o", "x{65536,}"], X70000, 0, stdin=X70000)
+golden("x{1,100000}? matches one x at a time", ["-c", "--count-matches", "x{1,100000}?"],
+       b"70000\n", 0, stdin=X70000)
+golden("x{0,69999}y{0,70000} takes all it can, then the x left", ["-o", "x{0,69999}y{0,70000}"],
+       b"x" * 69999 + b"\nx\n", 0, stdin=X70000)
+golden("(?:x|y){2,100000} is the class [xy] repeated", ["-o", "(?:x|y){2,100000}"], b"xy\nyx\n", 0,
+       stdin=b"xy-z-yx\n")
+golden("-i x{70000}", ["-i", "-c", "x{70000}"], b"1\n", 0, stdin=b"X" * 70000 + b"\n")
+golden("(?i:x|Y){1,70000}: the count goes inside the group", ["-o", "(?i:x|Y){1,70000}"],
+       b"xy\n", 0, stdin=b"xyz\n")
+golden("(?s:.){2,70000}? is lazy inside the group", ["-o", "(?s:.){2,70000}?"], b"xy\n", 0,
+       stdin=b"xyz\n")
+golden("x{4294967295} exceeds the size limit, as rg", ["-c", "x{4294967295}"], b"", 2,
+       [("line", "ctxsearch: compiled regex exceeds size limit of 104857600")], stdin=b"x\n")
+golden("x{3276794} exceeds the size limit by one state, as rg", ["-c", "x{3276794}"], b"", 2,
+       [("line", "ctxsearch: compiled regex exceeds size limit of 104857600")], stdin=b"x\n")
+golden("x{3276793} fits", ["-c", "x{3276793}"], b"", 1, stdin=b"x\n")
+golden("a count above u32 is rg's error", ["-c", "ab{4294967296}"], b"", 2,
+       [("line", "ctxsearch: regex parse error in 'ab{4294967296}' at offset 3: decimal literal "
+                 "invalid")], stdin=b"x\n")
+golden("a count range that runs backwards is rg's error", ["-c", "x{2,1}"], b"", 2,
+       [("line", "ctxsearch: regex parse error in 'x{2,1}' at offset 1: invalid repetition count "
+                 "range, the start must be <= the end")], stdin=b"x\n")
 golden("whitespace inside a counted repetition", ["-o", "fo{ 1 , 2 }"], b"foo\n", 0, stdin=b"foo\n")
 golden("(?x) skips whitespace inside classes", ["-o", "(?x)[ o ]+"], b"o\no\n", 0, stdin=b"fo o\n")
 golden("\\A is each line's start", ["-c", "\\A"], b"3\n", 0, stdin=W)
@@ -1020,6 +1048,19 @@ golden("--regex-size-limit rejects a lowercase suffix as rg", ["--regex-size-lim
        "two", "d/a.txt"], b"", 2, err=[("prefix", "ctxsearch: invalid value '10m'")])
 golden("--dfa-size-limit rejects a bare suffix", ["--dfa-size-limit", "K", "two", "d/a.txt"],
        b"", 2, err="any")
+# rg's regex size limit: regex-automata's NFA of x{n} takes 32 bytes a copy, 200 more in all
+SIZE_ERROR = [("line", "ctxsearch: compiled regex exceeds size limit of 10000")]
+golden("--regex-size-limit: x{306} fits in 10000 bytes", ["--regex-size-limit", "10000", "-c",
+       "x{306}"], b"", 1, stdin=b"x\n")
+golden("--regex-size-limit: x{307} exceeds it, as rg", ["--regex-size-limit", "10000", "-c",
+       "x{307}"], b"", 2, SIZE_ERROR, stdin=b"x\n")
+golden("--regex-size-limit: a Unicode class costs its UTF-8 automaton (\\d{22} exceeds 100000)",
+       ["--regex-size-limit", "100000", "-c", "\\d{22}"], b"", 2,
+       [("line", "ctxsearch: compiled regex exceeds size limit of 100000")], stdin=b"x\n")
+golden("--regex-size-limit: \\d{21} fits in 100000", ["--regex-size-limit", "100000", "-c",
+       "\\d{21}"], b"", 1, stdin=b"x\n")
+golden("--regex-size-limit: -P has none", ["-P", "--regex-size-limit", "10000", "-c", "x{307}"],
+       b"", 1, stdin=b"x\n")
 golden("--debug writes to stderr only", ["--debug", "two", "d/a.txt"], b"foo two\n", 0,
        err="any")
 golden("--trace writes to stderr only", ["--trace", "-c", "two", "d/a.txt"], b"1\n", 0,
@@ -1490,6 +1531,14 @@ golden("--crlf: -r -o replacements end in CRLF", ["--crlf", "-r", "X", "-o", "fo
        b"X\r\nX\r\nX\r\n", 0)
 golden("--crlf: a literal \\r is an error without -U", ["--crlf", "a\\rb", "cr/a.txt"], b"", 2,
        [("line", "ctxsearch: the literal \"\\r\" is not allowed in a regex")])
+golden("--crlf: the patterns are one alternation, `-e a -e \\r` a class: no literal \\r error",
+       ["--crlf", "-c", "-e", "a", "-e", "\\r"], b"1\r\n", 0, stdin=b"a\r\n")
+golden("--crlf -P: no literal \\r error (PCRE2's patterns are not checked), as rg",
+       ["--crlf", "-P", "-c", "a\\r"], b"", 1, stdin=b"a\r\n")
+golden("--crlf: \\r{0} is empty: no literal \\r error", ["--crlf", "-c", "\\r{0}a"], b"1\r\n", 0,
+       stdin=b"a\r\n")
+golden("--crlf: the literal \\r error comes before the \\n one, as rg", ["--crlf", "a\\n\\r"], b"", 2,
+       [("line", "ctxsearch: the literal \"\\r\" is not allowed in a regex")], stdin=b"a\r\n")
 golden("--crlf -U: a match spans CRLF", ["--crlf", "-U", "-c", "foo\\r\\nbar", "cr/a.txt"],
        b"1\r\n", 0)
 golden("--crlf -U: ^ never matches between a CR and its LF", ["--crlf", "-U", "-c", "^", "cr/a.txt"],
@@ -1587,6 +1636,13 @@ golden("(?x): spaces are no pieces, `a | \\n` is a class: no literal \\n error",
        ["-c", "(?x) a | \\n"], b"1\n", 0, stdin=b"a\n")
 golden("(?i) makes a letter a class: the literal \\n error", ["(?i)a|\\n"], b"", 2, NL_ERROR_ANY,
        stdin=b"a\n")
+golden("-S decides the case first: `A` stays a literal, `-e A -e \\n` a class",
+       ["-S", "-c", "-e", "A", "-e", "\\n"], b"1\n", 0, stdin=b"A\n")
+golden("-S with a lowercase letter folds it: the literal \\n error", ["-S", "-e", "a", "-e", "\\n"],
+       b"", 2, NL_ERROR_ANY, stdin=b"a\n")
+golden("\\n{1} is \\n: `\\n{1}|a` is a class", ["-c", "\\n{1}|a"], b"1\n", 0, stdin=b"a\n")
+golden("\\n{0} is empty: no literal \\n error", ["-c", "a\\n{0}"], b"1\n", 0, stdin=b"a\n")
+golden("\\x00{0} is empty: no NUL ban", ["-c", "a\\x00{0}"], b"1\n", 0, stdin=b"a\n")
 golden("-a lifts the NUL ban", ["-a", "-c", "a\\x00"], b"1\n", 0, stdin=b"a\x00b\n")
 golden("a class with a NUL among others is no NUL ban", ["-c", "[\\x00-\\x01]"], b"", 1,
        stdin=b"a\x00b\n")

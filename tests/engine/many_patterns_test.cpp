@@ -260,6 +260,29 @@ TEST_CASE("leftmost-first holds across chunks: the earliest start wins, then pat
   }
 }
 
+TEST_CASE("leftmost-first holds across chunks after invalid UTF-8 too", "[engine][pattern][many]") {
+  // PCRE2 10.42's JIT can miss the offset limit that keeps a later chunk from winning at the same
+  // start (a chunk of 1,000 -i literals, invalid UTF-8 before the match): "ſ" (which folds to S)
+  // is listed first and wins at "Strax", also when the line holds invalid UTF-8 before it
+  // (differential test, many-patterns seed 1002).
+  std::vector<std::string> patterns;
+  for (int i = 0; i < 2500; ++i) patterns.push_back("ident" + std::to_string(10000 + i) + "_zz");
+  patterns.insert(patterns.begin() + 10, std::string(kLongS));
+  patterns.insert(patterns.begin() + 2000, "Strax");
+  PatternOptions caseless;
+  caseless.case_insensitive = true;
+  PatternSet set = compile_ok(patterns, caseless);
+  PatternSet::Scratch scratch = set.make_scratch();
+  using Spans = std::vector<std::pair<std::size_t, std::size_t>>;
+  CHECK(span_pairs(set, "\tabcStrax", scratch) == Spans{{4, 5}});
+  CHECK(span_pairs(set, "\t\xED\xA0\x80Strax", scratch) == Spans{{4, 5}});
+  std::vector<MatchSpan> spans;
+  const std::string hay = "\t\xED\xA0\x80Strax\n";
+  REQUIRE(set.find_spans_in(hay, 0, hay.size() - 1, scratch, spans).ok());
+  REQUIRE(spans.size() == 1);
+  CHECK(spans[0].end == 5);
+}
+
 TEST_CASE("plain literals under -i match U+212A for k and U+017F for s, spans and whole lines",
           "[engine][pattern][many]") {
   std::vector<std::string> patterns;

@@ -60,6 +60,11 @@ struct PatternOptions {
   // it is impossible to match". As in ripgrep, patterns it takes as plain literals (-F or no meta
   // character, no -i/-S, no line terminator in them) are not checked; -P never is.
   bool ban_nul = false;
+  // ripgrep's --regex-size-limit (bytes; its default, 100 MiB): patterns (not -P) whose regex
+  // ripgrep's engine would compile into a larger NFA are the error "compiled regex exceeds size
+  // limit of N", as in ripgrep, where the size is known to exceed it (a large count of a piece,
+  // `x{4000000}`); near the limit ripgrep may refuse patterns accepted here.
+  std::uint64_t regex_size_limit = std::uint64_t{100} << 20;
 };
 
 // A line of a haystack: [start, end), `end` excluding the line terminator.
