@@ -1363,11 +1363,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       options.word || std::ranges::any_of(patterns, [](const std::string& p) {
         return p.find("\\b") != std::string::npos || p.find("\\B") != std::string::npos;
       });
+  // (No pattern may match a NUL: ripgrep's non_matching_bytes, from the HIR summaries; -P has
+  // none, and never searches over the buffer.)
   const bool nul_over_buffer =
-      nul && !options.multiline && haystack_anchor &&
+      nul && !options.multiline && !options.pcre2 && haystack_anchor &&
       (!may_be_empty.empty() || (all_end_anchored && !all_start_anchored && !word_boundary)) &&
-      std::ranges::none_of(patterns, [&](const std::string& p) {
-        return can_match_newline(p, options.multiline_dotall, false, '\0');
+      std::ranges::none_of(hirs, [](const detail::HirSummary& h) {
+        return (h.matches & detail::kHoldsNul) != 0;
       });
   impl->buffer_search =
       nul && !impl->multiline && !options.pcre2 && (options.multiline || nul_over_buffer);
