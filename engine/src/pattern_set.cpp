@@ -1368,9 +1368,8 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   const bool nul_over_buffer =
       nul && !options.multiline && !options.pcre2 && haystack_anchor &&
       (!may_be_empty.empty() || (all_end_anchored && !all_start_anchored && !word_boundary)) &&
-      std::ranges::none_of(hirs, [](const detail::HirSummary& h) {
-        return (h.matches & detail::kHoldsNul) != 0;
-      });
+      std::ranges::none_of(
+          hirs, [](const detail::HirSummary& h) { return (h.matches & detail::kHoldsNul) != 0; });
   impl->buffer_search =
       nul && !impl->multiline && !options.pcre2 && (options.multiline || nul_over_buffer);
   impl->nul_scan = nul && !impl->multiline && !impl->buffer_search && !options.pcre2 &&

@@ -840,9 +840,9 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       if (!reach(start)) break;
       const std::size_t end = line_end(start);
       const bool fast = !options.slow_lines && !stop_on_nonmatch;  // as in the search above
-      CTX_TRY_ASSIGN(std::optional<LineSpan> hit,
-                     patterns.find_line(hay, start, scratch,
-                                        fast ? hay.size() : std::string_view::npos));
+      CTX_TRY_ASSIGN(
+          std::optional<LineSpan> hit,
+          patterns.find_line(hay, start, scratch, fast ? hay.size() : std::string_view::npos));
       const bool matches = hit && hit->start == start;
       if (matches != options.invert) {
         if (skipped) sink.on_context_break();

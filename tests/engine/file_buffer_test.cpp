@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <string_view>
+#include <thread>
 
 #include "../temp_tree.hpp"
 #include "ctx/engine/searcher.hpp"

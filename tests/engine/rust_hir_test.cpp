@@ -158,7 +158,9 @@ TEST_CASE("small NFAs cost what rg 14 counts, and exact literals none", "[engine
                                                  {"[ab]c", 0},
                                                  {"a{3}", 0},
                                                  {"[a-j]z", 0},
-                                                 {"[\xC3\xA9" "a]x", 0}}) {
+                                                 {"[\xC3\xA9"
+                                                  "a]x",
+                                                  0}}) {
     INFO(t.pattern << " -w " << t.word << " -x " << t.line << " -i " << t.caseless);
     ctx::engine::PatternOptions options;
     options.word = t.word;
