@@ -72,6 +72,31 @@ inline char* put_byte(char* p, unsigned char c) {
   return p + e.len;
 }
 
+#if defined(__SSE2__)
+// Writes the escape of the 16 bytes at `src` (16 more must be readable behind them) at `p`;
+// returns the new end. Writes at most 96 bytes (6 per byte), its stores at most 16 past that.
+inline char* put_block(char* p, const char* src) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+  auto mask = static_cast<unsigned>(special_mask(v));
+  std::size_t pos = 0;  // the block's bytes before `pos` are written
+  while (mask != 0) {
+    auto k = static_cast<std::size_t>(__builtin_ctz(mask));
+    mask &= mask - 1;
+    // 16 bytes from `pos`: the plain ones up to k land, the rest is overwritten next.
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + pos)));
+    p += k - pos;
+    const Escape& e = kEscapes[static_cast<unsigned char>(src[k])];
+    std::memcpy(p, e.text, 8);
+    p += e.len;
+    pos = k + 1;
+  }
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + pos)));
+  return p + (16 - pos);
+}
+#endif
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
@@ -89,24 +114,7 @@ void append_json_string(std::string& out, std::string_view s) {
   // Blocks of 16 with 16 more bytes behind them, so every 16-byte load below stays inside `s`.
   for (; i + 32 <= n; i += 16) {
     if (p - stage > static_cast<std::ptrdiff_t>(kStage)) flush();
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    auto mask = static_cast<unsigned>(special_mask(v));
-    std::size_t pos = 0;  // the block's bytes before `pos` are written
-    while (mask != 0) {
-      auto k = static_cast<std::size_t>(__builtin_ctz(mask));
-      mask &= mask - 1;
-      // 16 bytes from `pos`: the plain ones up to k land, the rest is overwritten next.
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + pos)));
-      p += k - pos;
-      const Escape& e = kEscapes[static_cast<unsigned char>(src[i + k])];
-      std::memcpy(p, e.text, 8);
-      p += e.len;
-      pos = k + 1;
-    }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + pos)));
-    p += 16 - pos;
+    p = put_block(p, src + i);
   }
 #endif
   for (; i < n; ++i) {
@@ -126,23 +134,7 @@ char* put_json_body(char* out, std::string_view s) {
   // As in append_json_string: blocks of 16 with 16 more bytes behind them. A block writes at most
   // 96 bytes (6 per byte), its stores at most 16 past that.
   for (; i + 32 <= n; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    auto mask = static_cast<unsigned>(special_mask(v));
-    std::size_t pos = 0;
-    while (mask != 0) {
-      auto k = static_cast<std::size_t>(__builtin_ctz(mask));
-      mask &= mask - 1;
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + pos)));
-      p += k - pos;
-      const Escape& e = kEscapes[static_cast<unsigned char>(src[i + k])];
-      std::memcpy(p, e.text, 8);
-      p += e.len;
-      pos = k + 1;
-    }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + pos)));
-    p += 16 - pos;
+    p = put_block(p, src + i);
   }
 #endif
   for (; i < n; ++i) p = put_byte(p, static_cast<unsigned char>(src[i]));

@@ -316,16 +316,24 @@ void Glob::build_fixed() {
   fixed_ = true;
 }
 
+namespace {
+
+// The bytes (a 256-bit set) that fold to `byte`, with case folding or without.
+std::array<std::uint64_t, 4> bytes_folding_to(unsigned char byte, bool case_insensitive) {
+  std::array<std::uint64_t, 4> set{};
+  for (unsigned c = 0; c < 256; ++c) {
+    if (fold(static_cast<unsigned char>(c), case_insensitive) == byte) {
+      set[c / 64] |= std::uint64_t{1} << (c % 64);
+    }
+  }
+  return set;
+}
+
+}  // namespace
+
 std::array<std::uint64_t, 4> Glob::last_bytes() const {
   std::array<std::uint64_t, 4> set{};
-  auto folding_to = [&](unsigned char last) {
-    for (unsigned c = 0; c < 256; ++c) {
-      if (fold(static_cast<unsigned char>(c), case_insensitive_) == last) {
-        set[c / 64] |= std::uint64_t{1} << (c % 64);
-      }
-    }
-    return set;
-  };
+  auto folding_to = [&](unsigned char byte) { return bytes_folding_to(byte, case_insensitive_); };
   switch (shape_) {
     case Shape::kNever:
       return set;
@@ -349,14 +357,7 @@ std::array<std::uint64_t, 4> Glob::last_bytes() const {
 
 std::array<std::uint64_t, 4> Glob::first_bytes() const {
   std::array<std::uint64_t, 4> set{};
-  auto folding_to = [&](unsigned char first) {
-    for (unsigned c = 0; c < 256; ++c) {
-      if (fold(static_cast<unsigned char>(c), case_insensitive_) == first) {
-        set[c / 64] |= std::uint64_t{1} << (c % 64);
-      }
-    }
-    return set;
-  };
+  auto folding_to = [&](unsigned char byte) { return bytes_folding_to(byte, case_insensitive_); };
   switch (shape_) {
     case Shape::kNever:
       return set;
