@@ -357,7 +357,7 @@ class Translator {
   HirSummary close_hir(HirFrame& frame) const {
     frame.branches.push_back(hir_concat(std::move(frame.items)));
     HirSummary alternation = hir_alternation(std::move(frame.branches), strip_);
-    return frame.capture ? hir_capture(std::move(alternation)) : alternation;
+    return frame.capture ? hir_capture(alternation) : alternation;
   }
 
   // A quantifier after the last atom; Rust repeats a repetition (a**) and assertions (^*),

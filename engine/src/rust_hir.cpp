@@ -490,7 +490,7 @@ HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::
   return h;
 }
 
-HirSummary hir_capture(HirSummary sub) {
+HirSummary hir_capture(const HirSummary& sub) {
   HirSummary h;
   h.kind = Kind::kOther;
   h.holds = sub.holds;

@@ -84,7 +84,7 @@ HirSummary hir_concat(std::vector<HirSummary> items);
 HirSummary hir_alternation(std::vector<HirSummary> branches, std::string_view strip = {});
 // `sub` repeated {min,max} (no max: unbounded); greedy or lazy cost the same.
 HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::uint32_t> max);
-HirSummary hir_capture(HirSummary sub);
+HirSummary hir_capture(const HirSummary& sub);
 // A pattern that does not parse as Rust's (PCRE-like syntax where ripgrep's errors are off):
 // it holds no literal the checks see, may match any line terminator and costs nothing.
 HirSummary hir_unknown();
