@@ -13,6 +13,13 @@
 
 namespace ctx::agent {
 
+// Copies the characters of the string literal `text` (not its terminating NUL) to `dst` and
+// returns the end of them.
+template <std::size_t N>
+inline char* put_literal(char* dst, const char (&text)[N]) {
+  return std::copy_n(text, N - 1, dst);
+}
+
 // Copies the `n` bytes at `src` to `dst` and returns dst + n, reading and writing nothing outside
 // them. Pieces up to 32 bytes (most lines of code, numbers) are copied inline with two
 // overlapping loads, not through a memcpy call.

@@ -266,16 +266,15 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
       const std::string_view kind = kind_name(walk.entries[offset + i].type);
       char* p = cursor.room((s.plain ? s.path.size() : json_body_room(s.path.size())) + 64);
       if (i != 0) *p++ = ',';
-      std::memcpy(p, R"({"path":")", 9);
-      p += 9;
+      p = put_literal(p, R"({"path":")");
       p = s.plain ? put_bytes(p, s.path.data(), s.path.size()) : put_json_body(p, s.path);
-      std::memcpy(p, R"(","kind":")", 10);
-      p = put_bytes(p + 10, kind.data(), kind.size());
+      p = put_literal(p, R"(","kind":")");
+      p = put_bytes(p, kind.data(), kind.size());
       *p++ = '"';
       if (s.size) {
         const fmt::format_int digits(*s.size);
-        std::memcpy(p, R"(,"size":)", 8);
-        p = put_bytes(p + 8, digits.data(), digits.size());
+        p = put_literal(p, R"(,"size":)");
+        p = put_bytes(p, digits.data(), digits.size());
       }
       *p++ = '}';
       cursor.advance_to(p);

@@ -106,7 +106,8 @@ class NewlineScanner {
 #if defined(__SSE2__)
       const __m128i newline = _mm_set1_epi8('\n');
       for (unsigned k = 0; k < 4; ++k) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+        const __m128i v =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + std::size_t{16} * k));
         const auto bits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)));
         mask |= std::uint64_t{bits} << (16 * k);
       }
@@ -165,7 +166,7 @@ class LineNumberText {
     } else {
       std::memcpy(at + 8, buf_ + kEnd - digits_, 20);
     }
-    std::memcpy(at, R"({"line":)", 8);
+    put_literal(at, R"({"line":)");
     return at + 8 + digits_;
   }
 
@@ -439,8 +440,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     char* p = lines_out.room(text_room + 96);
     if (comma) *p++ = ',';
     p = number.put_line_key(p);
-    std::memcpy(p, R"(,"text":")", 9);
-    p += 9;
+    p = put_literal(p, R"(,"text":")");
     const char* const escaped = p;
     if (plain) {
       p = put_bytes(p, text.data(), text.size());
@@ -451,8 +451,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     *p++ = '"';
     if (clipped > 0) {
       const fmt::format_int clipped_digits(clipped);
-      std::memcpy(p, R"(,"clipped_bytes":)", 17);
-      p += 17;
+      p = put_literal(p, R"(,"clipped_bytes":)");
       std::memcpy(p, clipped_digits.data(), clipped_digits.size());
       p += clipped_digits.size();
     }
@@ -464,8 +463,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
     q = number.put_column_json_tab(q);
     q = put_bytes(q, escaped, escaped_bytes);
     if (clipped > 0) q = put_json_body(q, clip_note);
-    std::memcpy(q, "\\n", 2);
-    q += 2;
+    q = put_literal(q, "\\n");
     text_out.advance_to(q);
     done_with_line();
     if (limit && shown >= *limit) stop_reason = kReasonLimit;

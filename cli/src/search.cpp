@@ -1198,7 +1198,7 @@ class Search {
           fed = 0;
         }
       } else if (!whole && options.binary != engine::BinaryMode::kText &&
-                 std::memchr(buf.data() + old, '\0', buf.size() - old) != nullptr) {
+                 std::string_view(buf).find('\0', old) != std::string_view::npos) {
         whole = true;  // read the rest, then search it as one piece
       }
       if (whole && !eof) continue;
