@@ -1231,10 +1231,7 @@ class Search {
         }
       }
       if (!args_.quiet && !w.out.empty()) stream.stream(w.out);
-      const bool done_with_file =
-          !args_.stats && printer.has_match() &&
-          (args_.quiet || print_.output == Args::Output::kFilesWithMatches ||
-           print_.output == Args::Output::kFilesWithoutMatch);
+      const bool done_with_file = !args_.stats && printer.has_match() && printer_limits_quit();
       if (out_.broken_pipe() || done_with_file ||
           (options.max_count && reported >= *options.max_count)) {
         break;
