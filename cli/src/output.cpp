@@ -12,6 +12,11 @@ namespace {
 
 thread_local Output::Capture* tls_capture = nullptr;
 
+// The thread's capture while it records (null without one, or once it went live).
+Output::Capture* recording() {
+  return tls_capture != nullptr && !tls_capture->live() ? tls_capture : nullptr;
+}
+
 }  // namespace
 
 bool write_stdout(std::string_view data) { return write_all(STDOUT_FILENO, data); }
@@ -41,7 +46,10 @@ Result<Filters> build_filters(const Args& args) {
   return f;
 }
 
-Output::Capture::Capture(Output& /*out*/) : previous_(tls_capture) { tls_capture = this; }
+Output::Capture::Capture(Output& /*out*/, Turns* turns, std::size_t index)
+    : previous_(tls_capture), turns_(turns), index_(index) {
+  tls_capture = this;
+}
 Output::Capture::~Capture() { tls_capture = previous_; }
 
 void Output::set_block_buffering(std::size_t bytes, std::chrono::milliseconds max_delay) {
@@ -123,9 +131,9 @@ void Output::write_raw(std::string_view data) {
 
 void Output::write_group(std::string_view data, std::string_view separator) {
   if (data.empty()) return;
-  if (tls_capture != nullptr) {
-    tls_capture->stdout_.append(data);
-    tls_capture->separator_ = separator;
+  if (Capture* capture = recording(); capture != nullptr) {
+    capture->stdout_.append(data);
+    capture->separator_ = separator;
     return;
   }
   std::lock_guard lock(mutex_);
@@ -133,24 +141,40 @@ void Output::write_group(std::string_view data, std::string_view separator) {
 }
 
 void Output::stream_chunk(std::string_view data, std::string_view separator, bool first) {
-  if (tls_capture != nullptr) {
-    tls_capture->stdout_.append(data);
-    tls_capture->separator_ = separator;
+  if (Capture* capture = recording(); capture != nullptr) {
+    capture->stdout_.append(data);
+    capture->separator_ = separator;
+    if (capture->turns_ == nullptr) return;
+    if (capture->stdout_.size() < kCaptureLimit && !capture->turns_->is_now(capture->index_)) {
+      return;
+    }
+    capture->turns_->wait(capture->index_);
+    go_live(*capture);
     return;
   }
   if (first) mutex_.lock();  // held until release_stream()
   write_locked(data, separator, first);
 }
 
+void Output::go_live(Capture& capture) {
+  mutex_.lock();  // held until release_stream(), as by a first stream_chunk
+  capture.live_ = true;
+  write_locked(capture.stdout_, capture.separator_, true);
+  std::string().swap(capture.stdout_);
+  if (!capture.messages_.empty()) write_pending();
+  for (const auto& [is_error, text] : capture.messages_) print_error(text);
+  capture.messages_.clear();
+}
+
 void Output::release_stream() {
-  if (tls_capture == nullptr) mutex_.unlock();
+  if (recording() == nullptr) mutex_.unlock();
 }
 
 void Output::error(std::string_view detail) {
   errored_.store(true);
   if (!messages_) return;
-  if (tls_capture != nullptr) {
-    tls_capture->messages_.emplace_back(true, std::string(detail));
+  if (Capture* capture = recording(); capture != nullptr) {
+    capture->messages_.emplace_back(true, std::string(detail));
     return;
   }
   std::lock_guard lock(mutex_);
@@ -160,8 +184,8 @@ void Output::error(std::string_view detail) {
 
 void Output::warn(std::string_view detail) {
   if (!messages_) return;
-  if (tls_capture != nullptr) {
-    tls_capture->messages_.emplace_back(false, std::string(detail));
+  if (Capture* capture = recording(); capture != nullptr) {
+    capture->messages_.emplace_back(false, std::string(detail));
     return;
   }
   std::lock_guard lock(mutex_);

@@ -64,24 +64,47 @@ class Output {
   // Bytes written to stdout so far by write_group/replay/streams (separators included).
   std::uint64_t bytes_written() const { return written_.load(); }
 
+  // An ordered capture's place in line (see Capture): `is_now(i)` says whether the output of
+  // every capture before the i-th has been written; `wait(i)` returns once it has.
+  class Turns {
+   public:
+    virtual bool is_now(std::size_t index) = 0;
+    virtual void wait(std::size_t index) = 0;
+
+   protected:
+    ~Turns() = default;
+  };
+
   // While a Capture lives on a thread, that thread's output is recorded instead of written.
+  // An ordered capture (`turns` given) goes live when a file streams its output (stream_chunk)
+  // and either its turn has come or it holds kCaptureLimit bytes (then it waits for its turn):
+  // what it recorded is written, and from then on it writes at once, as without a capture. So
+  // the first file in line streams as it is searched, and a file with millions of matches costs
+  // a bounded buffer, not its whole output.
   class Capture {
    public:
-    explicit Capture(Output& out);
+    explicit Capture(Output& out, Turns* turns = nullptr, std::size_t index = 0);
     ~Capture();
     Capture(const Capture&) = delete;
     Capture& operator=(const Capture&) = delete;
     std::string take_stdout() { return std::move(stdout_); }
     std::vector<std::pair<bool, std::string>> take_messages() { return std::move(messages_); }
     std::string_view separator() const { return separator_; }
+    // Whether it went live (its output, messages included, is written already).
+    bool live() const { return live_; }
 
    private:
     friend class Output;
     Capture* previous_;
+    Turns* turns_;
+    std::size_t index_;
+    bool live_ = false;
     std::string stdout_;
     std::string_view separator_;
     std::vector<std::pair<bool, std::string>> messages_;  // (is_error, detail)
   };
+  // The most an ordered capture records before it waits for its turn.
+  static constexpr std::size_t kCaptureLimit = std::size_t{1} << 20;
   // Writes what a Capture recorded.
   void replay(std::string_view data, std::string_view separator,
               const std::vector<std::pair<bool, std::string>>& messages);
@@ -92,6 +115,9 @@ class Output {
 
  private:
   void write_locked(std::string_view data, std::string_view separator, bool first);
+  // Takes the stdout lock (held until release_stream) and writes what `capture` recorded: it
+  // writes at once from now on.
+  void go_live(Capture& capture);
   // Writes `data` now, or appends it to `pending_` under block buffering.
   void emit(std::string_view data);
   // Writes what block buffering holds (before a message on stderr, so `2>&1` keeps the order).

@@ -4,9 +4,6 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/global_control.h>
-#include <tbb/parallel_pipeline.h>
-#include <tbb/task_arena.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,7 +15,7 @@
 #include <mutex>
 #include <span>
 #include <string>
-#include <unordered_map>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -33,6 +30,7 @@
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
 #include "hyperlink.hpp"
+#include "ordered_run.hpp"
 #include "output.hpp"
 #include "preprocess.hpp"
 
@@ -45,6 +43,9 @@ constexpr std::size_t kStreamThreshold = std::size_t{1} << 20;  // bytes of one 
 // reader watching a slow search, or stdin fed slowly, still sees results as they are found).
 constexpr std::size_t kBlockBytes = std::size_t{64} << 10;
 constexpr std::chrono::milliseconds kBlockMaxDelay{100};
+// Sorted searches: how many files per thread may wait for their output to be written (a few
+// hundred bytes each; a small window costs a wake-up of the walk every few files).
+constexpr std::size_t kOrderedWindowPerThread = 256;
 
 constexpr std::string_view kReset = kColorReset;
 
@@ -1275,94 +1276,55 @@ class Search {
     walk_options.paths = paths;
     if (walk_options.sort == walker::SortBy::kNone) {
       walk_options.probe_file_systems = true;  // for FileBuffer::read_at
-      Sink sink(*this, false);
+      Sink sink(*this);
       if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
       return;
     }
-    // Sorted: the walk lists files in order (discovering them in parallel), then a pipeline
-    // searches them in parallel and writes results strictly in that order.
-    Sink sink(*this, true);
+    // Sorted: the walk hands files over in order (by path as it goes; by a time at its end), and
+    // they are searched in parallel meanwhile, their results written strictly in that order.
+    unsigned threads = walk_options.threads != 0
+                           ? walk_options.threads
+                           : std::max(1U, std::thread::hardware_concurrency());
+    OrderedRun ordered(
+        out_, threads, kOrderedWindowPerThread * threads,
+        [this](const OrderedJob& job) {
+          search_file(job.path, job.explicit_file, workers_.local());
+        },
+        [this] { return stop_.load(std::memory_order_relaxed); });
+    Sink sink(*this, &ordered);
     if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
-    run_ordered(sink.ordered, walk_options.threads);
+    ordered.finish();
   }
 
  private:
+  // Searches what the walk finds, or (sorted) hands it to `ordered` in the walk's order.
   struct Sink final : walker::WalkSink {
-    Sink(Search& s, bool collect) : search(s), collect_only(collect) {}
+    explicit Sink(Search& s, OrderedRun* run = nullptr) : search(s), ordered(run) {}
     walker::Flow on_file(const walker::WalkEntry& e) override {
       search.searched_.store(true, std::memory_order_relaxed);
-      if (collect_only) {
-        ordered.emplace_back(std::string(e.path), e.depth == 0);
-        return walker::Flow::kContinue;
+      if (ordered != nullptr) {
+        ordered->add(OrderedJob{std::string(e.path), e.depth == 0, {}});
+      } else {
+        search.search_file(e.path, e.depth == 0, search.workers_.local(), e.dir_fd, e.name,
+                           e.short_read_is_end);
       }
-      search.search_file(e.path, e.depth == 0, search.workers_.local(), e.dir_fd, e.name,
-                         e.short_read_is_end);
       return search.stop_.load(std::memory_order_relaxed) ? walker::Flow::kStop
                                                           : walker::Flow::kContinue;
     }
-    void on_error(const Error& e) override { search.out_.error(e.detail); }
+    // Sorted, errors take their place in the order too (a walk by path meets them in order).
+    void on_error(const Error& e) override {
+      if (ordered != nullptr) {
+        ordered->add(OrderedJob{{}, false, e.detail});
+      } else {
+        search.out_.error(e.detail);
+      }
+    }
     void on_ignore_error(const Error& e) override {
       if (!search.args_.no_ignore_messages) search.out_.warn(e.detail);
     }
     Search& search;
-    bool collect_only;
-    std::vector<std::pair<std::string, bool>> ordered;
+    OrderedRun* ordered;
   };
-
-  void run_ordered(const std::vector<std::pair<std::string, bool>>& files, unsigned threads) {
-    unsigned n = threads != 0 ? threads : std::max(1U, std::thread::hardware_concurrency());
-    tbb::global_control allow(tbb::global_control::max_allowed_parallelism, n);
-    tbb::task_arena arena(static_cast<int>(n));
-    std::size_t next = 0;
-    arena.execute([&] {
-      tbb::parallel_pipeline(
-          static_cast<std::size_t>(n) * 4,
-          tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
-                                              [&](tbb::flow_control& fc) -> std::size_t {
-                                                if (next >= files.size() ||
-                                                    stop_.load(std::memory_order_relaxed)) {
-                                                  fc.stop();
-                                                  return 0;
-                                                }
-                                                return next++;
-                                              }) &
-              tbb::make_filter<std::size_t, std::size_t>(tbb::filter_mode::parallel,
-                                                         [&](std::size_t i) {
-                                                           ordered_slot(i) = capture(
-                                                               files[i].first, files[i].second);
-                                                           return i;
-                                                         }) &
-              tbb::make_filter<std::size_t, void>(tbb::filter_mode::serial_in_order,
-                                                  [&](std::size_t i) { flush_slot(i); }));
-    });
-  }
-
-  // Ordered mode: a file's output is captured whole, then written in order.
-  struct Captured {
-    std::string out;
-    std::string_view separator;
-    std::vector<std::pair<bool, std::string>> messages;  // (is_error, text)
-  };
-  Captured& ordered_slot(std::size_t i) {
-    std::lock_guard lock(slots_mutex_);
-    return slots_[i];
-  }
-  Captured capture(const std::string& path, bool explicit_file) {
-    Worker& w = workers_.local();
-    Output::Capture capture(out_);
-    search_file(path, explicit_file, w);
-    std::string_view separator = capture.separator();
-    return Captured{capture.take_stdout(), separator, capture.take_messages()};
-  }
-  void flush_slot(std::size_t i) {
-    Captured c;
-    {
-      std::lock_guard lock(slots_mutex_);
-      c = std::move(slots_[i]);
-      slots_.erase(i);
-    }
-    out_.replay(c.out, c.separator, c.messages);
-  }
 
   // What goes between two files' output: a blank line under headings, the context separator
   // ("--") with context lines (not --passthru's).
@@ -1440,11 +1402,9 @@ class Search {
   walker::Overrides pre_globs_;
   tbb::enumerable_thread_specific<Worker> workers_;
   ChunkScratches chunk_scratches_, plain_chunk_scratches_;  // search_in_chunks' (per set)
-  std::mutex slots_mutex_;
   std::mutex stats_mutex_;
   Stats stats_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  std::unordered_map<std::size_t, Captured> slots_;
 };
 
 // ripgrep 14's smart case under -P (grep-pcre2's has_uppercase_literal): case-sensitive when the

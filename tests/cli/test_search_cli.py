@@ -247,6 +247,9 @@ golden("a missing path is an error but the other paths are searched",
        [("line", "ctxsearch: nope: No such file or directory (os error 2)")])
 golden("a missing path and no match exits 2", S + ["zzz", "nope", "d"], b"", 2,
        [("line", "ctxsearch: nope: No such file or directory (os error 2)")])
+golden("--sortr path sorts every file, roots too, by its path's components (rg 14; rg 13 kept "
+       "the roots' order)", ["--sortr", "path", "foo", "d/a.txt", "hl/c.txt", "d/sub"],
+       b"hl/c.txt:foo\nd/sub/c.txt:x foo\nd/a.txt:foo one\nd/a.txt:foo two\n", 0)
 golden("no pattern is a usage error", [], b"", 2, "any")
 golden("an unknown flag is a usage error", ["--no-such-flag", "foo"], b"", 2, "any")
 golden("the empty pattern matches every line", ["", "d/a.txt"], b"foo one\nbar\nfoo two\n", 0)

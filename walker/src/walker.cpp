@@ -1,7 +1,8 @@
 // The walk: one TBB task per directory. A task lists its directory with getdents64 (d_type, no
 // stat per entry), notices ignore files and `.git` in that listing (no failed opens for absent
 // ones), builds a RuleNode only when the directory brings rules, and decides each entry with the
-// chain of RuleNodes above it. Sorted walks record a tree and replay it in order afterwards.
+// chain of RuleNodes above it. Walks sorted by path go depth first in order on one thread; walks
+// sorted by a time record a tree and replay it afterwards.
 
 #include "ctx/walker/walker.hpp"
 
@@ -122,7 +123,8 @@ struct Root {
   dev_t dev = 0;
 };
 
-// Sorted walks record the tree, then replay it.
+// A sorted walk's listings (by time: the whole tree, replayed afterwards; by path: the
+// directories on the current path).
 struct SortedDir;
 struct SortedChild {
   std::string name;
@@ -130,6 +132,7 @@ struct SortedChild {
 };
 struct SortedDir {
   std::vector<SortedChild> children;
+  std::size_t task = 0;  // walk_in_order: this directory's index among its parent's child tasks
 };
 
 struct Ancestor {  // -L loop detection: the chain of directories above a task
@@ -168,6 +171,46 @@ std::string child_prefix(const std::string& dir) {
 }
 
 bool is_dir_type(unsigned char t) { return t == DT_DIR; }
+
+// Rust's Path ordering (ripgrep sorts paths with it): component by component, where a root '/'
+// sorts before ".", ".." and names, and repeated '/' and inner "." components do not count.
+int compare_path_components(std::string_view a, std::string_view b) {
+  enum Kind { kRoot, kCurrent, kParent, kName };
+  struct Components {
+    std::string_view rest;
+    bool first = true;
+    // The next component, or false at the end.
+    bool next(Kind& kind, std::string_view& name) {
+      if (first && !rest.empty() && rest[0] == '/') {
+        first = false;
+        rest.remove_prefix(1);
+        kind = kRoot;
+        return true;
+      }
+      const bool leading = first;
+      first = false;
+      for (;;) {
+        while (!rest.empty() && rest[0] == '/') rest.remove_prefix(1);
+        if (rest.empty()) return false;
+        const std::size_t slash = std::min(rest.find('/'), rest.size());
+        name = rest.substr(0, slash);
+        rest.remove_prefix(slash);
+        if (name == "." && !leading) continue;
+        kind = name == "." ? kCurrent : name == ".." ? kParent : kName;
+        return true;
+      }
+    }
+  };
+  Components x{a}, y{b};
+  for (;;) {
+    Kind kx{}, ky{};
+    std::string_view nx, ny;
+    const bool has_x = x.next(kx, nx), has_y = y.next(ky, ny);
+    if (!has_x || !has_y) return has_x == has_y ? 0 : has_x ? 1 : -1;
+    if (kx != ky) return kx < ky ? -1 : 1;
+    if (kx == kName && nx != ny) return nx < ny ? -1 : 1;
+  }
+}
 
 EntryType entry_type(unsigned char t) {
   return t == DT_REG   ? EntryType::kFile
@@ -243,6 +286,12 @@ class Walker {
 
   void replay(const SortedDir& dir, std::string& path, std::size_t depth,
               std::vector<std::pair<std::string, std::size_t>>* collect);
+  // Sorted by path: lists `task` (whose `out` is set), then hands its files to the sink (or
+  // appends them to `collect`, with their depth) and walks its subdirectories, in order, on the
+  // calling thread. `path` is the task's path with a trailing '/' (or empty); it is restored
+  // before returning.
+  void walk_in_order(DirTask& task, std::string& path,
+                     std::vector<std::pair<std::string, std::size_t>>* collect);
   void replay_by_time(std::vector<std::pair<std::string, std::size_t>>& files);
 };
 
@@ -713,6 +762,29 @@ void Walker::replay(const SortedDir& dir, std::string& path, std::size_t depth,
   path.resize(base);
 }
 
+void Walker::walk_in_order(DirTask& task, std::string& path,
+                           std::vector<std::pair<std::string, std::size_t>>* collect) {
+  std::vector<DirTask> children;
+  process(task, children);
+  for (std::size_t i = 0; i < children.size(); ++i) children[i].out->task = i;
+  const std::size_t base = path.size();
+  for (SortedChild& child : task.out->children) {
+    if (stop_.load(std::memory_order_relaxed)) break;
+    path.resize(base);
+    path.append(child.name);
+    if (child.dir) {
+      path.push_back('/');
+      walk_in_order(children[child.dir->task], path, collect);
+      child.dir.reset();  // its listing is done with
+    } else if (collect != nullptr) {
+      collect->emplace_back(path, task.depth + 1);
+    } else {
+      emit(path, task.depth + 1);
+    }
+  }
+  path.resize(base);
+}
+
 void Walker::replay_by_time(std::vector<std::pair<std::string, std::size_t>>& files) {
   // As ripgrep: every file is stat'ed and the whole list sorted by the chosen time (stable, so
   // ties keep the walk's order, see process()); files whose time cannot be read sort last (first
@@ -783,6 +855,7 @@ Status Walker::run() {
     bool is_dir;
     std::string path;
     std::unique_ptr<SortedDir> tree;
+    std::size_t task = 0;  // a directory's index in `tasks`
   };
   std::vector<RootItem> items;
   std::vector<DirTask> tasks;
@@ -835,9 +908,45 @@ Status Walker::run() {
       task.node = parent_chain(resolved);
     }
     roots_.push_back(std::move(root));
-    items.push_back(RootItem{true, p, sorted() ? std::make_unique<SortedDir>() : nullptr});
+    items.push_back(
+        RootItem{true, p, sorted() ? std::make_unique<SortedDir>() : nullptr, tasks.size()});
     task.out = items.back().tree.get();
     tasks.push_back(std::move(task));
+  }
+
+  // Sorted by path, the walk is one depth-first pass in order, as ripgrep's sorted walk: each file
+  // reaches the sink as soon as every path before it has (a consumer searches while the walk goes
+  // on), and memory holds the listings of the directories on the current path only, not the tree
+  // (311,560 files: 73 MB peak RSS when the whole tree was recorded first).
+  if (options_.sort == SortBy::kPath) {
+    // Reversed, ripgrep 14 collects every file it found and sorts them all by their path's
+    // components (stable: the same file named by two roots keeps the roots' order), so roots
+    // are sorted too; the same here.
+    std::vector<std::pair<std::string, std::size_t>> all;
+    auto* collect = options_.sort_reverse ? &all : nullptr;
+    for (const RootItem& item : items) {
+      if (stop_.load(std::memory_order_relaxed)) break;
+      if (!item.is_dir) {
+        if (collect != nullptr) {
+          collect->emplace_back(item.path, 0);
+        } else {
+          emit(item.path, 0);
+        }
+        continue;
+      }
+      std::string path = item.path;
+      if (!path.empty() && path.back() != '/') path.push_back('/');
+      walk_in_order(tasks[item.task], path, collect);
+    }
+    if (collect == nullptr) return {};
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+      return compare_path_components(b.first, a.first) < 0;
+    });
+    for (const auto& [file, depth] : all) {
+      if (stop_.load(std::memory_order_relaxed)) break;
+      emit(file, depth);
+    }
+    return {};
   }
 
   // Unsorted, many files named among the roots go to the sink on all threads (as rg's parallel

@@ -3,9 +3,11 @@
 // repository's info/exclude, the global excludes file, -g overrides, file types, hidden files).
 //
 // `walk()` runs a work-stealing depth-first walk on oneTBB and hands each file to a `WalkSink`.
-// Unsorted, the sink is called from worker threads as files are found; with `sort`, discovery is
-// still parallel and the sink is called on the calling thread in that order afterwards (by a time:
-// ties in the order an unsorted one-thread walk meets the files, as ripgrep).
+// Unsorted, the sink is called from worker threads as files are found. Sorted by path, the walk is
+// one depth-first pass in order on the calling thread, which calls the sink as it goes (memory: the
+// listings of the directories on the current path). Sorted by a time, discovery is parallel and
+// the sink is called on the calling thread in that order afterwards (ties in the order an unsorted
+// one-thread walk meets the files, as ripgrep).
 #pragma once
 
 #include <cstddef>
