@@ -142,6 +142,7 @@ int run_files(Args& args) {
   args.walk.paths = args.positionals;
   args.walk.overrides = &filters->overrides;
   args.walk.types = &filters->types;
+  args.walk.walkdir_errors = rg_one_thread(args.walk, rg_is_one_file(args.walk.paths, false));
   const bool color = color_enabled(args.color);
   std::optional<Hyperlinker> links;  // as rg 14: only with colors on
   if (color && !args.hyperlink_format.empty()) {

@@ -1655,11 +1655,7 @@ int run_search(Args& args) {
   }
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   const bool search_stdin = paths.empty() && !stdin_consumed && stdin_is_readable();
-  struct stat st {};
-  const bool one_file =
-      search_stdin ||
-      (paths.size() == 1 &&
-       (paths[0] == "-" || (::stat(paths[0].c_str(), &st) == 0 && !S_ISDIR(st.st_mode))));
+  const bool one_file = rg_is_one_file(paths, search_stdin);
   const ColorSpecs colors = color_specs(args.colors);
   PrintOptions print{};
   print.colors = &colors;
@@ -1701,9 +1697,7 @@ int run_search(Args& args) {
   print.trim = args.trim;
   print.stats = args.stats;
   print.quiet = args.quiet;
-  print.rg_one_thread = args.walk.sort != walker::SortBy::kNone || one_file ||
-                        args.walk.threads == 1 ||
-                        (args.walk.threads == 0 && std::thread::hardware_concurrency() == 1);
+  print.rg_one_thread = rg_one_thread(args.walk, one_file);
   print.include_zero = args.include_zero;
   // As rg 14 under --crlf: the lines it ends itself end in "\r\n"; so do the separators between
   // files when one thread prints them all (its printer), not those of its parallel buffer writer.
@@ -1728,6 +1722,7 @@ int run_search(Args& args) {
   walker::WalkOptions walk = args.walk;
   walk.overrides = &filters->overrides;
   walk.types = &filters->types;
+  walk.walkdir_errors = print.rg_one_thread;
   print.multiline = compiled->multiline();
   debug_line(args, 1, "{} pattern(s), engine {}, multiline {}; {} path(s){}; threads {}",
              patterns.size(), args.pattern.pcre2 ? "PCRE2" : "default (Hyperscan + PCRE2)",

@@ -242,11 +242,27 @@ golden("a bad regex among several -e names that one", S + ["-e", "foo", "-e", "a
 golden("a bad regex under -P exits 2 too", S + ["-P", "foo(", "d"], b"", 2,
        [("prefix", "ctxsearch: regex parse error in 'foo(' at offset 4: ")])
 golden("-F makes a bad regex a literal", S + ["-F", "foo(", "d"], b"d/call.c:call foo(x);\n", 0)
+# rg 14 words a root it cannot stat as its walk does: walkdir's "IO error for operation on" when
+# it walks on one thread (sorted, -j1, one path that is no directory), plain on several threads.
+NOPE_IO = [("line", "ctxsearch: nope: IO error for operation on nope: No such file or directory "
+                    "(os error 2)")]
 golden("a missing path is an error but the other paths are searched",
-       S + ["foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2,
+       S + ["foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2, NOPE_IO)
+golden("a missing path and no match exits 2", S + ["zzz", "nope", "d"], b"", 2, NOPE_IO)
+golden("a missing path alone is walked on one thread: walkdir's wording", ["foo", "nope"], b"", 2,
+       NOPE_IO)
+golden("... and under -j1", ["-j1", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2, NOPE_IO)
+golden("... but not on several threads", ["-j2", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2,
        [("line", "ctxsearch: nope: No such file or directory (os error 2)")])
-golden("a missing path and no match exits 2", S + ["zzz", "nope", "d"], b"", 2,
-       [("line", "ctxsearch: nope: No such file or directory (os error 2)")])
+golden("a missing directory's file", ["foo", "nope/x.txt"], b"", 2,
+       [("line", "ctxsearch: nope/x.txt: IO error for operation on nope/x.txt: No such file or "
+                 "directory (os error 2)")])
+golden("a file named with a trailing slash is not a directory", ["foo", "d/a.txt/"], b"", 2,
+       [("line", "ctxsearch: d/a.txt/: IO error for operation on d/a.txt/: Not a directory "
+                 "(os error 20)")])
+golden("... nor with -j2 among other paths", ["-j2", "foo", "d/a.txt/", "d/sub"],
+       b"d/sub/c.txt:x foo\n", 2,
+       [("line", "ctxsearch: d/a.txt/: Not a directory (os error 20)")])
 golden("no pattern is a usage error", [], b"", 2, "any")
 golden("an unknown flag is a usage error", ["--no-such-flag", "foo"], b"", 2, "any")
 golden("the empty pattern matches every line", ["", "d/a.txt"], b"foo one\nbar\nfoo two\n", 0)

@@ -137,6 +137,7 @@ struct Ancestor {  // -L loop detection: the chain of directories above a task
   dev_t dev;
   ino_t ino;
   std::string path;
+  bool via_symlink;  // DirTask::via_symlink
 };
 
 struct DirTask {
@@ -146,6 +147,10 @@ struct DirTask {
   const Root* root = nullptr;
   SortedDir* out = nullptr;
   std::shared_ptr<const Ancestor> ancestors;
+  // -L: reached through a symlink. As ripgrep (walkdir, ignore), such a directory is checked
+  // against its ancestors, a real one beneath a followed link is entered even when it is one of
+  // them (the loop is found at the link's next occurrence), so the paths in the message are rg's.
+  bool via_symlink = false;
 };
 
 struct RawEntry {
@@ -215,6 +220,11 @@ class Walker {
   void emit(std::string_view path, std::size_t depth, int dir_fd = -1, std::string_view name = {},
             bool short_read_is_end = false);
   void report(const Error& error) { sink_.on_error(error); }
+  // `path` as errors name it: as ripgrep, beneath the implicit root (no path given) it starts
+  // with "./" (the root itself is "./"), though printed results do not.
+  std::string error_path(std::string_view path) const;
+  // An error stat'ing, opening or listing `path`, worded as options_.walkdir_errors asks.
+  Error io_error(int err, std::string_view path) const;
 
   // `inside_len`: in confined walks, ancestors at least this long are beneath the fd and are
   // read through it (their path past `inside_len` is fd-relative).
@@ -245,6 +255,21 @@ class Walker {
               std::vector<std::pair<std::string, std::size_t>>* collect);
   void replay_by_time(std::vector<std::pair<std::string, std::size_t>>& files);
 };
+
+std::string Walker::error_path(std::string_view path) const {
+  if (!options_.paths.empty() || beneath()) return std::string(path);
+  if (path.empty() || path == ".") return "./";
+  return fmt::format("./{}", path);
+}
+
+Error Walker::io_error(int err, std::string_view path) const {
+  const std::string shown = error_path(path);
+  Error error = Error::from_errno(err, shown);
+  if (options_.walkdir_errors) {
+    error.detail = fmt::format("{}: IO error for operation on {}", shown, error.detail);
+  }
+  return error;
+}
 
 std::string_view Walker::cwd_relative(std::string_view path) const {
   if (path.substr(0, 2) == "./") path.remove_prefix(2);
@@ -518,7 +543,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
   if (fd < 0) {
     // A directory that vanished since its parent was listed is no error.
     if (errno != ENOENT || task.depth == 0) {
-      report(beneath() ? beneath_error(errno, open_path) : Error::from_errno(errno, open_path));
+      report(beneath() ? beneath_error(errno, open_path) : io_error(errno, open_path));
     }
     return;
   }
@@ -531,21 +556,28 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
   if (options_.one_file_system || options_.follow_links) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
-      report(Error::from_errno(errno, open_path));
+      report(io_error(errno, open_path));
       return;
     }
     if (options_.one_file_system && task.depth > 0 && st.st_dev != task.root->dev) return;
     if (options_.follow_links) {
+      // A real directory that is an ancestor is a loop only when no link lies between the two (a
+      // bind mount: rg would never end); past a link, the link is found again further down.
+      bool linked = false;  // a link lies between `a` and this directory
       for (const Ancestor* a = ancestors.get(); a != nullptr; a = a->parent.get()) {
-        if (a->dev == st.st_dev && a->ino == st.st_ino) {
-          report(Error{ErrorCode::kIo, fmt::format("File system loop found: {} points to an "
-                                                   "ancestor {}",
-                                                   open_path, a->path.empty() ? "." : a->path)});
+        const bool loop = task.via_symlink || !linked;
+        linked = linked || a->via_symlink;
+        if (loop && a->dev == st.st_dev && a->ino == st.st_ino) {
+          report(Error{ErrorCode::kIo,
+                       fmt::format("File system loop found: {} points to an ancestor {}",
+                                   error_path(task.path), error_path(a->path))});
           return;
         }
       }
-      ancestors =
-          std::make_shared<const Ancestor>(Ancestor{ancestors, st.st_dev, st.st_ino, task.path});
+    }
+    if (options_.follow_links) {
+      ancestors = std::make_shared<const Ancestor>(
+          Ancestor{ancestors, st.st_dev, st.st_ino, task.path, task.via_symlink});
     }
   }
 
@@ -558,7 +590,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     long n = ::getdents64(fd, scratch.dents.data(), scratch.dents.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      report(Error::from_errno(errno, open_path));
+      report(io_error(errno, open_path));
       break;
     }
     if (n == 0) break;
@@ -617,7 +649,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       struct stat st {};
       int sflags = type == DT_LNK ? 0 : AT_SYMLINK_NOFOLLOW;
       if (::fstatat(fd, std::string(name).c_str(), &st, sflags) != 0) {
-        if (errno != ENOENT || type == DT_LNK) report(Error::from_errno(errno, path));
+        if (errno != ENOENT || type == DT_LNK) report(io_error(errno, path));
         continue;
       }
       type = S_ISDIR(st.st_mode)   ? DT_DIR
@@ -652,6 +684,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       child.node = node;
       child.root = task.root;
       child.ancestors = ancestors;
+      child.via_symlink = e.type == DT_LNK;
       if (task.out != nullptr) {
         task.out->children.push_back(SortedChild{std::string(name), std::make_unique<SortedDir>()});
         child.out = task.out->children.back().dir.get();
@@ -803,7 +836,7 @@ Status Walker::run() {
         continue;
       }
     } else if (::stat(stat_path, &st) != 0) {
-      report(Error::from_errno(errno, p));
+      report(io_error(errno, p));
       continue;
     }
     if (!S_ISDIR(st.st_mode)) {
