@@ -37,6 +37,7 @@ void set_binary_mode(Args& a, bool text, bool binary) {
   a.binary = binary;
 }
 
+// A size as ripgrep reads one: digits and an optional K, M or G suffix (upper case only).
 Result<std::uint64_t> parse_size(std::string_view flag, std::string_view v) {
   std::uint64_t n = 0;
   std::uint64_t mult = 1;
@@ -44,17 +45,14 @@ Result<std::uint64_t> parse_size(std::string_view flag, std::string_view v) {
   if (!digits.empty()) {
     switch (digits.back()) {
       case 'K':
-      case 'k':
         mult = 1ULL << 10;
         digits.remove_suffix(1);
         break;
       case 'M':
-      case 'm':
         mult = 1ULL << 20;
         digits.remove_suffix(1);
         break;
       case 'G':
-      case 'g':
         mult = 1ULL << 30;
         digits.remove_suffix(1);
         break;
@@ -770,6 +768,8 @@ Result<Args> parse_args(const std::vector<std::string>& argv) {
       if (!f->value_name.empty()) {
         if (k + 1 < arg.size()) {
           value = arg.substr(k + 1);
+          // As ripgrep's parser (lexopt): -C=2, -e=foo and -inC=2 attach the value after '='.
+          if (value.front() == '=') value.remove_prefix(1);
         } else {
           CTX_TRY_ASSIGN(value, take_value(*f, fmt::format("-{}", arg[k])));
         }

@@ -1,6 +1,7 @@
 // Command-line arguments: one flag table (args.cpp) drives parsing, --help and, later, shell
 // completions; `Args` is what it produces. Parsing follows ripgrep: combined short flags (-uu),
-// attached values (-gGLOB, --glob=GLOB), `--` ending flags, the last of two conflicting flags wins.
+// attached values (-gGLOB, -g=GLOB, --glob=GLOB), `--` ending flags, the last of two conflicting
+// flags wins.
 #pragma once
 
 #include <cstdint>

@@ -278,6 +278,25 @@ golden("... not with a path given, even '.'", ["-t", "py", "foo", "."], b"", 1, 
 golden("... not when stdin is searched", ["-t", "py", "foo"], b"foo\n", 0, stdin=b"foo\n", cwd="d")
 golden("... not for --files", ["--files", "-t", "py"], b"", 1, cwd="d")
 
+# short flags with attached values, as rg's parser (lexopt) reads them
+golden("-C=1 attaches the value after '='", ["-C=1", "bar", "d/a.txt"],
+       b"foo one\nbar\nfoo two\n", 0)
+golden("-e=foo is the pattern foo", ["-e=foo", "d/a.txt"], b"foo one\nfoo two\n", 0)
+golden("-nB=1 after other short flags", ["-nB=1", "bar", "d/a.txt"], b"1-foo one\n2:bar\n", 0)
+golden("-g=GLOB", S + ["-g=*.c", "foo", "d"], b"d/call.c:call foo(x);\n", 0)
+golden("-e= is the empty pattern", ["-c", "-e=", "d/a.txt"], b"3\n", 0)
+golden("-e== is the pattern '='", ["-x", "-e=="], b"=\n", 0, stdin=b"==\n=\n")
+
+# --max-filesize: digits and an optional K, M or G (rg rejects lower case suffixes)
+golden("--max-filesize skips larger files found by the walk", S + ["--max-filesize", "13", "foo", "d"],
+       b"d/call.c:call foo(x);\nd/crlf.txt:foo\r\nd/sub/c.txt:x foo\n", 0)
+golden("--max-filesize with K", S + ["--max-filesize", "1K", "foo", "d/sub"], b"d/sub/c.txt:x foo\n",
+       0)
+golden("--max-filesize with a lower case suffix is an error", ["--max-filesize", "1k", "foo", "d"],
+       b"", 2, [("prefix", "ctxsearch: invalid value '1k' for --max-filesize")])
+golden("--max-filesize with a fraction is an error", ["--max-filesize", "1.5M", "foo", "d"], b"", 2,
+       [("prefix", "ctxsearch: invalid value '1.5M' for --max-filesize")])
+
 # -q
 golden("-q with a match exits 0 and prints nothing", ["-q", "foo", "d"], b"", 0)
 golden("-q without a match exits 1", ["-q", "zzz", "d"], b"", 1)
