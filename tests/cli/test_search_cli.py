@@ -257,6 +257,10 @@ golden("... but not on several threads", ["-j2", "foo", "nope", "d/sub"], b"d/su
 golden("a missing directory's file", ["foo", "nope/x.txt"], b"", 2,
        [("line", "ctxsearch: nope/x.txt: IO error for operation on nope/x.txt: No such file or "
                  "directory (os error 2)")])
+golden("an empty path names nothing (not the current directory)", ["foo", ""], b"", 2,
+       [("line", "ctxsearch: : IO error for operation on : No such file or directory (os error 2)")])
+golden("... also among other paths", ["-j2", "foo", "", "d/sub"], b"d/sub/c.txt:x foo\n", 2,
+       [("line", "ctxsearch: : No such file or directory (os error 2)")])
 golden("a file named with a trailing slash is not a directory", ["foo", "d/a.txt/"], b"", 2,
        [("line", "ctxsearch: d/a.txt/: IO error for operation on d/a.txt/: Not a directory "
                  "(os error 20)")])

@@ -835,6 +835,9 @@ Status Walker::run() {
         report(Error::from_errno(err, p));
         continue;
       }
+    } else if (p.empty() && !implicit) {  // as ripgrep: an empty path names nothing
+      report(io_error(ENOENT, p));
+      continue;
     } else if (::stat(stat_path, &st) != 0) {
       report(io_error(errno, p));
       continue;
