@@ -282,6 +282,32 @@ golden("... not with a path given, even '.'", ["-t", "py", "foo", "."], b"", 1, 
 golden("... not when stdin is searched", ["-t", "py", "foo"], b"foo\n", 0, stdin=b"foo\n", cwd="d")
 golden("... not for --files", ["--files", "-t", "py"], b"", 1, cwd="d")
 
+# modes, as rg 14 chooses them: the last of --files, --type-list, --generate and the search
+# output flags (-l, -c, --count-matches, --files-without-match, --json) wins; --help, --version
+# and --pcre2-version win over them all
+golden("--files then -l searches (the last mode wins)", S + ["--files", "-l", "foo", "d/sub"],
+       b"d/sub/c.txt\n", 0)
+golden("-l then --files lists", S + ["-l", "--files", "d/sub"], b"d/sub/c.txt\n", 0)
+golden("--files then -c wants a pattern", ["--files", "-c"], b"", 2, "any")
+golden("--files then --count-matches searches", ["--files", "--count-matches", "o", "d/a.txt"],
+       b"6\n", 0)
+golden("--files then --files-without-match searches",
+       S + ["--files", "--files-without-match", "foo", "d"], b"d/b.txt\n", 0)
+golden("--type-list then -c searches", ["--type-list", "-c", "foo", "d/a.txt"], b"2\n", 0)
+golden("--generate then -l searches", ["--generate", "man", "-l", "foo", "d/a.txt"],
+       b"d/a.txt\n", 0)
+golden("--files then -o still lists", S + ["--files", "-o", "d/sub"], b"d/sub/c.txt\n", 0)
+
+
+@case
+def pcre2_version_wins_over_a_later_mode():
+    for args in (["--pcre2-version", "--files"], ["--pcre2-version", "-l", "foo"],
+                 ["--files", "--pcre2-version"]):
+        rc, out, err = tree().run(args)
+        check(rc == 0 and out.startswith(b"PCRE2 ") and out.count(b"\n") == 1,
+              "%s: rc %d out %r err %r" % (args, rc, out, err))
+
+
 # short flags with attached values, as rg's parser (lexopt) reads them
 golden("-C=1 attaches the value after '='", ["-C=1", "bar", "d/a.txt"],
        b"foo one\nbar\nfoo two\n", 0)
