@@ -296,6 +296,33 @@ def nobody_prefix():
 
 
 @case
+def unreadable_ignore_files_are_skipped_silently():
+    """As rg 14: an ignore file found by the walk (a directory's, git's global excludes) that
+    cannot be read is skipped without a message; the exit code stays 0."""
+    prefix = nobody_prefix()
+    if prefix is None:
+        raise Skip("running as root and cannot drop privileges (root reads chmod 000 files)")
+    t = Tree(files=["a/b", "z"], git=True, ignores={".gitignore": ["z"], "a/.ignore": ["b"]})
+    try:
+        for rel in ("", "a", ".git"):
+            os.chmod(t.p(rel) if rel else t.root, 0o755)
+        for rel in (".gitignore", "a/.ignore"):
+            os.chmod(t.p(rel), 0)
+        glob_ignore = os.path.join(t.home, ".config", "git", "ignore")
+        os.makedirs(os.path.dirname(glob_ignore), exist_ok=True)
+        with open(glob_ignore, "w") as f:
+            f.write("b\n")
+        os.chmod(glob_ignore, 0)
+        for d in (t.tmp, t.home, os.path.join(t.home, ".config"), os.path.dirname(glob_ignore)):
+            os.chmod(d, 0o755)
+        rc, out, err = t.run("--files", "--sort", "path", prefix=prefix)
+        check(lines(out) == ["a/b", "z"] and rc == 0 and err == "",
+              "stdout %r rc %d stderr %r" % (lines(out), rc, err))
+    finally:
+        t.close()
+
+
+@case
 def unreadable_directory():
     prefix = nobody_prefix()
     if prefix is None:

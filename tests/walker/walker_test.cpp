@@ -239,6 +239,20 @@ TEST_CASE("a missing root is reported and the other roots are still walked", "[w
   CHECK(sink.errors[0] == "nope: No such file or directory (os error 2)");
 }
 
+TEST_CASE("an ignore file that is no regular file counts as absent, silently (as rg)",
+          "[walker][walk][ignore]") {
+  TempTree t;
+  t.file("d/x");
+  t.file("d/.gitignore/y");
+  t.file(".ignore", "zzz\n");
+  WalkOptions w;
+  w.sort = ctx::walker::SortBy::kPath;
+  Collect sink;
+  REQUIRE(ctx::walker::walk(w, sink).ok());
+  CHECK(sink.files == Files{"d/x"});
+  CHECK(sink.errors.empty());
+}
+
 TEST_CASE("walkdir_errors words a missing root and a dangling link as rg's one-thread walk",
           "[walker][walk][symlink]") {
   TempTree t;

@@ -182,6 +182,13 @@ EntryType entry_type(unsigned char t) {
 }
 
 // Errors of a confined open, said in the walk's terms.
+// An ignore file found by the walk (in a directory, a parent or git's global excludes) that
+// cannot be read: absent, not a regular file, unreadable. ripgrep skips such a file silently.
+bool unreadable(const Error& error) {
+  return error.code == ErrorCode::kNotFound || error.code == ErrorCode::kPermissionDenied ||
+         error.code == ErrorCode::kIo;
+}
+
 Error beneath_error(int err, std::string_view path) {
   if (err == EXDEV) {
     return Error{ErrorCode::kInvalidArgument,
@@ -300,7 +307,7 @@ const SharedRules& Walker::global_rules() {
     auto rules = load_rules(-1, {}, *path);
     if (rules.ok()) {
       global_rules_.rules = std::move(*rules);
-    } else if (rules.error().code != ErrorCode::kNotFound) {
+    } else if (!unreadable(rules.error())) {
       sink_.on_ignore_error(rules.error());
     }
   });
@@ -324,8 +331,8 @@ Result<std::shared_ptr<const IgnoreRules>> Walker::load_rules(int dir_fd, std::s
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) return Error::from_errno(errno, shown);
-  if (!S_ISREG(st.st_mode)) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a regular file", shown)};
+  if (!S_ISREG(st.st_mode)) {  // as ripgrep, counts as absent
+    return Error{ErrorCode::kNotFound, fmt::format("{}: not a regular file", shown)};
   }
   if (static_cast<std::uint64_t>(st.st_size) > kMaxIgnoreFileBytes) {
     return Error{ErrorCode::kInvalidArgument,
@@ -431,7 +438,7 @@ void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gi
   auto load = [&](std::string_view name) -> std::shared_ptr<const IgnoreRules> {
     auto rules = load_rules(dir_fd, name, prefix + std::string(name));
     if (rules.ok()) return std::move(*rules);
-    if (rules.error().code != ErrorCode::kNotFound) sink_.on_ignore_error(rules.error());
+    if (!unreadable(rules.error())) sink_.on_ignore_error(rules.error());
     return nullptr;
   };
   if (options_.git_ignore && has_gitignore) node.git.rules = load(kGitIgnore);
