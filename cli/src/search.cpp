@@ -1723,6 +1723,7 @@ int run_search(Args& args) {
   walk.overrides = &filters->overrides;
   walk.types = &filters->types;
   walk.walkdir_errors = print.rg_one_thread;
+  walk.walk_order = print.rg_one_thread;
   print.multiline = compiled->multiline();
   debug_line(args, 1, "{} pattern(s), engine {}, multiline {}; {} path(s){}; threads {}",
              patterns.size(), args.pattern.pcre2 ? "PCRE2" : "default (Hyperscan + PCRE2)",

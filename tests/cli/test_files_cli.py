@@ -524,6 +524,31 @@ def readdir_walk(root, rel=""):
 
 
 @case
+def one_thread_walks_in_rgs_order():
+    """-j1 without --sort: as rg's one-thread walk (walkdir), each directory depth first with its
+    files and subdirectories interleaved as readdir lists them, roots in command-line order; the
+    same order for --files and for a search."""
+    names = ["f%02d" % i for i in range(12)] + ["d%d/g%02d" % (i % 4, i) for i in range(12)] + \
+        ["d1/e/h%d" % i for i in range(4)]
+    t = Tree(files=names, git=False)
+    try:
+        walk = readdir_walk(t.root)
+        files_first = [p for p in walk if "/" not in p]
+        if walk[:len(files_first)] == files_first:
+            raise Skip("this directory lists its files before its subdirectories: cannot tell")
+        for args in (["--files", "-j1"], ["-j1", "-l", "x"]):
+            rc, out, err = t.run(*args)
+            check(rc == 0 and lines(out) == walk, "%s: expected %r, got %r (rc %d, %r)"
+                  % (args, walk, lines(out), rc, err))
+        rc, out, err = t.run("--files", "-j1", "f03", "d1", "f01")
+        want = ["f03"] + [p for p in walk if p.startswith("d1/")] + ["f01"]
+        check(rc == 0 and lines(out) == want, "roots in order: expected %r, got %r" %
+              (want, lines(out)))
+    finally:
+        t.close()
+
+
+@case
 def sort_by_time_keeps_ties_in_readdir_order():
     """--sort/--sortr modified|accessed|created: files with the same time stay in the order an
     unsorted walk meets them (readdir order, depth first), as ripgrep's stable sort leaves them

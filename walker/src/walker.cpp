@@ -49,6 +49,7 @@ constexpr std::string_view kRgIgnore = ".rgignore";
 constexpr std::string_view kCtxIgnore = ".ctxignore";
 constexpr std::string_view kDotGit = ".git";
 constexpr std::size_t kParallelRootFiles = 64;  // from this many named files on: on all threads
+constexpr std::size_t kMaxInlineDepth = 256;    // walk_order: deeper directories wait their turn
 
 // This thread's task arena of `threads` concurrency, made on its first walk and kept until the
 // thread ends. Not one per walk: oneTBB 2021.8 keeps about 7 KiB for every task_arena
@@ -223,6 +224,11 @@ class Walker {
   std::vector<std::unique_ptr<Root>> roots_;
 
   bool sorted() const { return options_.sort != SortBy::kNone; }
+  // WalkOptions::walk_order on one thread: process() descends into each subdirectory as it meets
+  // it (walkdir's order), each depth with its own Scratch; set by run().
+  bool inline_ = false;
+  std::vector<std::unique_ptr<Scratch>> depth_scratch_;
+  Scratch& scratch_for(std::size_t depth);
   bool beneath() const { return options_.beneath_fd >= 0; }
   void emit(std::string_view path, std::size_t depth, int dir_fd = -1, std::string_view name = {},
             bool short_read_is_end = false);
@@ -537,9 +543,15 @@ void Walker::emit(std::string_view path, std::size_t depth, int dir_fd, std::str
     stop_.store(true, std::memory_order_relaxed);
 }
 
+Scratch& Walker::scratch_for(std::size_t depth) {
+  if (depth >= depth_scratch_.size()) depth_scratch_.resize(depth + 1);
+  if (!depth_scratch_[depth]) depth_scratch_[depth] = std::make_unique<Scratch>();
+  return *depth_scratch_[depth];
+}
+
 void Walker::process(DirTask& task, std::vector<DirTask>& children) {
   if (stop_.load(std::memory_order_relaxed)) return;
-  Scratch& scratch = scratch_.local();
+  Scratch& scratch = inline_ ? scratch_for(task.depth) : scratch_.local();
   const char* open_path = task.path.empty() ? "." : task.path.c_str();
   int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
   if (task.depth > 0 && !options_.follow_links) flags |= O_NOFOLLOW;
@@ -696,6 +708,13 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
         task.out->children.push_back(SortedChild{std::string(name), std::make_unique<SortedDir>()});
         child.out = task.out->children.back().dir.get();
       }
+      // Inline, each open directory holds an fd: past kMaxInlineDepth the rest waits in
+      // `children` (walked after, out of walkdir's order) rather than run out of fds.
+      if (inline_ && child_depth < kMaxInlineDepth) {
+        process(child, children);
+        if (stop_.load(std::memory_order_relaxed)) return;
+        continue;
+      }
       children.push_back(std::move(child));
       continue;
     }
@@ -720,10 +739,10 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       if (stop_.load(std::memory_order_relaxed)) return;
     }
   }
-  // Sorted by path, a directory's children replay by name. Sorted by a time, they keep the order
-  // the directory listed them in: ripgrep walks unsorted then (one thread, depth first, each
-  // directory in readdir order) and its stable sort by time leaves ties (files checked out in the
-  // same clock tick) in that order.
+  // Sorted by path, a directory's children replay by name. In walk order (or sorted by a time)
+  // they keep the order the directory listed them in: ripgrep walks unsorted then (one thread,
+  // depth first, each directory in readdir order) and its stable sort by time leaves ties (files
+  // checked out in the same clock tick) in that order.
   if (task.out != nullptr && options_.sort == SortBy::kPath) {
     // The children vector is complete before any child task runs, so child.out stays valid.
     auto by_name = [](const SortedChild& a, const SortedChild& b) { return a.name < b.name; };
@@ -814,6 +833,9 @@ Status Walker::run() {
     }
   }
 
+  inline_ = options_.walk_order && !sorted() && !options_.report_all &&
+            (options_.threads == 1 ||
+             (options_.threads == 0 && std::thread::hardware_concurrency() <= 1));
   std::vector<std::string> paths = options_.paths;
   const bool implicit = paths.empty();
   if (implicit) paths.emplace_back();
@@ -894,6 +916,22 @@ Status Walker::run() {
   }
   unsigned threads =
       options_.threads != 0 ? options_.threads : std::max(1U, std::thread::hardware_concurrency());
+  std::vector<DirTask> deep;  // inline walks: directories too deep to enter at once
+  if (inline_) {
+    // As ripgrep's one-thread walk: roots in command-line order, each directory depth first.
+    std::size_t next_task = 0;
+    for (const RootItem& item : items) {
+      if (stop_.load(std::memory_order_relaxed)) break;
+      if (!item.is_dir) {
+        emit(item.path, 0);
+      } else {
+        process(tasks[next_task++], deep);
+      }
+    }
+    if (deep.empty() || stop_.load(std::memory_order_relaxed)) return {};
+    tasks = std::move(deep);
+    root_files.clear();
+  }
   // TBB caps workers at the core count (and warns on stderr past it); -j asks for exactly N.
   tbb::global_control allow(tbb::global_control::max_allowed_parallelism, threads);
   arena_for(threads).execute([&] {
@@ -923,7 +961,8 @@ Status Walker::run() {
   if (!sorted()) return {};
 
   std::vector<std::pair<std::string, std::size_t>> by_time;
-  auto* collect = options_.sort == SortBy::kPath ? nullptr : &by_time;
+  const bool by_a_time = sorted() && options_.sort != SortBy::kPath;
+  auto* collect = by_a_time ? &by_time : nullptr;
   for (const RootItem& item : items) {
     if (!item.is_dir) {
       if (collect != nullptr) {
