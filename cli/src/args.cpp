@@ -635,14 +635,29 @@ Status as_given(Status status, const Flag& f, char short_name) {
 }
 
 // The flag names closest to `name`, for "did you mean" hints.
+// The hint after an unrecognized --NAME: the flag NAME negates (--no-null: --null), else the
+// shortest flag holding NAME (--nul: --null), else the longest flag NAME holds.
 std::string suggestion(std::string_view name) {
+  auto hint = [](const Flag* f) { return fmt::format(" (did you mean --{}?)", f->long_name); };
+  if (name.starts_with("no-")) {
+    if (const Flag* f = find_long(name.substr(3))) return hint(f);
+  }
+  const Flag* best = nullptr;
   for (const Flag& f : kFlags) {
-    if (f.long_name.find(name) != std::string_view::npos ||
-        (name.size() >= 4 && name.find(f.long_name) != std::string_view::npos)) {
-      return fmt::format(" (did you mean --{}?)", f.long_name);
+    if (f.long_name.find(name) != std::string_view::npos &&
+        (best == nullptr || f.long_name.size() < best->long_name.size())) {
+      best = &f;
     }
   }
-  return " (see --help)";
+  if (best == nullptr && name.size() >= 4) {
+    for (const Flag& f : kFlags) {
+      if (name.find(f.long_name) != std::string_view::npos &&
+          (best == nullptr || f.long_name.size() > best->long_name.size())) {
+        best = &f;
+      }
+    }
+  }
+  return best != nullptr ? hint(best) : " (see --help)";
 }
 
 void finish(Args& a) {

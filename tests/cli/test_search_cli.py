@@ -269,6 +269,11 @@ golden("... nor with -j2 among other paths", ["-j2", "foo", "d/a.txt/", "d/sub"]
        [("line", "ctxsearch: d/a.txt/: Not a directory (os error 20)")])
 golden("no pattern is a usage error", [], b"", 2, "any")
 golden("an unknown flag is a usage error", ["--no-such-flag", "foo"], b"", 2, "any")
+golden("an unknown --no-X names the flag X", ["--no-with-filename", "foo"], b"", 2,
+       [("line", "ctxsearch: unrecognized flag --no-with-filename (did you mean "
+                 "--with-filename?)")])
+golden("an unknown flag names the shortest flag holding it", ["--nul", "foo"], b"", 2,
+       [("line", "ctxsearch: unrecognized flag --nul (did you mean --null?)")])
 golden("the empty pattern matches every line", ["", "d/a.txt"], b"foo one\nbar\nfoo two\n", 0)
 NOTHING_SEARCHED = [
     ("line", "ctxsearch: No files were searched, which means ctxsearch probably applied a filter "
