@@ -305,6 +305,20 @@ golden("--files then -o still lists", S + ["--files", "-o", "d/sub"], b"d/sub/c.
 
 
 @case
+def a_closed_stdin_reads_as_empty():
+    """As ripgrep (Rust's stdin): with fd 0 closed, `-` and `-f -` read nothing, no error."""
+    t = tree()
+    for args, want_out, want_rc in ((["-c", "foo", "-", "d/a.txt"], b"d/a.txt:2\n", 0),
+                                    (["-f", "-", "d/a.txt"], b"", 1),
+                                    (["foo", "-"], b"", 1)):
+        p = subprocess.run(["sh", "-c", 'exec "$0" "$@" <&-', CTX, "--color", "never"] + args,
+                           cwd=t.root, env=t.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=TIMEOUT)
+        check(p.stdout == want_out and p.returncode == want_rc and p.stderr == b"",
+              "%s: rc %d out %r err %r" % (args, p.returncode, p.stdout, p.stderr))
+
+
+@case
 def pcre2_version_wins_over_a_later_mode():
     for args in (["--pcre2-version", "--files"], ["--pcre2-version", "-l", "foo"],
                  ["--files", "--pcre2-version"]):
