@@ -1645,7 +1645,14 @@ int run_search(Args& args) {
     }
   }
   if (!compiled.ok()) {
-    print_error(compiled.error().detail);
+    // As ripgrep: the default engine's refusals that PCRE2 lifts name the flag that lifts them.
+    std::string detail = compiled.error().detail;
+    if (!args.pattern.pcre2 &&
+        (detail.find("look-around, including") != std::string::npos ||
+         detail.find("backreferences are not supported") != std::string::npos)) {
+      detail += " (use -P/--pcre2, which can handle backreferences and look-around)";
+    }
+    print_error(detail);
     return 2;
   }
   auto filters = build_filters(args);

@@ -523,6 +523,14 @@ golden("an unknown special word boundary is an error", ["-c", "\\b{stat}foo"], b
        parse_error("\\b{stat}foo", 0), stdin=W)
 golden("look-around is an error outside -P", ["-c", "x(?=foo)"], b"", 2, parse_error("x(?=foo)", 1),
        stdin=W)
+golden("... whose message names -P, as rg's", ["-c", "x(?=foo)"], b"", 2,
+       [("line", "ctxsearch: regex parse error in 'x(?=foo)' at offset 1: look-around, including "
+                 "look-ahead and look-behind, is not supported (use -P/--pcre2, which can handle "
+                 "backreferences and look-around)")], stdin=W)
+golden("a backreference outside -P names -P too", ["-c", "(a)\\1"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '(a)\\1' at offset 3: backreferences are not "
+                 "supported (use -P/--pcre2, which can handle backreferences and look-around)")],
+       stdin=W)
 golden("an escape Rust does not know is an error (PCRE2's \\h)", ["-c", "\\h"], b"", 2,
        parse_error("\\h", 0), stdin=W)
 golden("\\Q..\\E is an error outside -P", ["-c", "\\Qfoo\\E"], b"", 2, parse_error("\\Qfoo\\E", 0),
