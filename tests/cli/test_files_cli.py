@@ -524,6 +524,23 @@ def readdir_walk(root, rel=""):
 
 
 @case
+def sortr_path_sorts_the_roots_too():
+    """As rg 14: --sortr path sorts the whole list at the end by Rust's path order (component by
+    component), so roots sort among themselves; --sort path keeps them in command-line order."""
+    t = Tree(files=["a/x", "a/y/z", "a.c", "b/w"], git=False)
+    try:
+        for args, want in ((["--sortr", "path", "a", "b"], ["b/w", "a/y/z", "a/x"]),
+                           (["--sortr", "path", "a", "a.c"], ["a.c", "a/y/z", "a/x"]),
+                           (["--sortr", "path"], ["b/w", "a.c", "a/y/z", "a/x"]),
+                           (["--sort", "path", "b", "a"], ["b/w", "a/x", "a/y/z"])):
+            rc, out, err = t.run("--files", *args)
+            check(rc == 0 and lines(out) == want, "%s: expected %r, got %r (rc %d, %r)"
+                  % (args, want, lines(out), rc, err))
+    finally:
+        t.close()
+
+
+@case
 def one_thread_walks_in_rgs_order():
     """-j1 without --sort: as rg's one-thread walk (walkdir), each directory depth first with its
     files and subdirectories interleaved as readdir lists them, roots in command-line order; the

@@ -183,6 +183,41 @@ EntryType entry_type(unsigned char t) {
 }
 
 // Errors of a confined open, said in the walk's terms.
+// Rust's Path ordering (ripgrep sorts by it): component by component, a leading '/' first, then
+// a leading ".", then "..", then names by their bytes; empty and inner "." components are
+// skipped, so "a/b" < "a.c" (the component "a" < "a.c") and "a//b/" equals "a/b".
+bool path_less(std::string_view a, std::string_view b) {
+  struct Components {
+    std::string_view rest;
+    bool first = true;
+    // The next component as (rank, name); rank 0 when none is left.
+    std::pair<int, std::string_view> next() {
+      if (first && rest.starts_with('/')) {
+        first = false;
+        return {1, {}};
+      }
+      const bool at_start = first;
+      first = false;
+      while (!rest.empty()) {
+        const std::size_t slash = rest.find('/');
+        const std::string_view part = rest.substr(0, slash);
+        rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+        if (part == "." && at_start) return {2, part};
+        if (part.empty() || part == ".") continue;
+        return {part == ".." ? 3 : 4, part};
+      }
+      return {0, {}};
+    }
+  };
+  Components x{a}, y{b};
+  for (;;) {
+    const auto cx = x.next();
+    const auto cy = y.next();
+    if (cx != cy) return cx < cy;
+    if (cx.first == 0) return false;
+  }
+}
+
 // An ignore file found by the walk (in a directory, a parent or git's global excludes) that
 // cannot be read: absent, not a regular file, unreadable. ripgrep skips such a file silently.
 bool unreadable(const Error& error) {
@@ -960,9 +995,11 @@ Status Walker::run() {
   });
   if (!sorted()) return {};
 
+  // Sorted by a time, or by path in reverse: as ripgrep, the whole list is sorted at the end, so
+  // the roots sort among themselves too (`--sortr path foo a b` lists b's files first).
   std::vector<std::pair<std::string, std::size_t>> by_time;
-  const bool by_a_time = sorted() && options_.sort != SortBy::kPath;
-  auto* collect = by_a_time ? &by_time : nullptr;
+  const bool global = options_.sort != SortBy::kPath || options_.sort_reverse;
+  auto* collect = global ? &by_time : nullptr;
   for (const RootItem& item : items) {
     if (!item.is_dir) {
       if (collect != nullptr) {
@@ -976,7 +1013,16 @@ Status Walker::run() {
     if (!path.empty() && path.back() != '/') path.push_back('/');
     replay(*item.tree, path, 0, collect);
   }
-  if (collect != nullptr) replay_by_time(by_time);
+  if (collect != nullptr && options_.sort == SortBy::kPath) {
+    std::stable_sort(by_time.begin(), by_time.end(),
+                     [](const auto& a, const auto& b) { return path_less(b.first, a.first); });
+    for (const auto& [path, depth] : by_time) {
+      if (stop_.load(std::memory_order_relaxed)) break;
+      emit(path, depth);
+    }
+  } else if (collect != nullptr) {
+    replay_by_time(by_time);
+  }
   return {};
 }
 
