@@ -780,8 +780,13 @@ class FilePrinter final : public engine::LineSink {
     append_json_data(o, path_);
     o += ",\"lines\":";
     append_json_data(o, with_end);
-    o += fmt::format(",\"line_number\":{},\"absolute_offset\":{},\"submatches\":[", line_number,
-                     offset);
+    // As rg, null under -N.
+    if (p_.line_numbers) {
+      o += fmt::format(",\"line_number\":{}", line_number);
+    } else {
+      o += ",\"line_number\":null";
+    }
+    o += fmt::format(",\"absolute_offset\":{},\"submatches\":[", offset);
     for (std::size_t i = 0; i < w_.spans.size(); ++i) {
       const engine::MatchSpan& m = w_.spans[i];
       o += i > 0 ? ",{\"match\":" : "{\"match\":";
@@ -1667,8 +1672,8 @@ int run_search(Args& args) {
   PrintOptions print{};
   print.colors = &colors;
   print.with_filename = args.with_filename.value_or(!one_file);
-  print.column = args.column;
-  print.line_numbers = args.line_numbers.value_or(tty) || args.column;
+  print.column = args.column.value_or(false);
+  print.line_numbers = args.line_numbers.value_or(tty) || print.column;
   if (args.line_numbers == std::optional<bool>(false)) print.line_numbers = false;
   print.heading = args.heading.value_or(tty);
   print.byte_offset = args.byte_offset;
@@ -1680,7 +1685,7 @@ int run_search(Args& args) {
     print.only_matching = false;
     print.vimgrep = false;
     print.with_filename = true;
-    print.line_numbers = true;
+    print.line_numbers = args.line_numbers.value_or(true);  // -N: "line_number":null
     print.heading = false;
   }
   print.color = color_enabled(args.color);
@@ -1690,11 +1695,12 @@ int run_search(Args& args) {
     hyperlinker.emplace(args.hyperlink_format, hyperlink_hostname(args.hostname_bin));
   }
   print.hyperlinks = hyperlinker ? &*hyperlinker : nullptr;
-  if (args.vimgrep &&
-      !args.json) {  // as ripgrep: path, line and column on every match, no headings
+  // As ripgrep: path, line and column on every match (unless -N, --no-column or --no-filename
+  // says otherwise), no headings.
+  if (args.vimgrep && !args.json) {
     print.with_filename = args.with_filename.value_or(true);
-    print.line_numbers = true;
-    print.column = true;
+    print.line_numbers = args.line_numbers.value_or(true);
+    print.column = args.column.value_or(true);
     print.heading = false;
   }
   print.null = args.null;

@@ -1027,6 +1027,24 @@ golden("--field-match-separator and --field-context-separator separate the prefi
        ["-n", "-b", "-A1", "-H", "--field-match-separator", "::",
         "--field-context-separator", "\\x2d>", "bar", "d/a.txt"],
        b"d/a.txt::2::8::bar\nd/a.txt->3->12->foo two\n", 0)
+golden("--vimgrep -N drops the line number (an explicit flag wins, as rg)",
+       ["--vimgrep", "-N", "o", "d/sub/c.txt"], b"d/sub/c.txt:4:x foo\nd/sub/c.txt:5:x foo\n", 0)
+golden("-N before --vimgrep too", ["-N", "--vimgrep", "two", "d/a.txt"], b"d/a.txt:5:foo two\n", 0)
+golden("--vimgrep --no-column drops the column", ["--vimgrep", "--no-column", "two", "d/a.txt"],
+       b"d/a.txt:3:foo two\n", 0)
+
+
+@case
+def json_line_number_is_null_under_no_line_number():
+    """As rg: --json -N gives every match and context message "line_number":null."""
+    rc, out, err = tree().run(["--json", "-N", "-A1", "one", "d/a.txt"])
+    msgs = [l for l in out.split(b"\n") if b'"type":"match"' in l or b'"type":"context"' in l]
+    check(rc == 0 and len(msgs) == 2 and all(b'"line_number":null,' in m for m in msgs),
+          "rc %d out %r err %r" % (rc, out, err))
+    rc, out, err = tree().run(["--json", "one", "d/a.txt"])
+    check(b'"line_number":1,' in out, "without -N: %r" % out)
+
+
 golden("--field-match-separator applies to --vimgrep", ["--vimgrep", "--field-match-separator",
        "\\t", "two", "d/a.txt"], b"d/a.txt\t3\t5\tfoo two\n", 0)
 golden("--field-match-separator leaves -c's separator alone", ["-c", "--field-match-separator",
