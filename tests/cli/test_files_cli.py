@@ -9,7 +9,8 @@ arguments (always listed, even if ignored or hidden), output path prefixes (``a/
 ``sub/b``), --max-depth 0/1, .git never listed, an unreadable directory (as an unprivileged
 user: when running as root the case drops privileges with setpriv, or is skipped), files and
 directories vanishing during the walk, non-UTF-8 file names, symlinks and a symlink loop with -L
-(a warning on stderr, no hang).
+(a warning on stderr, no hang; found at a link, with rg's paths), unreadable ignore files
+(skipped silently), -j1's walk order (rg's), --sortr path sorting the roots too.
 
 Run as `python3 tests/cli/test_files_cli.py` with CTXSEARCH set (default: rg from PATH, in which
 case the ctxsearch-only expectations are relaxed to what ripgrep prints).

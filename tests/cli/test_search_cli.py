@@ -34,7 +34,11 @@ detection, UTF-16 still transcoded, stdin, the literal NUL error, --crlf after i
 14's NUL ban (a pattern that must match a NUL while binary detection is on; alternations of single
 characters are classes, for it and for the literal \\n error), \\u/\\U escapes of a line feed or
 CR, -f from stdin, a FIFO or /dev/null (`-f -` leaves stdin unsearched; rg's errors), patterns,
--f lines and flag values that are not UTF-8 (rg's errors, its escaping of the line).
+-f lines and flag values that are not UTF-8 (rg's errors, its escaping of the line), rg 14's
+wording of a missing path (walkdir's "IO error for operation on" on one thread; an empty path
+names nothing), -C=1/-e=foo, --max-filesize suffixes, the last of --files/--type-list/--generate
+and the search output flags choosing the mode, a closed stdin read as empty, the hints of
+unknown flags and of look-around errors, -N/--no-column under --vimgrep and --json.
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
