@@ -30,6 +30,22 @@ struct Flag {
 
 Error usage(std::string message) { return Error{ErrorCode::kInvalidArgument, std::move(message)}; }
 
+// As ripgrep 14: --help, --version and --pcre2-version win over every other mode (the last of
+// them chooses); among the others (--files, --type-list, --generate and the search output flags
+// -l, -c, --count-matches, --files-without-match, --json) the last one wins.
+bool is_special(Args::Mode m) {
+  return m == Args::Mode::kHelp || m == Args::Mode::kVersion || m == Args::Mode::kPcre2Version;
+}
+void set_mode(Args& a, Args::Mode m) {
+  if (is_special(m) || !is_special(a.mode)) a.mode = m;
+}
+// A search output flag: it chooses the search mode over --files, --type-list and --generate.
+void set_output(Args& a, Args::Output output, bool json) {
+  a.output = output;
+  a.json = json;
+  set_mode(a, Args::Mode::kSearch);
+}
+
 // ripgrep 14 has one binary mode: -a, --binary and -uuu set it, --no-text and --no-binary reset
 // it; the last one wins.
 void set_binary_mode(Args& a, bool text, bool binary) {
@@ -37,6 +53,7 @@ void set_binary_mode(Args& a, bool text, bool binary) {
   a.binary = binary;
 }
 
+// A size as ripgrep reads one: digits and an optional K, M or G suffix (upper case only).
 Result<std::uint64_t> parse_size(std::string_view flag, std::string_view v) {
   std::uint64_t n = 0;
   std::uint64_t mult = 1;
@@ -44,17 +61,14 @@ Result<std::uint64_t> parse_size(std::string_view flag, std::string_view v) {
   if (!digits.empty()) {
     switch (digits.back()) {
       case 'K':
-      case 'k':
         mult = 1ULL << 10;
         digits.remove_suffix(1);
         break;
       case 'M':
-      case 'm':
         mult = 1ULL << 20;
         digits.remove_suffix(1);
         break;
       case 'G':
-      case 'g':
         mult = 1ULL << 30;
         digits.remove_suffix(1);
         break;
@@ -264,16 +278,16 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.heading = false; return {}; }},
   {"files-with-matches", 'l', "", "Print only the paths of files with a match.",
    [](Args& a, std::string_view) -> Status {
-     a.output = Args::Output::kFilesWithMatches; a.json = false; return {}; }},
+     set_output(a, Args::Output::kFilesWithMatches, false); return {}; }},
   {"files-without-match", 0, "", "Print only the paths of files without a match.",
    [](Args& a, std::string_view) -> Status {
-     a.output = Args::Output::kFilesWithoutMatch; a.json = false; return {}; }},
+     set_output(a, Args::Output::kFilesWithoutMatch, false); return {}; }},
   {"count", 'c', "", "Print the number of matching lines per file.",
    [](Args& a, std::string_view) -> Status {
-     a.output = Args::Output::kCount; a.json = false; return {}; }},
+     set_output(a, Args::Output::kCount, false); return {}; }},
   {"count-matches", 0, "", "Print the number of matches per file.",
    [](Args& a, std::string_view) -> Status {
-     a.output = Args::Output::kCountMatches; a.json = false; return {}; }},
+     set_output(a, Args::Output::kCountMatches, false); return {}; }},
   {"only-matching", 'o', "", "Print only the matched parts, each on its own line.",
    [](Args& a, std::string_view) -> Status { a.only_matching = true; return {}; }},
   {"replace", 'r', "REPLACEMENT", "Print each match replaced by REPLACEMENT ($1, ${name}; files are not changed).",
@@ -281,7 +295,7 @@ constexpr Flag kFlags[] = {
   {"json", 0, "", "Print results as JSON Lines (ripgrep's begin/match/context/end/summary messages).",
    // As rg 14, the last of --json, -c, -l, --count-matches, --files-without-match chooses.
    [](Args& a, std::string_view) -> Status {
-     a.json = true; a.output = Args::Output::kLines; return {}; }},
+     set_output(a, Args::Output::kLines, true); return {}; }},
   {"no-json", 0, "", "Undo --json.",
    [](Args& a, std::string_view) -> Status { a.json = false; return {}; }},
   {"vimgrep", 0, "", "Print path:line:column:text for every match (for editors' quickfix lists).",
@@ -378,9 +392,9 @@ constexpr Flag kFlags[] = {
      }
      a.colors.emplace_back(v); return {}; }},
   {"files", 0, "", "Print each file that would be searched, without searching.",
-   [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kFiles; return {}; }},
+   [](Args& a, std::string_view) -> Status { set_mode(a, Args::Mode::kFiles); return {}; }},
   {"type-list", 0, "", "Show every known file type and its globs.",
-   [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kTypeList; return {}; }},
+   [](Args& a, std::string_view) -> Status { set_mode(a, Args::Mode::kTypeList); return {}; }},
   {"glob", 'g', "GLOB", "Include files matching GLOB; a leading '!' excludes. Overrides ignore files.",
    [](Args& a, std::string_view v) -> Status { a.globs.push_back({std::string(v), false}); return {}; }},
   {"iglob", 0, "GLOB", "Like --glob, matched case-insensitively.",
@@ -557,7 +571,7 @@ constexpr Flag kFlags[] = {
   {"generate", 0, "KIND", "Print a shell completion script or the man page: complete-bash, "
    "complete-zsh, complete-fish, man.",
    [](Args& a, std::string_view v) -> Status {
-     a.generate = std::string(v); a.mode = Args::Mode::kGenerate; return {}; },
+     a.generate = std::string(v); set_mode(a, Args::Mode::kGenerate); return {}; },
    "complete-bash complete-zsh complete-fish man"},
   {"help", 'h', "", "Show this help.",
    [](Args& a, std::string_view) -> Status { a.mode = Args::Mode::kHelp; return {}; }},
@@ -621,14 +635,29 @@ Status as_given(Status status, const Flag& f, char short_name) {
 }
 
 // The flag names closest to `name`, for "did you mean" hints.
+// The hint after an unrecognized --NAME: the flag NAME negates (--no-null: --null), else the
+// shortest flag holding NAME (--nul: --null), else the longest flag NAME holds.
 std::string suggestion(std::string_view name) {
+  auto hint = [](const Flag* f) { return fmt::format(" (did you mean --{}?)", f->long_name); };
+  if (name.starts_with("no-")) {
+    if (const Flag* f = find_long(name.substr(3))) return hint(f);
+  }
+  const Flag* best = nullptr;
   for (const Flag& f : kFlags) {
-    if (f.long_name.find(name) != std::string_view::npos ||
-        (name.size() >= 4 && name.find(f.long_name) != std::string_view::npos)) {
-      return fmt::format(" (did you mean --{}?)", f.long_name);
+    if (f.long_name.find(name) != std::string_view::npos &&
+        (best == nullptr || f.long_name.size() < best->long_name.size())) {
+      best = &f;
     }
   }
-  return " (see --help)";
+  if (best == nullptr && name.size() >= 4) {
+    for (const Flag& f : kFlags) {
+      if (name.find(f.long_name) != std::string_view::npos &&
+          (best == nullptr || f.long_name.size() > best->long_name.size())) {
+        best = &f;
+      }
+    }
+  }
+  return best != nullptr ? hint(best) : " (see --help)";
 }
 
 void finish(Args& a) {
@@ -770,6 +799,8 @@ Result<Args> parse_args(const std::vector<std::string>& argv) {
       if (!f->value_name.empty()) {
         if (k + 1 < arg.size()) {
           value = arg.substr(k + 1);
+          // As ripgrep's parser (lexopt): -C=2, -e=foo and -inC=2 attach the value after '='.
+          if (value.front() == '=') value.remove_prefix(1);
         } else {
           CTX_TRY_ASSIGN(value, take_value(*f, fmt::format("-{}", arg[k])));
         }

@@ -1,6 +1,7 @@
 // Command-line arguments: one flag table (args.cpp) drives parsing, --help and, later, shell
 // completions; `Args` is what it produces. Parsing follows ripgrep: combined short flags (-uu),
-// attached values (-gGLOB, --glob=GLOB), `--` ending flags, the last of two conflicting flags wins.
+// attached values (-gGLOB, -g=GLOB, --glob=GLOB), `--` ending flags, the last of two conflicting
+// flags wins.
 #pragma once
 
 #include <cstdint>
@@ -71,7 +72,7 @@ struct Args {
   bool json = false;                   // --json: ripgrep's JSON Lines messages
   bool vimgrep = false;                // --vimgrep: path:line:column:text for every match
   bool no_config = false;              // --no-config
-  bool column = false;                 // --column
+  std::optional<bool> column;          // --column / --no-column (unset: off but under --vimgrep)
   bool byte_offset = false;            // -b
   bool text = false;                   // -a
   bool binary = false;                 // --binary: walked binary files as if named (-uuu)

@@ -2,6 +2,7 @@
 // happened into ripgrep's exit codes (0 found, 1 nothing found, 2 an error).
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <pcre2.h>
 #include <signal.h>
@@ -142,6 +143,8 @@ int run_files(Args& args) {
   args.walk.paths = args.positionals;
   args.walk.overrides = &filters->overrides;
   args.walk.types = &filters->types;
+  args.walk.walkdir_errors = rg_one_thread(args.walk, rg_is_one_file(args.walk.paths, false));
+  args.walk.walk_order = args.walk.walkdir_errors;
   const bool color = color_enabled(args.color);
   std::optional<Hyperlinker> links;  // as rg 14: only with colors on
   if (color && !args.hyperlink_format.empty()) {
@@ -210,6 +213,11 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);  // a closed pipe ends the output quietly (EPIPE), as in ripgrep
+  // A closed stdin reads as empty, as Rust's (ripgrep's) stdin does (`-`, `-f -`); /dev/null
+  // takes fd 0 so that no file opened later is mistaken for stdin.
+  if (::fcntl(STDIN_FILENO, F_GETFD) < 0 && errno == EBADF) {
+    [[maybe_unused]] const int fd = ::open("/dev/null", O_RDONLY);
+  }
   try {
     // `ctxsearch mcp|tool|tools ...` are the agent's commands; anything else is rg-compatible.
     if (std::optional<int> code = ctx::agent::run_agent_command(argc, argv)) return *code;

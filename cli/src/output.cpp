@@ -1,6 +1,7 @@
 #include "output.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +25,18 @@ bool write_stdout(std::string_view data) { return write_all(STDOUT_FILENO, data)
 void print_error(std::string_view detail) {
   std::string line = fmt::format("ctxsearch: {}\n", detail);
   [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+}
+
+bool rg_is_one_file(const std::vector<std::string>& paths, bool search_stdin) {
+  if (search_stdin) return true;
+  if (paths.size() != 1) return false;
+  struct stat st {};
+  return paths[0] == "-" || ::stat(paths[0].c_str(), &st) != 0 || !S_ISDIR(st.st_mode);
+}
+
+bool rg_one_thread(const walker::WalkOptions& walk, bool one_file) {
+  return walk.sort != walker::SortBy::kNone || one_file || walk.threads == 1 ||
+         (walk.threads == 0 && std::thread::hardware_concurrency() == 1);
 }
 
 Result<Filters> build_filters(const Args& args) {

@@ -34,6 +34,13 @@ struct Filters {
 // The -t/-T/--type-add/--type-clear and -g/--iglob filters of `args`.
 Result<Filters> build_filters(const Args& args);
 
+// As ripgrep 14 (hiargs.rs, is_one_file): one path (or stdin) that is not a directory; a path
+// that cannot be stat'ed counts, as for rg's Path::is_dir. `paths` empty: the cwd, or stdin.
+bool rg_is_one_file(const std::vector<std::string>& paths, bool search_stdin);
+// Whether ripgrep 14 walks and prints on one thread (sorted, -j1, one file, or a single core):
+// its errors and separators then take that walk's and that printer's forms.
+bool rg_one_thread(const walker::WalkOptions& walk, bool one_file);
+
 class Output {
  public:
   Output() = default;

@@ -781,8 +781,13 @@ class FilePrinter final : public engine::LineSink {
     append_json_data(o, path_);
     o += ",\"lines\":";
     append_json_data(o, with_end);
-    o += fmt::format(",\"line_number\":{},\"absolute_offset\":{},\"submatches\":[", line_number,
-                     offset);
+    // As rg, null under -N.
+    if (p_.line_numbers) {
+      o += fmt::format(",\"line_number\":{}", line_number);
+    } else {
+      o += ",\"line_number\":null";
+    }
+    o += fmt::format(",\"absolute_offset\":{},\"submatches\":[", offset);
     for (std::size_t i = 0; i < w_.spans.size(); ++i) {
       const engine::MatchSpan& m = w_.spans[i];
       o += i > 0 ? ",{\"match\":" : "{\"match\":";
@@ -1605,7 +1610,14 @@ int run_search(Args& args) {
     }
   }
   if (!compiled.ok()) {
-    print_error(compiled.error().detail);
+    // As ripgrep: the default engine's refusals that PCRE2 lifts name the flag that lifts them.
+    std::string detail = compiled.error().detail;
+    if (!args.pattern.pcre2 &&
+        (detail.find("look-around, including") != std::string::npos ||
+         detail.find("backreferences are not supported") != std::string::npos)) {
+      detail += " (use -P/--pcre2, which can handle backreferences and look-around)";
+    }
+    print_error(detail);
     return 2;
   }
   auto filters = build_filters(args);
@@ -1615,17 +1627,13 @@ int run_search(Args& args) {
   }
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   const bool search_stdin = paths.empty() && !stdin_consumed && stdin_is_readable();
-  struct stat st {};
-  const bool one_file =
-      search_stdin ||
-      (paths.size() == 1 &&
-       (paths[0] == "-" || (::stat(paths[0].c_str(), &st) == 0 && !S_ISDIR(st.st_mode))));
+  const bool one_file = rg_is_one_file(paths, search_stdin);
   const ColorSpecs colors = color_specs(args.colors);
   PrintOptions print{};
   print.colors = &colors;
   print.with_filename = args.with_filename.value_or(!one_file);
-  print.column = args.column;
-  print.line_numbers = args.line_numbers.value_or(tty) || args.column;
+  print.column = args.column.value_or(false);
+  print.line_numbers = args.line_numbers.value_or(tty) || print.column;
   if (args.line_numbers == std::optional<bool>(false)) print.line_numbers = false;
   print.heading = args.heading.value_or(tty);
   print.byte_offset = args.byte_offset;
@@ -1637,7 +1645,7 @@ int run_search(Args& args) {
     print.only_matching = false;
     print.vimgrep = false;
     print.with_filename = true;
-    print.line_numbers = true;
+    print.line_numbers = args.line_numbers.value_or(true);  // -N: "line_number":null
     print.heading = false;
   }
   print.color = color_enabled(args.color);
@@ -1647,11 +1655,12 @@ int run_search(Args& args) {
     hyperlinker.emplace(args.hyperlink_format, hyperlink_hostname(args.hostname_bin));
   }
   print.hyperlinks = hyperlinker ? &*hyperlinker : nullptr;
-  if (args.vimgrep &&
-      !args.json) {  // as ripgrep: path, line and column on every match, no headings
+  // As ripgrep: path, line and column on every match (unless -N, --no-column or --no-filename
+  // says otherwise), no headings.
+  if (args.vimgrep && !args.json) {
     print.with_filename = args.with_filename.value_or(true);
-    print.line_numbers = true;
-    print.column = true;
+    print.line_numbers = args.line_numbers.value_or(true);
+    print.column = args.column.value_or(true);
     print.heading = false;
   }
   print.null = args.null;
@@ -1661,9 +1670,7 @@ int run_search(Args& args) {
   print.trim = args.trim;
   print.stats = args.stats;
   print.quiet = args.quiet;
-  print.rg_one_thread = args.walk.sort != walker::SortBy::kNone || one_file ||
-                        args.walk.threads == 1 ||
-                        (args.walk.threads == 0 && std::thread::hardware_concurrency() == 1);
+  print.rg_one_thread = rg_one_thread(args.walk, one_file);
   print.include_zero = args.include_zero;
   // As rg 14 under --crlf: the lines it ends itself end in "\r\n"; so do the separators between
   // files when one thread prints them all (its printer), not those of its parallel buffer writer.
@@ -1688,6 +1695,8 @@ int run_search(Args& args) {
   walker::WalkOptions walk = args.walk;
   walk.overrides = &filters->overrides;
   walk.types = &filters->types;
+  walk.walkdir_errors = print.rg_one_thread;
+  walk.walk_order = print.rg_one_thread;
   print.multiline = compiled->multiline();
   debug_line(args, 1, "{} pattern(s), engine {}, multiline {}; {} path(s){}; threads {}",
              patterns.size(), args.pattern.pcre2 ? "PCRE2" : "default (Hyperscan + PCRE2)",

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Golden CLI cases for `ctxsearch --files` on small trees built here.
 
-Covers: exit codes (0 listed, 1 nothing, 2 on errors while other roots are still listed), the
-`ctxsearch: nope: No such file or directory (os error 2)` message, --null / -0, explicit file
+Covers: exit codes (0 listed, 1 nothing, 2 on errors while other roots are still listed), rg 14's
+`ctxsearch: nope: IO error for operation on nope: No such file or directory (os error 2)` message
+of its one-thread walk and `ctxsearch: nope: No such file or directory (os error 2)` of its
+parallel one, --null / -0, explicit file
 arguments (always listed, even if ignored or hidden), output path prefixes (``a/b``, ``./a/b``,
 ``sub/b``), --max-depth 0/1, .git never listed, an unreadable directory (as an unprivileged
 user: when running as root the case drops privileges with setpriv, or is skipped), files and
 directories vanishing during the walk, non-UTF-8 file names, symlinks and a symlink loop with -L
-(a warning on stderr, no hang).
+(a warning on stderr, no hang; found at a link, with rg's paths), unreadable ignore files
+(skipped silently), -j1's walk order (rg's), --sortr path sorting the roots too.
 
 Run as `python3 tests/cli/test_files_cli.py` with CTXSEARCH set (default: rg from PATH, in which
 case the ctxsearch-only expectations are relaxed to what ripgrep prints).
@@ -129,10 +132,8 @@ def error_line_ok(err, msg):
     if want in got:
         return True
     if IS_RG:
-        # rg 13 prints no prefix, and both say `nope: IO error for operation on nope: ...` for
-        # a missing directory-position root.
-        path, _, rest = msg.partition(": ")
-        return any(l.startswith(("rg: " + path + ": ", path + ": ")) and l.endswith(rest) for l in got)
+        # rg 13 prints no prefix.
+        return any(l in (msg, "rg: " + msg) for l in got)
     return False
 
 
@@ -176,19 +177,29 @@ def exit_code_1_in_empty_directory():
 
 @case
 def nonexistent_path_is_an_error_but_other_roots_are_listed():
+    """rg 14 words a missing root as its walk words it: one thread (sorted, -j1, a single path
+    that is no directory) walks with walkdir, "P: IO error for operation on P: ERROR"; several
+    threads say "P: ERROR"."""
     t = basic_tree()
+    io_error = "nope: IO error for operation on nope: No such file or directory (os error 2)"
     try:
         rc, out, err = t.run("--files", "--sort", "path", "nope", "sub")
         check(lines(out) == ["sub/b", "sub/c/d"], "stdout %r" % lines(out))
         check(rc == 2, "exit code %d, want 2" % rc)
-        check(error_line_ok(err, "nope: No such file or directory (os error 2)"),
-              "stderr %r lacks `%s: nope: No such file or directory (os error 2)`" % (err, PROG))
+        check(error_line_ok(err, io_error), "stderr %r lacks `%s: %s`" % (err, PROG, io_error))
         rc, out, err = t.run("--files", "nope")
         check(rc == 2 and out == b"", "only a missing root: rc %d out %r" % (rc, out))
-        check(error_line_ok(err, "nope: No such file or directory (os error 2)"), "stderr %r" % err)
+        check(error_line_ok(err, io_error), "stderr %r" % err)
+        rc, out, err = t.run("--files", "-j1", "nope", "sub")
+        check(rc == 2 and error_line_ok(err, io_error), "-j1: rc %d stderr %r" % (rc, err))
+        rc, out, err = t.run("--files", "-j2", "nope", "sub")
+        check(sorted(lines(out)) == ["sub/b", "sub/c/d"], "-j2 stdout %r" % lines(out))
+        check(rc == 2 and error_line_ok(err, "nope: No such file or directory (os error 2)"),
+              "-j2: rc %d stderr %r" % (rc, err))
         rc, out, err = t.run("--files", "--sort", "path", "top", "nope/x", "a")
         check(lines(out) == ["top", "a/b"], "order of roots kept: %r" % lines(out))
-        check(rc == 2 and error_line_ok(err, "nope/x: No such file or directory (os error 2)"),
+        check(rc == 2 and error_line_ok(err, "nope/x: IO error for operation on nope/x: No such "
+                                             "file or directory (os error 2)"),
               "rc %d stderr %r" % (rc, err))
     finally:
         t.close()
@@ -286,6 +297,33 @@ def nobody_prefix():
 
 
 @case
+def unreadable_ignore_files_are_skipped_silently():
+    """As rg 14: an ignore file found by the walk (a directory's, git's global excludes) that
+    cannot be read is skipped without a message; the exit code stays 0."""
+    prefix = nobody_prefix()
+    if prefix is None:
+        raise Skip("running as root and cannot drop privileges (root reads chmod 000 files)")
+    t = Tree(files=["a/b", "z"], git=True, ignores={".gitignore": ["z"], "a/.ignore": ["b"]})
+    try:
+        for rel in ("", "a", ".git"):
+            os.chmod(t.p(rel) if rel else t.root, 0o755)
+        for rel in (".gitignore", "a/.ignore"):
+            os.chmod(t.p(rel), 0)
+        glob_ignore = os.path.join(t.home, ".config", "git", "ignore")
+        os.makedirs(os.path.dirname(glob_ignore), exist_ok=True)
+        with open(glob_ignore, "w") as f:
+            f.write("b\n")
+        os.chmod(glob_ignore, 0)
+        for d in (t.tmp, t.home, os.path.join(t.home, ".config"), os.path.dirname(glob_ignore)):
+            os.chmod(d, 0o755)
+        rc, out, err = t.run("--files", "--sort", "path", prefix=prefix)
+        check(lines(out) == ["a/b", "z"] and rc == 0 and err == "",
+              "stdout %r rc %d stderr %r" % (lines(out), rc, err))
+    finally:
+        t.close()
+
+
+@case
 def unreadable_directory():
     prefix = nobody_prefix()
     if prefix is None:
@@ -298,8 +336,18 @@ def unreadable_directory():
         rc, out, err = t.run("--files", "--sort", "path", prefix=prefix)
         check(lines(out) == ["a/b", "z"], "stdout %r" % lines(out))
         check(rc == 2, "exit code %d, want 2 (stderr %r)" % (rc, err))
-        check("locked" in err and "Permission denied (os error 13)" in err,
-              "stderr should name `locked` and `Permission denied (os error 13)`: %r" % err)
+        want = "./locked: IO error for operation on ./locked: Permission denied (os error 13)"
+        check(error_line_ok(err, want), "stderr %r lacks `%s: %s` (rg 14: './' under the "
+              "implicit root, the one-thread walk's wording)" % (err, PROG, want))
+        rc, out, err = t.run("--files", "-j2", prefix=prefix)
+        check(rc == 2 and error_line_ok(err, "./locked: Permission denied (os error 13)"),
+              "-j2: rc %d stderr %r" % (rc, err))
+        rc, out, err = t.run("--files", "-j2", ".", prefix=prefix)
+        check(rc == 2 and error_line_ok(err, "./locked: Permission denied (os error 13)"),
+              "-j2 .: rc %d stderr %r" % (rc, err))
+        rc, out, err = t.run("--files", "-j2", "locked", "a", prefix=prefix)
+        check(rc == 2 and error_line_ok(err, "locked: Permission denied (os error 13)"),
+              "-j2 locked a: rc %d stderr %r" % (rc, err))
     finally:
         t.close()
 
@@ -423,6 +471,46 @@ def symlink_loop_with_follow():
         t.close()
 
 
+@case
+def symlink_loop_is_found_at_a_link_with_rgs_paths():
+    """As rg 14 (walkdir and ignore's parallel walk alike), only a directory reached through a
+    symlink is checked against its ancestors: with L/loop -> .. and the walk rooted at L, the real
+    directory L/loop/L (L itself) is entered and the loop is found at L/loop/L/loop. Beneath the
+    implicit root, paths in errors start with "./" (the root is "./")."""
+    t = Tree(files=["L/x", "top"], git=False)
+    try:
+        os.symlink("..", t.p("L/loop"))
+        os.symlink("nowhere", t.p("L/broken"))
+        rc, out, err = t.run("--files", "-L", "--sort", "path", "L")
+        want = ["L/loop/L/x", "L/loop/top", "L/x"]
+        check(rc == 2 and lines(out) == want, "stdout %r rc %d, want %r" % (lines(out), rc, want))
+        want_err = [
+            "L/broken: IO error for operation on L/broken: No such file or directory (os error 2)",
+            "L/loop/L/broken: IO error for operation on L/loop/L/broken: No such file or "
+            "directory (os error 2)",
+            "File system loop found: L/loop/L/loop points to an ancestor L/loop"]
+        for msg in want_err:
+            check(error_line_ok(err, msg), "stderr %r lacks %r" % (err, msg))
+        rc, out, err = t.run("--files", "-L", "-j2", "L")
+        check(rc == 2 and sorted(lines(out)) == want, "-j2: %r rc %d" % (lines(out), rc))
+        check(error_line_ok(err, "L/broken: No such file or directory (os error 2)") and
+              error_line_ok(err, want_err[2]), "-j2: stderr %r" % err)
+        rc, out, err = t.run("--files", "-L", "--sort", "path", cwd="L")
+        check(rc == 2 and lines(out) == ["loop/L/x", "loop/top", "x"], "in L: %r" % lines(out))
+        for msg in ["./broken: IO error for operation on ./broken: No such file or directory "
+                    "(os error 2)", "File system loop found: ./loop/L/loop points to an ancestor "
+                    "./loop"]:
+            check(error_line_ok(err, msg), "in L: stderr %r lacks %r" % (err, msg))
+        t.write("S/x", b"x\n")
+        os.symlink(".", t.p("S/self"))
+        rc, out, err = t.run("--files", "-L", cwd="S")
+        check(rc == 2 and lines(out) == ["x"] and
+              error_line_ok(err, "File system loop found: ./self points to an ancestor ./"),
+              "in S: %r rc %d stderr %r" % (lines(out), rc, err))
+    finally:
+        t.close()
+
+
 def readdir_walk(root, rel=""):
     """Paths of the files under root/rel as an unsorted one-thread walk meets them: depth first,
     each directory in the order readdir lists it (os.scandir's order)."""
@@ -434,6 +522,48 @@ def readdir_walk(root, rel=""):
         elif e.is_file(follow_symlinks=False):
             out.append(path)
     return out
+
+
+@case
+def sortr_path_sorts_the_roots_too():
+    """As rg 14: --sortr path sorts the whole list at the end by Rust's path order (component by
+    component), so roots sort among themselves; --sort path keeps them in command-line order."""
+    t = Tree(files=["a/x", "a/y/z", "a.c", "b/w"], git=False)
+    try:
+        for args, want in ((["--sortr", "path", "a", "b"], ["b/w", "a/y/z", "a/x"]),
+                           (["--sortr", "path", "a", "a.c"], ["a.c", "a/y/z", "a/x"]),
+                           (["--sortr", "path"], ["b/w", "a.c", "a/y/z", "a/x"]),
+                           (["--sort", "path", "b", "a"], ["b/w", "a/x", "a/y/z"])):
+            rc, out, err = t.run("--files", *args)
+            check(rc == 0 and lines(out) == want, "%s: expected %r, got %r (rc %d, %r)"
+                  % (args, want, lines(out), rc, err))
+    finally:
+        t.close()
+
+
+@case
+def one_thread_walks_in_rgs_order():
+    """-j1 without --sort: as rg's one-thread walk (walkdir), each directory depth first with its
+    files and subdirectories interleaved as readdir lists them, roots in command-line order; the
+    same order for --files and for a search."""
+    names = ["f%02d" % i for i in range(12)] + ["d%d/g%02d" % (i % 4, i) for i in range(12)] + \
+        ["d1/e/h%d" % i for i in range(4)]
+    t = Tree(files=names, git=False)
+    try:
+        walk = readdir_walk(t.root)
+        files_first = [p for p in walk if "/" not in p]
+        if walk[:len(files_first)] == files_first:
+            raise Skip("this directory lists its files before its subdirectories: cannot tell")
+        for args in (["--files", "-j1"], ["-j1", "-l", "x"]):
+            rc, out, err = t.run(*args)
+            check(rc == 0 and lines(out) == walk, "%s: expected %r, got %r (rc %d, %r)"
+                  % (args, walk, lines(out), rc, err))
+        rc, out, err = t.run("--files", "-j1", "f03", "d1", "f01")
+        want = ["f03"] + [p for p in walk if p.startswith("d1/")] + ["f01"]
+        check(rc == 0 and lines(out) == want, "roots in order: expected %r, got %r" %
+              (want, lines(out)))
+    finally:
+        t.close()
 
 
 @case

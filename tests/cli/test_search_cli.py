@@ -34,7 +34,11 @@ detection, UTF-16 still transcoded, stdin, the literal NUL error, --crlf after i
 14's NUL ban (a pattern that must match a NUL while binary detection is on; alternations of single
 characters are classes, for it and for the literal \\n error), \\u/\\U escapes of a line feed or
 CR, -f from stdin, a FIFO or /dev/null (`-f -` leaves stdin unsearched; rg's errors), patterns,
--f lines and flag values that are not UTF-8 (rg's errors, its escaping of the line).
+-f lines and flag values that are not UTF-8 (rg's errors, its escaping of the line), rg 14's
+wording of a missing path (walkdir's "IO error for operation on" on one thread; an empty path
+names nothing), -C=1/-e=foo, --max-filesize suffixes, the last of --files/--type-list/--generate
+and the search output flags choosing the mode, a closed stdin read as empty, the hints of
+unknown flags and of look-around errors, -N/--no-column under --vimgrep and --json.
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
@@ -242,16 +246,41 @@ golden("a bad regex among several -e names that one", S + ["-e", "foo", "-e", "a
 golden("a bad regex under -P exits 2 too", S + ["-P", "foo(", "d"], b"", 2,
        [("prefix", "ctxsearch: regex parse error in 'foo(' at offset 4: ")])
 golden("-F makes a bad regex a literal", S + ["-F", "foo(", "d"], b"d/call.c:call foo(x);\n", 0)
+# rg 14 words a root it cannot stat as its walk does: walkdir's "IO error for operation on" when
+# it walks on one thread (sorted, -j1, one path that is no directory), plain on several threads.
+NOPE_IO = [("line", "ctxsearch: nope: IO error for operation on nope: No such file or directory "
+                    "(os error 2)")]
 golden("a missing path is an error but the other paths are searched",
-       S + ["foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2,
-       [("line", "ctxsearch: nope: No such file or directory (os error 2)")])
-golden("a missing path and no match exits 2", S + ["zzz", "nope", "d"], b"", 2,
+       S + ["foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2, NOPE_IO)
+golden("a missing path and no match exits 2", S + ["zzz", "nope", "d"], b"", 2, NOPE_IO)
+golden("a missing path alone is walked on one thread: walkdir's wording", ["foo", "nope"], b"", 2,
+       NOPE_IO)
+golden("... and under -j1", ["-j1", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2, NOPE_IO)
+golden("... but not on several threads", ["-j2", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2,
        [("line", "ctxsearch: nope: No such file or directory (os error 2)")])
 golden("--sortr path sorts every file, roots too, by its path's components (rg 14; rg 13 kept "
        "the roots' order)", ["--sortr", "path", "foo", "d/a.txt", "hl/c.txt", "d/sub"],
        b"hl/c.txt:foo\nd/sub/c.txt:x foo\nd/a.txt:foo one\nd/a.txt:foo two\n", 0)
+golden("a missing directory's file", ["foo", "nope/x.txt"], b"", 2,
+       [("line", "ctxsearch: nope/x.txt: IO error for operation on nope/x.txt: No such file or "
+                 "directory (os error 2)")])
+golden("an empty path names nothing (not the current directory)", ["foo", ""], b"", 2,
+       [("line", "ctxsearch: : IO error for operation on : No such file or directory (os error 2)")])
+golden("... also among other paths", ["-j2", "foo", "", "d/sub"], b"d/sub/c.txt:x foo\n", 2,
+       [("line", "ctxsearch: : No such file or directory (os error 2)")])
+golden("a file named with a trailing slash is not a directory", ["foo", "d/a.txt/"], b"", 2,
+       [("line", "ctxsearch: d/a.txt/: IO error for operation on d/a.txt/: Not a directory "
+                 "(os error 20)")])
+golden("... nor with -j2 among other paths", ["-j2", "foo", "d/a.txt/", "d/sub"],
+       b"d/sub/c.txt:x foo\n", 2,
+       [("line", "ctxsearch: d/a.txt/: Not a directory (os error 20)")])
 golden("no pattern is a usage error", [], b"", 2, "any")
 golden("an unknown flag is a usage error", ["--no-such-flag", "foo"], b"", 2, "any")
+golden("an unknown --no-X names the flag X", ["--no-with-filename", "foo"], b"", 2,
+       [("line", "ctxsearch: unrecognized flag --no-with-filename (did you mean "
+                 "--with-filename?)")])
+golden("an unknown flag names the shortest flag holding it", ["--nul", "foo"], b"", 2,
+       [("line", "ctxsearch: unrecognized flag --nul (did you mean --null?)")])
 golden("the empty pattern matches every line", ["", "d/a.txt"], b"foo one\nbar\nfoo two\n", 0)
 NOTHING_SEARCHED = [
     ("line", "ctxsearch: No files were searched, which means ctxsearch probably applied a filter "
@@ -264,6 +293,65 @@ golden("... under --sort path and -q too", ["--sort", "path", "-q", "-g", "*.py"
 golden("... not with a path given, even '.'", ["-t", "py", "foo", "."], b"", 1, cwd="d")
 golden("... not when stdin is searched", ["-t", "py", "foo"], b"foo\n", 0, stdin=b"foo\n", cwd="d")
 golden("... not for --files", ["--files", "-t", "py"], b"", 1, cwd="d")
+
+# modes, as rg 14 chooses them: the last of --files, --type-list, --generate and the search
+# output flags (-l, -c, --count-matches, --files-without-match, --json) wins; --help, --version
+# and --pcre2-version win over them all
+golden("--files then -l searches (the last mode wins)", S + ["--files", "-l", "foo", "d/sub"],
+       b"d/sub/c.txt\n", 0)
+golden("-l then --files lists", S + ["-l", "--files", "d/sub"], b"d/sub/c.txt\n", 0)
+golden("--files then -c wants a pattern", ["--files", "-c"], b"", 2, "any")
+golden("--files then --count-matches searches", ["--files", "--count-matches", "o", "d/a.txt"],
+       b"6\n", 0)
+golden("--files then --files-without-match searches",
+       S + ["--files", "--files-without-match", "foo", "d"], b"d/b.txt\n", 0)
+golden("--type-list then -c searches", ["--type-list", "-c", "foo", "d/a.txt"], b"2\n", 0)
+golden("--generate then -l searches", ["--generate", "man", "-l", "foo", "d/a.txt"],
+       b"d/a.txt\n", 0)
+golden("--files then -o still lists", S + ["--files", "-o", "d/sub"], b"d/sub/c.txt\n", 0)
+
+
+@case
+def a_closed_stdin_reads_as_empty():
+    """As ripgrep (Rust's stdin): with fd 0 closed, `-` and `-f -` read nothing, no error."""
+    t = tree()
+    for args, want_out, want_rc in ((["-c", "foo", "-", "d/a.txt"], b"d/a.txt:2\n", 0),
+                                    (["-f", "-", "d/a.txt"], b"", 1),
+                                    (["foo", "-"], b"", 1)):
+        p = subprocess.run(["sh", "-c", 'exec "$0" "$@" <&-', CTX, "--color", "never"] + args,
+                           cwd=t.root, env=t.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=TIMEOUT)
+        check(p.stdout == want_out and p.returncode == want_rc and p.stderr == b"",
+              "%s: rc %d out %r err %r" % (args, p.returncode, p.stdout, p.stderr))
+
+
+@case
+def pcre2_version_wins_over_a_later_mode():
+    for args in (["--pcre2-version", "--files"], ["--pcre2-version", "-l", "foo"],
+                 ["--files", "--pcre2-version"]):
+        rc, out, err = tree().run(args)
+        check(rc == 0 and out.startswith(b"PCRE2 ") and out.count(b"\n") == 1,
+              "%s: rc %d out %r err %r" % (args, rc, out, err))
+
+
+# short flags with attached values, as rg's parser (lexopt) reads them
+golden("-C=1 attaches the value after '='", ["-C=1", "bar", "d/a.txt"],
+       b"foo one\nbar\nfoo two\n", 0)
+golden("-e=foo is the pattern foo", ["-e=foo", "d/a.txt"], b"foo one\nfoo two\n", 0)
+golden("-nB=1 after other short flags", ["-nB=1", "bar", "d/a.txt"], b"1-foo one\n2:bar\n", 0)
+golden("-g=GLOB", S + ["-g=*.c", "foo", "d"], b"d/call.c:call foo(x);\n", 0)
+golden("-e= is the empty pattern", ["-c", "-e=", "d/a.txt"], b"3\n", 0)
+golden("-e== is the pattern '='", ["-x", "-e=="], b"=\n", 0, stdin=b"==\n=\n")
+
+# --max-filesize: digits and an optional K, M or G (rg rejects lower case suffixes)
+golden("--max-filesize skips larger files found by the walk", S + ["--max-filesize", "13", "foo", "d"],
+       b"d/call.c:call foo(x);\nd/crlf.txt:foo\r\nd/sub/c.txt:x foo\n", 0)
+golden("--max-filesize with K", S + ["--max-filesize", "1K", "foo", "d/sub"], b"d/sub/c.txt:x foo\n",
+       0)
+golden("--max-filesize with a lower case suffix is an error", ["--max-filesize", "1k", "foo", "d"],
+       b"", 2, [("prefix", "ctxsearch: invalid value '1k' for --max-filesize")])
+golden("--max-filesize with a fraction is an error", ["--max-filesize", "1.5M", "foo", "d"], b"", 2,
+       [("prefix", "ctxsearch: invalid value '1.5M' for --max-filesize")])
 
 # -q
 golden("-q with a match exits 0 and prints nothing", ["-q", "foo", "d"], b"", 0)
@@ -441,6 +529,14 @@ golden("\\b{2} repeats \\b", ["-o", "\\b{2}foo"], b"foo\n", 0, stdin=b"foo xfoo\
 golden("an unknown special word boundary is an error", ["-c", "\\b{stat}foo"], b"", 2,
        parse_error("\\b{stat}foo", 0), stdin=W)
 golden("look-around is an error outside -P", ["-c", "x(?=foo)"], b"", 2, parse_error("x(?=foo)", 1),
+       stdin=W)
+golden("... whose message names -P, as rg's", ["-c", "x(?=foo)"], b"", 2,
+       [("line", "ctxsearch: regex parse error in 'x(?=foo)' at offset 1: look-around, including "
+                 "look-ahead and look-behind, is not supported (use -P/--pcre2, which can handle "
+                 "backreferences and look-around)")], stdin=W)
+golden("a backreference outside -P names -P too", ["-c", "(a)\\1"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '(a)\\1' at offset 3: backreferences are not "
+                 "supported (use -P/--pcre2, which can handle backreferences and look-around)")],
        stdin=W)
 golden("an escape Rust does not know is an error (PCRE2's \\h)", ["-c", "\\h"], b"", 2,
        parse_error("\\h", 0), stdin=W)
@@ -938,6 +1034,24 @@ golden("--field-match-separator and --field-context-separator separate the prefi
        ["-n", "-b", "-A1", "-H", "--field-match-separator", "::",
         "--field-context-separator", "\\x2d>", "bar", "d/a.txt"],
        b"d/a.txt::2::8::bar\nd/a.txt->3->12->foo two\n", 0)
+golden("--vimgrep -N drops the line number (an explicit flag wins, as rg)",
+       ["--vimgrep", "-N", "o", "d/sub/c.txt"], b"d/sub/c.txt:4:x foo\nd/sub/c.txt:5:x foo\n", 0)
+golden("-N before --vimgrep too", ["-N", "--vimgrep", "two", "d/a.txt"], b"d/a.txt:5:foo two\n", 0)
+golden("--vimgrep --no-column drops the column", ["--vimgrep", "--no-column", "two", "d/a.txt"],
+       b"d/a.txt:3:foo two\n", 0)
+
+
+@case
+def json_line_number_is_null_under_no_line_number():
+    """As rg: --json -N gives every match and context message "line_number":null."""
+    rc, out, err = tree().run(["--json", "-N", "-A1", "one", "d/a.txt"])
+    msgs = [l for l in out.split(b"\n") if b'"type":"match"' in l or b'"type":"context"' in l]
+    check(rc == 0 and len(msgs) == 2 and all(b'"line_number":null,' in m for m in msgs),
+          "rc %d out %r err %r" % (rc, out, err))
+    rc, out, err = tree().run(["--json", "one", "d/a.txt"])
+    check(b'"line_number":1,' in out, "without -N: %r" % out)
+
+
 golden("--field-match-separator applies to --vimgrep", ["--vimgrep", "--field-match-separator",
        "\\t", "two", "d/a.txt"], b"d/a.txt\t3\t5\tfoo two\n", 0)
 golden("--field-match-separator leaves -c's separator alone", ["-c", "--field-match-separator",

@@ -50,6 +50,7 @@ constexpr std::string_view kRgIgnore = ".rgignore";
 constexpr std::string_view kCtxIgnore = ".ctxignore";
 constexpr std::string_view kDotGit = ".git";
 constexpr std::size_t kParallelRootFiles = 64;  // from this many named files on: on all threads
+constexpr std::size_t kMaxInlineDepth = 256;    // walk_order: deeper directories wait their turn
 
 // This thread's task arena of `threads` concurrency, made on its first walk and kept until the
 // thread ends. Not one per walk: oneTBB 2021.8 keeps about 7 KiB for every task_arena
@@ -140,6 +141,7 @@ struct Ancestor {  // -L loop detection: the chain of directories above a task
   dev_t dev;
   ino_t ino;
   std::string path;
+  bool via_symlink;  // DirTask::via_symlink
 };
 
 struct DirTask {
@@ -149,6 +151,10 @@ struct DirTask {
   const Root* root = nullptr;
   SortedDir* out = nullptr;
   std::shared_ptr<const Ancestor> ancestors;
+  // -L: reached through a symlink. As ripgrep (walkdir, ignore), such a directory is checked
+  // against its ancestors, a real one beneath a followed link is entered even when it is one of
+  // them (the loop is found at the link's next occurrence), so the paths in the message are rg's.
+  bool via_symlink = false;
 };
 
 struct RawEntry {
@@ -172,51 +178,53 @@ std::string child_prefix(const std::string& dir) {
 
 bool is_dir_type(unsigned char t) { return t == DT_DIR; }
 
-// Rust's Path ordering (ripgrep sorts paths with it): component by component, where a root '/'
-// sorts before ".", ".." and names, and repeated '/' and inner "." components do not count.
-int compare_path_components(std::string_view a, std::string_view b) {
-  enum Kind { kRoot, kCurrent, kParent, kName };
-  struct Components {
-    std::string_view rest;
-    bool first = true;
-    // The next component, or false at the end.
-    bool next(Kind& kind, std::string_view& name) {
-      if (first && !rest.empty() && rest[0] == '/') {
-        first = false;
-        rest.remove_prefix(1);
-        kind = kRoot;
-        return true;
-      }
-      const bool leading = first;
-      first = false;
-      for (;;) {
-        while (!rest.empty() && rest[0] == '/') rest.remove_prefix(1);
-        if (rest.empty()) return false;
-        const std::size_t slash = std::min(rest.find('/'), rest.size());
-        name = rest.substr(0, slash);
-        rest.remove_prefix(slash);
-        if (name == "." && !leading) continue;
-        kind = name == "." ? kCurrent : name == ".." ? kParent : kName;
-        return true;
-      }
-    }
-  };
-  Components x{a}, y{b};
-  for (;;) {
-    Kind kx{}, ky{};
-    std::string_view nx, ny;
-    const bool has_x = x.next(kx, nx), has_y = y.next(ky, ny);
-    if (!has_x || !has_y) return has_x == has_y ? 0 : has_x ? 1 : -1;
-    if (kx != ky) return kx < ky ? -1 : 1;
-    if (kx == kName && nx != ny) return nx < ny ? -1 : 1;
-  }
-}
-
 EntryType entry_type(unsigned char t) {
   return t == DT_REG   ? EntryType::kFile
          : t == DT_DIR ? EntryType::kDirectory
          : t == DT_LNK ? EntryType::kSymlink
                        : EntryType::kOther;
+}
+
+// Rust's Path ordering (ripgrep sorts by it): component by component, a leading '/' first, then
+// a leading ".", then "..", then names by their bytes; empty and inner "." components are
+// skipped, so "a/b" < "a.c" (the component "a" < "a.c") and "a//b/" equals "a/b".
+bool path_less(std::string_view a, std::string_view b) {
+  struct Components {
+    std::string_view rest;
+    bool first = true;
+    // The next component as (rank, name); rank 0 when none is left.
+    std::pair<int, std::string_view> next() {
+      if (first && rest.starts_with('/')) {
+        first = false;
+        return {1, {}};
+      }
+      const bool at_start = first;
+      first = false;
+      while (!rest.empty()) {
+        const std::size_t slash = rest.find('/');
+        const std::string_view part = rest.substr(0, slash);
+        rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+        if (part == "." && at_start) return {2, part};
+        if (part.empty() || part == ".") continue;
+        return {part == ".." ? 3 : 4, part};
+      }
+      return {0, {}};
+    }
+  };
+  Components x{a}, y{b};
+  for (;;) {
+    const auto cx = x.next();
+    const auto cy = y.next();
+    if (cx != cy) return cx < cy;
+    if (cx.first == 0) return false;
+  }
+}
+
+// An ignore file found by the walk (in a directory, a parent or git's global excludes) that
+// cannot be read: absent, not a regular file, unreadable. ripgrep skips such a file silently.
+bool unreadable(const Error& error) {
+  return error.code == ErrorCode::kNotFound || error.code == ErrorCode::kPermissionDenied ||
+         error.code == ErrorCode::kIo;
 }
 
 // Errors of a confined open, said in the walk's terms.
@@ -254,10 +262,20 @@ class Walker {
   std::vector<std::unique_ptr<Root>> roots_;
 
   bool sorted() const { return options_.sort != SortBy::kNone; }
+  // WalkOptions::walk_order on one thread: process() descends into each subdirectory as it meets
+  // it (walkdir's order), each depth with its own Scratch; set by run().
+  bool inline_ = false;
+  std::vector<std::unique_ptr<Scratch>> depth_scratch_;
+  Scratch& scratch_for(std::size_t depth);
   bool beneath() const { return options_.beneath_fd >= 0; }
   void emit(std::string_view path, std::size_t depth, int dir_fd = -1, std::string_view name = {},
             bool short_read_is_end = false);
   void report(const Error& error) { sink_.on_error(error); }
+  // `path` as errors name it: as ripgrep, beneath the implicit root (no path given) it starts
+  // with "./" (the root itself is "./"), though printed results do not.
+  std::string error_path(std::string_view path) const;
+  // An error stat'ing, opening or listing `path`, worded as options_.walkdir_errors asks.
+  Error io_error(int err, std::string_view path) const;
 
   // `inside_len`: in confined walks, ancestors at least this long are beneath the fd and are
   // read through it (their path past `inside_len` is fd-relative).
@@ -284,8 +302,9 @@ class Walker {
                                Scratch& scratch) const;
   std::string_view cwd_relative(std::string_view path) const;
 
+  // Sorted by a time: appends the files of the recorded tree `dir` to `collect` (with depths).
   void replay(const SortedDir& dir, std::string& path, std::size_t depth,
-              std::vector<std::pair<std::string, std::size_t>>* collect);
+              std::vector<std::pair<std::string, std::size_t>>& collect);
   // Sorted by path: lists `task` (whose `out` is set), then hands its files to the sink (or
   // appends them to `collect`, with their depth) and walks its subdirectories, in order, on the
   // calling thread. `path` is the task's path with a trailing '/' (or empty); it is restored
@@ -294,6 +313,21 @@ class Walker {
                      std::vector<std::pair<std::string, std::size_t>>* collect);
   void replay_by_time(std::vector<std::pair<std::string, std::size_t>>& files);
 };
+
+std::string Walker::error_path(std::string_view path) const {
+  if (!options_.paths.empty() || beneath()) return std::string(path);
+  if (path.empty() || path == ".") return "./";
+  return fmt::format("./{}", path);
+}
+
+Error Walker::io_error(int err, std::string_view path) const {
+  const std::string shown = error_path(path);
+  Error error = Error::from_errno(err, shown);
+  if (options_.walkdir_errors) {
+    error.detail = fmt::format("{}: IO error for operation on {}", shown, error.detail);
+  }
+  return error;
+}
 
 std::string_view Walker::cwd_relative(std::string_view path) const {
   if (path.substr(0, 2) == "./") path.remove_prefix(2);
@@ -324,7 +358,7 @@ const SharedRules& Walker::global_rules() {
     auto rules = load_rules(-1, {}, *path);
     if (rules.ok()) {
       global_rules_.rules = std::move(*rules);
-    } else if (rules.error().code != ErrorCode::kNotFound) {
+    } else if (!unreadable(rules.error())) {
       sink_.on_ignore_error(rules.error());
     }
   });
@@ -348,8 +382,8 @@ Result<std::shared_ptr<const IgnoreRules>> Walker::load_rules(int dir_fd, std::s
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) return Error::from_errno(errno, shown);
-  if (!S_ISREG(st.st_mode)) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a regular file", shown)};
+  if (!S_ISREG(st.st_mode)) {  // as ripgrep, counts as absent
+    return Error{ErrorCode::kNotFound, fmt::format("{}: not a regular file", shown)};
   }
   if (static_cast<std::uint64_t>(st.st_size) > kMaxIgnoreFileBytes) {
     return Error{ErrorCode::kInvalidArgument,
@@ -455,7 +489,7 @@ void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gi
   auto load = [&](std::string_view name) -> std::shared_ptr<const IgnoreRules> {
     auto rules = load_rules(dir_fd, name, prefix + std::string(name));
     if (rules.ok()) return std::move(*rules);
-    if (rules.error().code != ErrorCode::kNotFound) sink_.on_ignore_error(rules.error());
+    if (!unreadable(rules.error())) sink_.on_ignore_error(rules.error());
     return nullptr;
   };
   if (options_.git_ignore && has_gitignore) node.git.rules = load(kGitIgnore);
@@ -554,9 +588,15 @@ void Walker::emit(std::string_view path, std::size_t depth, int dir_fd, std::str
     stop_.store(true, std::memory_order_relaxed);
 }
 
+Scratch& Walker::scratch_for(std::size_t depth) {
+  if (depth >= depth_scratch_.size()) depth_scratch_.resize(depth + 1);
+  if (!depth_scratch_[depth]) depth_scratch_[depth] = std::make_unique<Scratch>();
+  return *depth_scratch_[depth];
+}
+
 void Walker::process(DirTask& task, std::vector<DirTask>& children) {
   if (stop_.load(std::memory_order_relaxed)) return;
-  Scratch& scratch = scratch_.local();
+  Scratch& scratch = inline_ ? scratch_for(task.depth) : scratch_.local();
   const char* open_path = task.path.empty() ? "." : task.path.c_str();
   int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
   if (task.depth > 0 && !options_.follow_links) flags |= O_NOFOLLOW;
@@ -567,7 +607,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
   if (fd < 0) {
     // A directory that vanished since its parent was listed is no error.
     if (errno != ENOENT || task.depth == 0) {
-      report(beneath() ? beneath_error(errno, open_path) : Error::from_errno(errno, open_path));
+      report(beneath() ? beneath_error(errno, open_path) : io_error(errno, open_path));
     }
     return;
   }
@@ -580,21 +620,28 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
   if (options_.one_file_system || options_.follow_links) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
-      report(Error::from_errno(errno, open_path));
+      report(io_error(errno, open_path));
       return;
     }
     if (options_.one_file_system && task.depth > 0 && st.st_dev != task.root->dev) return;
     if (options_.follow_links) {
+      // A real directory that is an ancestor is a loop only when no link lies between the two (a
+      // bind mount: rg would never end); past a link, the link is found again further down.
+      bool linked = false;  // a link lies between `a` and this directory
       for (const Ancestor* a = ancestors.get(); a != nullptr; a = a->parent.get()) {
-        if (a->dev == st.st_dev && a->ino == st.st_ino) {
-          report(Error{ErrorCode::kIo, fmt::format("File system loop found: {} points to an "
-                                                   "ancestor {}",
-                                                   open_path, a->path.empty() ? "." : a->path)});
+        const bool loop = task.via_symlink || !linked;
+        linked = linked || a->via_symlink;
+        if (loop && a->dev == st.st_dev && a->ino == st.st_ino) {
+          report(Error{ErrorCode::kIo,
+                       fmt::format("File system loop found: {} points to an ancestor {}",
+                                   error_path(task.path), error_path(a->path))});
           return;
         }
       }
-      ancestors =
-          std::make_shared<const Ancestor>(Ancestor{ancestors, st.st_dev, st.st_ino, task.path});
+    }
+    if (options_.follow_links) {
+      ancestors = std::make_shared<const Ancestor>(
+          Ancestor{ancestors, st.st_dev, st.st_ino, task.path, task.via_symlink});
     }
   }
 
@@ -607,7 +654,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     long n = ::getdents64(fd, scratch.dents.data(), scratch.dents.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      report(Error::from_errno(errno, open_path));
+      report(io_error(errno, open_path));
       break;
     }
     if (n == 0) break;
@@ -666,7 +713,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       struct stat st {};
       int sflags = type == DT_LNK ? 0 : AT_SYMLINK_NOFOLLOW;
       if (::fstatat(fd, std::string(name).c_str(), &st, sflags) != 0) {
-        if (errno != ENOENT || type == DT_LNK) report(Error::from_errno(errno, path));
+        if (errno != ENOENT || type == DT_LNK) report(io_error(errno, path));
         continue;
       }
       type = S_ISDIR(st.st_mode)   ? DT_DIR
@@ -701,9 +748,17 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       child.node = node;
       child.root = task.root;
       child.ancestors = ancestors;
+      child.via_symlink = e.type == DT_LNK;
       if (task.out != nullptr) {
         task.out->children.push_back(SortedChild{std::string(name), std::make_unique<SortedDir>()});
         child.out = task.out->children.back().dir.get();
+      }
+      // Inline, each open directory holds an fd: past kMaxInlineDepth the rest waits in
+      // `children` (walked after, out of walkdir's order) rather than run out of fds.
+      if (inline_ && child_depth < kMaxInlineDepth) {
+        process(child, children);
+        if (stop_.load(std::memory_order_relaxed)) return;
+        continue;
       }
       children.push_back(std::move(child));
       continue;
@@ -729,10 +784,10 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       if (stop_.load(std::memory_order_relaxed)) return;
     }
   }
-  // Sorted by path, a directory's children replay by name. Sorted by a time, they keep the order
-  // the directory listed them in: ripgrep walks unsorted then (one thread, depth first, each
-  // directory in readdir order) and its stable sort by time leaves ties (files checked out in the
-  // same clock tick) in that order.
+  // Sorted by path, a directory's children replay by name. In walk order (or sorted by a time)
+  // they keep the order the directory listed them in: ripgrep walks unsorted then (one thread,
+  // depth first, each directory in readdir order) and its stable sort by time leaves ties (files
+  // checked out in the same clock tick) in that order.
   if (task.out != nullptr && options_.sort == SortBy::kPath) {
     // The children vector is complete before any child task runs, so child.out stays valid.
     auto by_name = [](const SortedChild& a, const SortedChild& b) { return a.name < b.name; };
@@ -744,19 +799,16 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
 }
 
 void Walker::replay(const SortedDir& dir, std::string& path, std::size_t depth,
-                    std::vector<std::pair<std::string, std::size_t>>* collect) {
+                    std::vector<std::pair<std::string, std::size_t>>& collect) {
   const std::size_t base = path.size();
   for (const SortedChild& child : dir.children) {
-    if (stop_.load(std::memory_order_relaxed)) return;
     path.resize(base);
     path.append(child.name);
     if (child.dir) {
       path.push_back('/');
       replay(*child.dir, path, depth + 1, collect);
-    } else if (collect != nullptr) {
-      collect->emplace_back(path, depth + 1);
     } else {
-      emit(path, depth + 1);
+      collect.emplace_back(path, depth + 1);
     }
   }
   path.resize(base);
@@ -846,6 +898,9 @@ Status Walker::run() {
     }
   }
 
+  inline_ = options_.walk_order && !sorted() && !options_.report_all &&
+            (options_.threads == 1 ||
+             (options_.threads == 0 && std::thread::hardware_concurrency() <= 1));
   std::vector<std::string> paths = options_.paths;
   const bool implicit = paths.empty();
   if (implicit) paths.emplace_back();
@@ -875,8 +930,11 @@ Status Walker::run() {
         report(Error::from_errno(err, p));
         continue;
       }
+    } else if (p.empty() && !implicit) {  // as ripgrep: an empty path names nothing
+      report(io_error(ENOENT, p));
+      continue;
     } else if (::stat(stat_path, &st) != 0) {
-      report(Error::from_errno(errno, p));
+      report(io_error(errno, p));
       continue;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -939,9 +997,8 @@ Status Walker::run() {
       walk_in_order(tasks[item.task], path, collect);
     }
     if (collect == nullptr) return {};
-    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-      return compare_path_components(b.first, a.first) < 0;
-    });
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto& a, const auto& b) { return path_less(b.first, a.first); });
     for (const auto& [file, depth] : all) {
       if (stop_.load(std::memory_order_relaxed)) break;
       emit(file, depth);
@@ -960,6 +1017,22 @@ Status Walker::run() {
   }
   unsigned threads =
       options_.threads != 0 ? options_.threads : std::max(1U, std::thread::hardware_concurrency());
+  std::vector<DirTask> deep;  // inline walks: directories too deep to enter at once
+  if (inline_) {
+    // As ripgrep's one-thread walk: roots in command-line order, each directory depth first.
+    std::size_t next_task = 0;
+    for (const RootItem& item : items) {
+      if (stop_.load(std::memory_order_relaxed)) break;
+      if (!item.is_dir) {
+        emit(item.path, 0);
+      } else {
+        process(tasks[next_task++], deep);
+      }
+    }
+    if (deep.empty() || stop_.load(std::memory_order_relaxed)) return {};
+    tasks = std::move(deep);
+    root_files.clear();
+  }
   // TBB caps workers at the core count (and warns on stderr past it); -j asks for exactly N.
   tbb::global_control allow(tbb::global_control::max_allowed_parallelism, threads);
   arena_for(threads).execute([&] {
@@ -988,22 +1061,18 @@ Status Walker::run() {
   });
   if (!sorted()) return {};
 
+  // Sorted by a time (by path returned above): as ripgrep, the whole list is sorted at the end.
   std::vector<std::pair<std::string, std::size_t>> by_time;
-  auto* collect = options_.sort == SortBy::kPath ? nullptr : &by_time;
   for (const RootItem& item : items) {
     if (!item.is_dir) {
-      if (collect != nullptr) {
-        collect->emplace_back(item.path, 0);
-      } else {
-        emit(item.path, 0);
-      }
+      by_time.emplace_back(item.path, 0);
       continue;
     }
     std::string path = item.path;
     if (!path.empty() && path.back() != '/') path.push_back('/');
-    replay(*item.tree, path, 0, collect);
+    replay(*item.tree, path, 0, by_time);
   }
-  if (collect != nullptr) replay_by_time(by_time);
+  replay_by_time(by_time);
   return {};
 }
 

@@ -54,6 +54,16 @@ struct WalkOptions {
   SortBy sort = SortBy::kNone;
   bool sort_reverse = false;
   unsigned threads = 0;  // 0: one per core
+  // Unsorted on one thread (threads 1, or 0 on a one-core machine): hand the sink the files in
+  // ripgrep's one-thread order (walkdir's: roots as given, each directory depth first, its files
+  // and subdirectories interleaved as readdir lists them), as they are found. Without it a
+  // directory's files come before its subdirectories'. Ignored when sorted or report_all, or on
+  // several threads (no set order there).
+  bool walk_order = false;
+  // ripgrep's single-threaded walk (walkdir's errors): a path that cannot be stat'ed, opened or
+  // listed is reported as "P: IO error for operation on P: ERROR" instead of "P: ERROR". rg walks
+  // on one thread when it sorts, under -j1, and for a single path that is not a directory.
+  bool walkdir_errors = false;
 
   // Confinement for agent tools: when >= 0, `paths` are relative to this directory fd (an empty
   // path is the fd's directory itself) and every directory is opened beneath it
