@@ -6,7 +6,7 @@
 # commands), and each server's RSS before and after many calls. A benchmark, not a timed test.
 #
 # usage: bench/mcp_bench.sh [-x CTXSEARCH] [-n RUNS] [-c RSS_CALLS] [-s STEP] [-r] [-o OUTDIR]
-#                           [-L] [-R ROUNDS] [-N CALLS] [-g GLOB] [-p PATTERN] [-d DIR] [-f FILE]
+#                           [-L] [-X OLD_CTXSEARCH] [-R ROUNDS] [-N CALLS] [-g GLOB] [-p PATTERN] [-d DIR] [-f FILE]
 #                           CORPUS_DIR
 #   -x  ctxsearch binary (default: build/release/ctxsearch of this checkout)
 #   -n  timed calls per query and server (default 9; medians)   -c  calls for RSS (default 10000)
@@ -24,6 +24,9 @@
 #       search_files; plus the CLI's CPU for the find (`ctxsearch --files -g`, hyperfine) and
 #       the kernel's floor of listing DIR with sizes (bench/list_floor beside CTXSEARCH's build).
 #       Output: OUTDIR/lean.md, lean.json
+#   -X  with -L: an older ctxsearch binary run side by side too (server "ctxsearch-old": the same
+#       calls, its ratios to server-filesystem and new / old), so a change is measured against
+#       the peer and the build before it in the same rounds
 #   -R  lean rounds (default 5; servers alternate which goes first)
 #   -N  lean timed calls per cheap query and round (default 1000; ping 3x, finds far fewer)
 #   -o  output directory (default /tmp/mcp-bench-<time>)
@@ -47,13 +50,13 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
 CTX=$REPO/build/release/ctxsearch RUNS=9 RSS_CALLS=10000 STEP=1000 RSS_ONLY=0 WIDE=0 LEAN=0 ROUNDS=5 LEAN_CALLS=1000 OUT='' GLOB='**/Makefile.am'
-PATTERN='CURLOPT_[A-Z_]*TIMEOUT' DIR='' FILE=''
+PATTERN='CURLOPT_[A-Z_]*TIMEOUT' DIR='' FILE='' OLD_CTX=''
 NPM_DIR=${CTXSEARCH_NPM_DIR:-$HOME/.cache/ctxsearch/npm}
 usage() { awk 'NR>1 && /^#/{sub(/^# ?/,""); print; next} NR>1{exit}' "$0"; exit 2; }
 while [ $# -gt 0 ]; do case $1 in
   -x) CTX=$2; shift 2;; -n) RUNS=$2; shift 2;; -c) RSS_CALLS=$2; shift 2;; -o) OUT=$2; shift 2;;
   -s) STEP=$2; shift 2;; -r) RSS_ONLY=1; shift;; -w) WIDE=1; shift;;
-  -L) LEAN=1; shift;; -R) ROUNDS=$2; shift 2;; -N) LEAN_CALLS=$2; shift 2;;
+  -L) LEAN=1; shift;; -X) OLD_CTX=$2; shift 2;; -R) ROUNDS=$2; shift 2;; -N) LEAN_CALLS=$2; shift 2;;
   -g) GLOB=$2; shift 2;; -p) PATTERN=$2; shift 2;; -d) DIR=$2; shift 2;; -f) FILE=$2; shift 2;;
   -h|--help) usage;; -*) usage;; *) break;; esac; done
 [ $# -eq 1 ] || usage
@@ -70,6 +73,8 @@ command -v npm >/dev/null || die "npm is required"
 [ "$WIDE" = 0 ] || [ "$RSS_ONLY" = 1 ] || die "-w goes with -r"
 [ "$LEAN" = 0 ] || [ "$RSS_ONLY" = 0 ] || die "-L and -r are separate runs"
 [ "$LEAN" = 0 ] || command -v python3 >/dev/null || die "-L needs python3"
+[ -z "$OLD_CTX" ] || [ "$LEAN" = 1 ] || die "-X goes with -L"
+[ -z "$OLD_CTX" ] || [ -x "$OLD_CTX" ] || die "no ctxsearch at $OLD_CTX (-X)"
 [ "$ROUNDS" -ge 1 ] 2>/dev/null || die "-R must be >= 1"
 [ "$LEAN_CALLS" -ge 10 ] 2>/dev/null || die "-N must be >= 10"
 OUT=$(realpath -m "${OUT:-${TMPDIR:-/tmp}/mcp-bench-$(date +%Y%m%d-%H%M%S)}"); mkdir -p "$OUT"
@@ -77,6 +82,9 @@ export LC_ALL=C.UTF-8
 
 # A private copy of the binary: the build dir may be rebuilt while this runs.
 mkdir -p "$OUT/bin"; cp "$(realpath "$CTX")" "$OUT/bin/ctxsearch"; CTX_FROM=$(realpath "$CTX"); CTX=$OUT/bin/ctxsearch
+if [ -n "$OLD_CTX" ]; then
+  cp "$(realpath "$OLD_CTX")" "$OUT/bin/ctxsearch-old"; OLD_FROM=$(realpath "$OLD_CTX"); OLD_CTX=$OUT/bin/ctxsearch-old
+fi
 
 for pkg in @modelcontextprotocol/sdk @modelcontextprotocol/server-filesystem; do
   if [ ! -f "$NPM_DIR/node_modules/$pkg/package.json" ]; then
@@ -102,6 +110,7 @@ FILE_DIR=$(dirname "$FILE")
 {
   echo "date: $(date -u +%FT%TZ)"; echo "host: $(uname -srm), $(nproc) cpus"; uptime
   echo "ctxsearch: $CTX_FROM (sha256 $(sha256sum "$CTX" | cut -c1-12))"
+  [ -z "$OLD_CTX" ] || echo "ctxsearch-old: $OLD_FROM (sha256 $(sha256sum "$OLD_CTX" | cut -c1-12))"
   echo "node: $(node --version); sdk $(pkgver @modelcontextprotocol/sdk); server-filesystem $(pkgver @modelcontextprotocol/server-filesystem)"
   echo "corpus: $CORPUS ($FILES files)"; echo "glob: $GLOB; pattern: $PATTERN; dir: $DIR; file: $FILE"
   [ "$LEAN" = 0 ] || echo "lean: $ROUNDS rounds, $LEAN_CALLS calls per cheap query"
@@ -145,9 +154,34 @@ if [ "$LEAN" = 1 ]; then
                    "args": {"path": $(json "$ABS"), "pattern": $(json "$GLOB"), "excludePatterns": ["**/.git"]}}}}],
  "ratios": [["ping", "ctxsearch", "filesystem"], ["list", "ctxsearch", "filesystem"],
             ["list", "ctxsearch", "filesystem#sizes"], ["list", "ctxsearch#default", "filesystem#sizes"],
-            ["read", "ctxsearch", "filesystem"], ["info", "ctxsearch", "filesystem"],
-            ["find", "ctxsearch", "filesystem"]]}
+            ["read", "ctxsearch", "filesystem"], ["read", "ctxsearch#default", "filesystem"],
+            ["info", "ctxsearch", "filesystem"], ["find", "ctxsearch", "filesystem"]]}
 EOF
+  if [ -n "$OLD_CTX" ]; then  # the older build: the same calls, its ratios, and new / old
+    python3 - "$OUT/spec-lean.json" "$OLD_CTX" <<'PY' || die "could not add -X to the spec"
+import json, sys
+path, old = sys.argv[1], sys.argv[2]
+spec = json.load(open(path))
+spec["servers"]["ctxsearch-old"] = [old] + spec["servers"]["ctxsearch"][1:]
+for query in spec["queries"]:
+    for key in [k for k in query["per_server"] if k.split("#")[0] == "ctxsearch"]:
+        entry = dict(query["per_server"][key])
+        if "label" in entry:
+            entry["label"] = "old " + entry["label"]
+        query["per_server"]["ctxsearch-old" + key[len("ctxsearch"):]] = entry
+ratios = []
+for q, a, b in spec["ratios"]:
+    ratios.append([q, a, b])
+    if a.split("#")[0] == "ctxsearch":
+        ratios.append([q, "ctxsearch-old" + a[len("ctxsearch"):], b])
+for query in spec["queries"]:
+    for key in query["per_server"]:
+        if key.split("#")[0] == "ctxsearch":
+            ratios.append([query["name"], key, "ctxsearch-old" + key[len("ctxsearch"):]])
+spec["ratios"] = ratios
+json.dump(spec, open(path, "w"), indent=1)
+PY
+  fi
   python3 "$HERE/mcp_lean.py" "$OUT/spec-lean.json" -o "$OUT/lean.json" -t "$OUT/lean.md" ||
     die "the lean driver failed"
   # The CLI's cost for the same find: wall and CPU (user+system) of one process per run.

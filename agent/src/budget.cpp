@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "shape_count.hpp"
+
 namespace ctx::agent {
 
 namespace {
@@ -240,7 +242,8 @@ std::size_t EstimatingCounter::count_pieces(std::string_view text, std::size_t f
                                             std::span<const std::size_t> ends) const {
   // Pieces that are exactly the lines of their span (the way renderers charge a listing or a
   // file) are counted in one pass over the span; others, or a few short ones, one by one.
-  if (ends.empty() || ends.back() - from < 2 * kPartedCountBytes) {
+  const bool simd = detail::have_shape_avx2();
+  if (ends.empty() || (!simd && ends.back() - from < 2 * kPartedCountBytes)) {
     return TokenCounter::count_pieces(text, from, ends);
   }
   std::size_t line_ends = 0;  // pieces that end in '\n'
@@ -257,6 +260,13 @@ std::size_t EstimatingCounter::count_pieces(std::string_view text, std::size_t f
     start = end;
   }
   const std::string_view span = text.substr(from, ends.back() - from);
+  if (simd) {
+    const detail::ShapeHalves shape = detail::shape_halves_avx2(span);
+    if (shape.newlines != line_ends) {
+      return TokenCounter::count_pieces(text, from, ends);  // a piece holds several lines
+    }
+    return (shape.halves + shape.odd_lines) / 2;
+  }
   if (static_cast<std::size_t>(std::count(span.begin(), span.end(), '\n')) != line_ends) {
     return TokenCounter::count_pieces(text, from, ends);  // a piece holds several lines
   }
@@ -264,6 +274,7 @@ std::size_t EstimatingCounter::count_pieces(std::string_view text, std::size_t f
 }
 
 std::size_t EstimatingCounter::count(std::string_view text) const {
+  if (detail::have_shape_avx2()) return (detail::shape_halves_avx2(text).halves + 1) / 2;
   const std::size_t halves =
       text.size() < kPartedCountBytes ? count_halves_by_runs(text) : count_halves_parted(text);
   return (halves + 1) / 2;

@@ -93,7 +93,8 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
   ::clock_gettime(CLOCK_REALTIME, &now);
   const std::int64_t started_ns = timestamp_ns(now);
   const std::string user_path = args.string("path").value_or("");
-  CTX_TRY_ASSIGN(OpenedPath opened, open_visible(context, user_path));
+  // Looked up, not opened for reading: a file whose facts are cached is never read.
+  CTX_TRY_ASSIGN(OpenedPath opened, open_visible(context, user_path, Sandbox::OpenFor::kLookup));
   const std::string shown_path = opened.canonical.empty() ? "." : opened.canonical;
   const auto size = static_cast<std::uint64_t>(opened.st.st_size);
   const std::string mtime = rfc3339_utc(static_cast<std::int64_t>(opened.st.st_mtim.tv_sec));
@@ -116,6 +117,7 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
     lines = cached->lines;
     checked_bytes = cached->checked_bytes;
   } else if (opened.kind == EntryKind::kFile) {
+    CTX_TRY(reopen_visible(context, user_path, opened));
     CTX_TRY_ASSIGN(TextEncoding sniffed, sniff_encoding(opened.fd.get(), user_path));
     encoding = std::string(to_string(sniffed));
     if (size > kHashMaxBytes) {

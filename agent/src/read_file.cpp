@@ -246,7 +246,9 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
         fmt::format("'{}' is not a regular file (a FIFO, socket or device)", user_path),
         "read regular files only; call list_directory to see the files here"};
   }
-  CTX_TRY_ASSIGN(TextEncoding encoding, sniff_encoding(file.fd.get(), user_path));
+  // One read for the sniff and the first chunk.
+  TextChunkReader reader(file.fd.get(), user_path);
+  CTX_TRY_ASSIGN(TextEncoding encoding, reader.sniff());
   if (encoding == TextEncoding::kBinary) {
     return ToolError{
         ToolErrorCode::kBinary,
@@ -275,7 +277,6 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
       next_call(UINT64_MAX));
   TextBudget budget(context, max_tokens, footer_reserve(context, longest_footer));
 
-  TextChunkReader reader(file.fd.get(), encoding, user_path);
   std::uint64_t newlines = 0;  // '\n' bytes consumed so far
   char last_byte = '\n';       // of the text consumed so far ('\n' before any)
   std::uint64_t line_no = 1;   // the line the next byte belongs to

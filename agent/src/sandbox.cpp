@@ -580,7 +580,7 @@ Expected<std::string> Sandbox::normalize(std::string_view user_path) const {
   return out;
 }
 
-Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
+Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative, OpenFor purpose) const {
   if (relative.find('\0') != std::string_view::npos) {
     return ToolError{ToolErrorCode::kInvalidArgument,
                      fmt::format("the path '{}' contains a NUL byte",
@@ -635,7 +635,7 @@ Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
     walked = std::move(resolved.canonical);
   }
 
-  OpenedPath out{UniqueFd(), std::string(), EntryKind::kSpecial, {}};
+  OpenedPath out{UniqueFd(), std::string(), EntryKind::kSpecial, {}, true};
   if (::fstat(path_fd.get(), &out.st) != 0) return errno_error(errno, relative, root_path_);
   out.kind = kind_of(out.st.st_mode);
 
@@ -669,16 +669,29 @@ Expected<OpenedPath> Sandbox::open_beneath(std::string_view relative) const {
     out.fd = std::move(path_fd);
     return out;
   }
-  int fd = reopen_for_reading(path_fd.get(), out.st);
+  out.fd = std::move(path_fd);
+  if (out.kind == EntryKind::kFile && purpose == OpenFor::kLookup) {
+    out.readable = false;
+    return out;
+  }
+  out.readable = false;
+  CTX_TRY(reopen(out, relative));
+  return out;
+}
+
+ToolStatus Sandbox::reopen(OpenedPath& opened, std::string_view relative) const {
+  if (opened.readable) return {};
+  int fd = reopen_for_reading(opened.fd.get(), opened.st);
   if (fd >= 0) {
-    out.fd = UniqueFd(fd);
-  } else if (errno == ENOENT && out.kind == EntryKind::kFile) {
-    CTX_TRY_ASSIGN(out.fd,
-                   reopen_by_path(root_fd_.get(), out.canonical, out.st, relative, root_path_));
+    opened.fd = UniqueFd(fd);
+  } else if (errno == ENOENT && opened.kind == EntryKind::kFile) {
+    CTX_TRY_ASSIGN(opened.fd, reopen_by_path(root_fd_.get(), opened.canonical, opened.st, relative,
+                                             root_path_));
   } else {
     return errno_error(errno, relative, root_path_);
   }
-  return out;
+  opened.readable = true;
+  return {};
 }
 
 }  // namespace ctx::agent

@@ -69,25 +69,43 @@ ToolError not_found(std::string_view user_path) {
                    std::move(hint)};
 }
 
-Expected<OpenedPath> open_visible(const CallContext& context, std::string_view user_path) {
+namespace {
+
+// A failure to open a path that may be hidden must look like a missing path.
+ToolError open_failure(const CallContext& context, std::string_view user_path,
+                       std::string_view relative, ToolError error) {
+  const bool may_be_hidden =
+      !context.policy.visible(relative, false) || !context.policy.visible(relative, true);
+  if (may_be_hidden || error.code == ToolErrorCode::kNotFound) return not_found(user_path);
+  return error;
+}
+
+}  // namespace
+
+Expected<OpenedPath> open_visible(const CallContext& context, std::string_view user_path,
+                                  Sandbox::OpenFor purpose) {
   CTX_TRY_ASSIGN(std::string relative, context.sandbox.normalize(user_path));
   const bool hidden_as_file = !context.policy.visible(relative, false);
   const bool hidden_as_dir = !context.policy.visible(relative, true);
   if (hidden_as_file && hidden_as_dir) return not_found(user_path);
-  auto opened = context.sandbox.open_beneath(relative);
-  if (!opened.ok()) {
-    // A failure to open a path that may be hidden must look like a missing path.
-    if (hidden_as_file || hidden_as_dir || opened.error().code == ToolErrorCode::kNotFound) {
-      return not_found(user_path);
-    }
-    return std::move(opened).error();
-  }
+  auto opened = context.sandbox.open_beneath(relative, purpose);
+  if (!opened.ok()) return open_failure(context, user_path, relative, std::move(opened).error());
   const bool is_dir = opened->kind == EntryKind::kDirectory;
   if (!context.policy.visible(relative, is_dir) ||
       !context.policy.visible(opened->canonical, is_dir)) {
     return not_found(user_path);
   }
   return opened;
+}
+
+ToolStatus reopen_visible(const CallContext& context, std::string_view user_path,
+                          OpenedPath& opened) {
+  if (opened.readable) return {};
+  CTX_TRY_ASSIGN(std::string relative, context.sandbox.normalize(user_path));
+  auto reopened = context.sandbox.reopen(opened, relative);
+  if (!reopened.ok())
+    return open_failure(context, user_path, relative, std::move(reopened).error());
+  return {};
 }
 
 TextBudget::TextBudget(const CallContext& context, std::size_t max_tokens,

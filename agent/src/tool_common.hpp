@@ -40,7 +40,12 @@ ToolError not_found(std::string_view user_path);
 // where an in-root symlink leads) gives not_found(user_path), as does a missing one; so does any
 // failure to open a path that could be hidden. Other errors (outside_root, invalid_argument,
 // io_error) are the sandbox's.
-Expected<OpenedPath> open_visible(const CallContext& context, std::string_view user_path);
+// With Sandbox::OpenFor::kLookup a regular file stays O_PATH (for a caller that may need only its
+// stat): reopen_visible then makes it readable, with the errors open_visible would have given.
+Expected<OpenedPath> open_visible(const CallContext& context, std::string_view user_path,
+                                  Sandbox::OpenFor purpose = Sandbox::OpenFor::kReading);
+ToolStatus reopen_visible(const CallContext& context, std::string_view user_path,
+                          OpenedPath& opened);
 
 // A BudgetWriter that also keeps the text under Limits::max_output_bytes.
 class TextBudget {

@@ -82,8 +82,8 @@ class VisibleSink final : public walker::WalkSink {
     out.arena = std::move(arena_);  // a vector's move keeps its buffer: the views stay valid
     out.entries.reserve(kept_.size());
     for (const Kept& k : kept_) {
-      out.entries.push_back(
-          WalkedEntry{std::string_view(out.arena.data() + k.offset, k.size), k.type});
+      out.entries.push_back(WalkedEntry{std::string_view(out.arena.data() + k.offset, k.size),
+                                        k.type, out.entries.size()});
     }
     out.ignored = ignored_.load();
     out.policy_hidden = hidden_.load();

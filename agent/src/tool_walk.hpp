@@ -24,6 +24,7 @@ struct WalkedEntry {
   // be passed to system calls as they are).
   std::string_view path;
   walker::EntryType type;
+  std::size_t visit = 0;  // its place in the order the walk found the entries (directory order)
 };
 
 struct VisibleWalk {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "../../agent/src/session.hpp"
+#include "open_watch.hpp"
 #include "tool_test_env.hpp"
 
 using ctx::agent::ContentCache;
@@ -163,4 +164,26 @@ TEST_CASE(
   out = env.ok("file_info", R"({"path":"old.txt"})");
   CHECK(out.structured.find(R"("hash":"0123456789ab")") == std::string::npos);
   CHECK(out.structured.find(R"("lines":3)") != std::string::npos);
+}
+
+TEST_CASE("file_info serves cached facts from a lookup, never opening the file for reading",
+          "[agent][content_cache][file_info]") {
+  ctx::agent::testing::ToolEnv env;
+  ctx::agent::SessionState session;
+  env.session = &session;
+  env.file("old.txt", "one\ntwo\n");
+  env.file("new.txt", "three\n");
+  struct stat st {};
+  REQUIRE(::stat((env.root() / "old.txt").c_str(), &st) == 0);
+  REQUIRE(session.impl().contents.put(
+      st, st, std::max(timestamp_ns(st.st_mtim), timestamp_ns(st.st_ctim)) + 10 * kSecond,
+      ContentFacts{"0123456789ab", "utf-8", 99, 8}));
+  ctx::testing::OpenWatch watch(env.root().string());
+  auto out = env.ok("file_info", R"({"path":"old.txt"})");
+  CHECK(out.structured.find(R"("hash":"0123456789ab")") != std::string::npos);
+  CHECK(watch.opened().count("old.txt") == 0);  // looked up O_PATH only
+  // Not cached: opened and read, as before.
+  out = env.ok("file_info", R"({"path":"new.txt"})");
+  CHECK(out.structured.find(R"("lines":1)") != std::string::npos);
+  CHECK(watch.opened().count("new.txt") == 1);
 }

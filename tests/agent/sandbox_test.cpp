@@ -644,3 +644,37 @@ TEST_CASE("a directory swapped for a symlink out of the root never leaks the out
   CHECK(safe > 0);
   CHECK(refused > 0);
 }
+
+TEST_CASE("a file looked up for its stat only is opened for reading by reopen, as open would",
+          "[agent][sandbox]") {
+  Tree t;
+  t.file("a.txt", "alpha\n");
+  t.file("sub/b.txt", "beta\n");
+  Sandbox sb = open_root(t);
+  ForceFallback force(use_fallback());
+  ForceNoProc no_proc(GENERATE(false, true));
+  OpenWatch watch(t.root());
+  auto a = sb.open_beneath("a.txt", Sandbox::OpenFor::kLookup);
+  REQUIRE(a.ok());
+  CHECK_FALSE(a->readable);
+  CHECK(a->kind == EntryKind::kFile);
+  CHECK(a->st.st_size == 6);
+  char byte = 0;
+  CHECK(::read(a->fd.get(), &byte, 1) < 0);  // O_PATH: no reading
+  CHECK(watch.opened().count("a.txt") == 0);
+  const ino_t ino = a->st.st_ino;
+  REQUIRE(sb.reopen(*a, "a.txt").ok());
+  CHECK(a->readable);
+  CHECK(read_all(a->fd.get()) == "alpha\n");
+  struct stat st {};
+  REQUIRE(::fstat(a->fd.get(), &st) == 0);
+  CHECK(st.st_ino == ino);
+  const int fd = a->fd.get();
+  REQUIRE(sb.reopen(*a, "a.txt").ok());  // a no-op once readable: the same fd
+  CHECK(a->fd.get() == fd);
+  // Directories are opened for reading whatever the purpose.
+  auto sub = sb.open_beneath("sub", Sandbox::OpenFor::kLookup);
+  REQUIRE(sub.ok());
+  CHECK(sub->readable);
+  CHECK(sub->kind == EntryKind::kDirectory);
+}

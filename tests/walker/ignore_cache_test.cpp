@@ -240,3 +240,74 @@ TEST_CASE("A cached walk follows a change of core.excludesFile in the git config
     }
   }
 }
+
+namespace {
+
+// The files a walk of `path` beneath the directory `fd_dir` visits (as the agent walks), sorted.
+std::vector<std::string> walk_beneath(IgnoreCache* cache, const char* fd_dir, std::string path) {
+  WalkOptions options;
+  options.ignore_cache = cache;
+  const int fd = ::open(fd_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  options.beneath_fd = fd;
+  options.paths = {std::move(path)};
+  Collect sink;
+  auto status = ctx::walker::walk(options, sink);
+  ::close(fd);
+  REQUIRE(status.ok());
+  CHECK(sink.errors.empty());
+  std::sort(sink.files.begin(), sink.files.end());
+  return sink.files;
+}
+
+}  // namespace
+
+TEST_CASE("A cached walk sees ignore files created and removed in its root's parents") {
+  TempTree t;  // the current directory: the parent of "root", outside the walk's fd
+  t.file("root/sub/a.txt");
+  t.file("root/sub/b.log");
+  IgnoreCache cache(std::size_t{1} << 20, std::chrono::nanoseconds(0));
+  // The fd's parent (looked up by path) and the fd's own directory (a parent of "sub").
+  for (const char* ignore_at : {".ignore", "root/.ignore", "root/.rgignore"}) {
+    INFO(ignore_at);
+    past_a_tick();
+    CHECK(walk_beneath(&cache, "root", "sub") == Files{"sub/a.txt", "sub/b.log"});
+    const auto before = cache.stats();
+    CHECK(walk_beneath(&cache, "root", "sub") == Files{"sub/a.txt", "sub/b.log"});
+    CHECK(cache.stats().name_hits > before.name_hits);  // the parents' probes were cached
+    past_a_tick();
+    t.file(ignore_at, "*.log\n");
+    CHECK(walk_beneath(&cache, "root", "sub") == Files{"sub/a.txt"});
+    CHECK(walk_beneath(&cache, "root", "sub") == Files{"sub/a.txt"});
+    past_a_tick();
+    fs::remove(ignore_at);
+    CHECK(walk_beneath(&cache, "root", "sub") == Files{"sub/a.txt", "sub/b.log"});
+  }
+}
+
+TEST_CASE("A .git appearing in a cached root's parent makes its .gitignore count") {
+  TempTree t;
+  t.file("root/a.txt");
+  t.file("root/b.log");
+  t.file(".gitignore", "*.log\n");  // outside a repository: not read (require_git)
+  IgnoreCache cache(std::size_t{1} << 20, std::chrono::nanoseconds(0));
+  past_a_tick();
+  CHECK(walk_beneath(&cache, "root", "") == Files{"a.txt", "b.log"});
+  CHECK(walk_beneath(&cache, "root", "") == Files{"a.txt", "b.log"});
+  past_a_tick();
+  fs::create_directory(".git");
+  CHECK(walk_beneath(&cache, "root", "") == Files{"a.txt"});
+}
+
+TEST_CASE("Ignore files created and removed in a fresh parent are seen at once") {
+  TempTree t;
+  t.file("root/a.txt");
+  t.file("root/b.log");
+  IgnoreCache cache;  // the default window: the parent, changed just now, is probed every time
+  for (int i = 0; i < 40; ++i) {
+    if (i % 2 == 1) t.file(".ignore", "*.log\n");
+    if (i % 2 == 0) fs::remove(".ignore");
+    CHECK(walk_beneath(&cache, "root", "") ==
+          (i % 2 == 1 ? Files{"a.txt"} : Files{"a.txt", "b.log"}));
+  }
+}

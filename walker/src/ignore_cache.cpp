@@ -77,6 +77,39 @@ void IgnoreCache::insert(const std::string& key, const struct stat& st,
   bytes_ += bytes;
 }
 
+namespace {
+
+std::string directory_key(const struct stat& st) {
+  return fmt::format("{}:{}", st.st_dev, st.st_ino);
+}
+
+bool same_time(const struct timespec& a, const struct timespec& b) {
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+}  // namespace
+
+std::optional<std::uint8_t> IgnoreCache::find_names(const struct stat& st) {
+  const std::string key = directory_key(st);
+  std::lock_guard lock(mutex_);
+  auto it = names_.find(key);
+  if (it == names_.end() || !same_time(it->second.mtime, st.st_mtim) ||
+      !same_time(it->second.ctime, st.st_ctim)) {
+    ++stats_.name_misses;
+    return std::nullopt;
+  }
+  ++stats_.name_hits;
+  return it->second.present;
+}
+
+void IgnoreCache::insert_names(const struct stat& st, std::uint8_t present) {
+  if (recent(st)) return;
+  std::string key = directory_key(st);
+  std::lock_guard lock(mutex_);
+  if (names_.size() >= kMaxNameProbes && names_.count(key) == 0) names_.clear();
+  names_[std::move(key)] = NameProbe{st.st_mtim, st.st_ctim, present};
+}
+
 std::optional<std::string> IgnoreCache::global_excludes_path() {
   std::string env = git_environment();
   std::optional<ConfigState> cached;

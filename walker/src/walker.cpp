@@ -78,6 +78,13 @@ bool short_reads_end_files(int dir_fd) {
   }
 }
 
+// std::thread::hardware_concurrency() read once per process (glibc reads
+// /sys/devices/system/cpu/online on every call: three system calls per walk otherwise).
+unsigned cores() {
+  static const unsigned count = std::max(1U, std::thread::hardware_concurrency());
+  return count;
+}
+
 tbb::task_arena& arena_for(unsigned threads) {
   thread_local std::map<unsigned, std::unique_ptr<tbb::task_arena>> arenas;
   std::unique_ptr<tbb::task_arena>& arena = arenas[threads];
@@ -164,7 +171,9 @@ struct RawEntry {
 };
 
 struct Scratch {
-  std::vector<char> dents = std::vector<char>(kDentBufferBytes);
+  // getdents64's buffer: allocated per walk and thread, never zero-filled (the kernel writes what
+  // is read from it).
+  std::unique_ptr<char[]> dents{new char[kDentBufferBytes]};
   std::string names;
   std::vector<RawEntry> entries;
   std::string path;
@@ -534,23 +543,30 @@ std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root
   }
   ancestors.pop_back();  // the root itself
   ancestors.insert(ancestors.begin(), "/");
+  IgnoreCache* cache = options_.ignore_cache;
   for (const std::string& ancestor : ancestors) {
     // Confined walks read the ancestors beneath the fd through it (`dir` is then fd-relative).
     const bool inside = inside_len != std::string::npos && ancestor.size() >= inside_len;
     std::string dir = ancestor;
     int dir_fd = -1;
+    bool own_fd = false;
     if (inside) {
       dir = ancestor.substr(inside_len);
       while (!dir.empty() && dir[0] == '/') dir.erase(0, 1);
-      dir_fd = detail::open_beneath(options_.beneath_fd, dir, O_RDONLY | O_DIRECTORY | O_NOCTTY);
-      if (dir_fd < 0) continue;  // the root's own open reports the problem
+      if (dir.empty()) {
+        dir_fd = options_.beneath_fd;  // the fd's own directory
+      } else {
+        dir_fd = detail::open_beneath(options_.beneath_fd, dir, O_RDONLY | O_DIRECTORY | O_NOCTTY);
+        if (dir_fd < 0) continue;  // the root's own open reports the problem
+        own_fd = true;
+      }
     }
     struct Closer {
       int fd;
       ~Closer() {
         if (fd >= 0) ::close(fd);
       }
-    } closer{dir_fd};
+    } closer{own_fd ? dir_fd : -1};
     auto exists = [&](std::string_view name) {
       struct stat st {};
       if (dir_fd >= 0) {
@@ -559,14 +575,39 @@ std::shared_ptr<const RuleNode> Walker::parent_chain(const std::string& abs_root
       std::string p = child_prefix(dir) + std::string(name);
       return ::lstat(p.c_str(), &st) == 0;
     };
-    bool has_git = exists(kDotGit);
-    bool gi = false, ig = false, rg = false, ci = false;
-    if (options_.parents) {
-      gi = options_.git_ignore && exists(kGitIgnore);
-      ig = options_.dot_ignore && exists(kDotIgnore);
-      rg = options_.dot_ignore && exists(kRgIgnore);
-      ci = options_.dot_ignore && exists(kCtxIgnore);
+    // The names present, a bit each: .git, .gitignore, .ignore, .rgignore, .ctxignore. With a
+    // cache, one stat of the directory stands for the five probes while it is unchanged.
+    std::uint8_t present = 0;
+    struct stat dir_st {};
+    const bool cacheable =
+        cache != nullptr &&
+        (dir_fd >= 0 ? ::fstat(dir_fd, &dir_st) == 0 : ::lstat(dir.c_str(), &dir_st) == 0) &&
+        S_ISDIR(dir_st.st_mode);
+    if (auto cached = cacheable ? cache->find_names(dir_st) : std::nullopt; cached) {
+      present = *cached;
+    } else if (cacheable) {
+      std::uint8_t bit = 1;
+      for (std::string_view name : {kDotGit, kGitIgnore, kDotIgnore, kRgIgnore, kCtxIgnore}) {
+        if (exists(name)) present |= bit;
+        bit = static_cast<std::uint8_t>(bit << 1);
+      }
+      cache->insert_names(dir_st, present);
+    } else {
+      // Probed as the options ask (the same names, in the same order, as with a cache).
+      unsigned bits = exists(kDotGit) ? 1U : 0U;
+      if (options_.parents) {
+        bits |= options_.git_ignore && exists(kGitIgnore) ? 2U : 0U;
+        bits |= options_.dot_ignore && exists(kDotIgnore) ? 4U : 0U;
+        bits |= options_.dot_ignore && exists(kRgIgnore) ? 8U : 0U;
+        bits |= options_.dot_ignore && exists(kCtxIgnore) ? 16U : 0U;
+      }
+      present = static_cast<std::uint8_t>(bits);
     }
+    const bool has_git = (present & 1) != 0;
+    const bool gi = options_.parents && options_.git_ignore && (present & 2) != 0;
+    const bool ig = options_.parents && options_.dot_ignore && (present & 4) != 0;
+    const bool rg = options_.parents && options_.dot_ignore && (present & 8) != 0;
+    const bool ci = options_.parents && options_.dot_ignore && (present & 16) != 0;
     if (!has_git && !gi && !ig && !rg && !ci) continue;
     auto node = std::make_shared<RuleNode>();
     node->parent = chain;
@@ -651,7 +692,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
   bool has_git = false, has_gitignore = false, has_ignore = false, has_rgignore = false,
        has_ctxignore = false;
   for (;;) {
-    long n = ::getdents64(fd, scratch.dents.data(), scratch.dents.size());
+    long n = ::getdents64(fd, scratch.dents.get(), kDentBufferBytes);
     if (n < 0) {
       if (errno == EINTR) continue;
       report(io_error(errno, open_path));
@@ -659,7 +700,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     }
     if (n == 0) break;
     for (long off = 0; off < n;) {
-      auto* d = reinterpret_cast<struct dirent64*>(scratch.dents.data() + off);
+      auto* d = reinterpret_cast<struct dirent64*>(scratch.dents.get() + off);
       off += d->d_reclen;
       std::string_view name(d->d_name);
       if (name == "." || name == "..") continue;
@@ -899,8 +940,7 @@ Status Walker::run() {
   }
 
   inline_ = options_.walk_order && !sorted() && !options_.report_all &&
-            (options_.threads == 1 ||
-             (options_.threads == 0 && std::thread::hardware_concurrency() <= 1));
+            (options_.threads == 1 || (options_.threads == 0 && cores() <= 1));
   std::vector<std::string> paths = options_.paths;
   const bool implicit = paths.empty();
   if (implicit) paths.emplace_back();
@@ -1015,8 +1055,7 @@ Status Walker::run() {
       if (!item.is_dir) root_files.push_back(item.path);
     }
   }
-  unsigned threads =
-      options_.threads != 0 ? options_.threads : std::max(1U, std::thread::hardware_concurrency());
+  unsigned threads = options_.threads != 0 ? options_.threads : cores();
   std::vector<DirTask> deep;  // inline walks: directories too deep to enter at once
   if (inline_) {
     // As ripgrep's one-thread walk: roots in command-line order, each directory depth first.

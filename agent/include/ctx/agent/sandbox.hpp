@@ -45,11 +45,13 @@ std::string_view to_string(EntryKind kind);  // "file", "dir", "symlink", "speci
 
 struct OpenedPath {
   // Files and directories: O_RDONLY, for reading. Special files (kSpecial: FIFOs, sockets,
-  // devices): an O_PATH fd, which fstat accepts and read refuses; they are never opened.
+  // devices): an O_PATH fd, which fstat accepts and read refuses; they are never opened. A
+  // regular file looked up with OpenFor::kLookup: its O_PATH fd until Sandbox::reopen.
   UniqueFd fd;
   std::string canonical;  // root-relative after following in-root symlinks; "" is the root
   EntryKind kind;         // of the opened object (never kSymlink: symlinks are followed)
   struct stat st;         // fstat of fd
+  bool readable = true;   // false: a regular file's fd is O_PATH (OpenFor::kLookup)
 };
 
 class Sandbox {
@@ -73,7 +75,14 @@ class Sandbox {
   // device sees no open); a regular file is reopened for reading through the O_PATH fd's
   // /proc/self/fd entry (the same inode, no second path lookup), a directory through openat(".").
   // `canonical` is read back from the fd so policy globs can match where a symlink really led.
-  Expected<OpenedPath> open_beneath(std::string_view relative) const;
+  // With OpenFor::kLookup a regular file is left O_PATH (`readable` false): a caller that may
+  // need only its stat (a cache keyed by it) saves the reopen, and calls reopen() if it reads.
+  enum class OpenFor : std::uint8_t { kReading, kLookup };
+  Expected<OpenedPath> open_beneath(std::string_view relative,
+                                    OpenFor purpose = OpenFor::kReading) const;
+  // Makes a regular file that open_beneath(relative, kLookup) returned readable, exactly as
+  // open_beneath(relative) would have opened it (the same errors); a no-op when it is readable.
+  ToolStatus reopen(OpenedPath& opened, std::string_view relative) const;
 
   int root_fd() const { return root_fd_.get(); }
   const std::string& root_path() const { return root_path_; }  // absolute, no trailing '/'

@@ -56,8 +56,19 @@ class IgnoreCache {
   // reads or the identity (stat) of any configuration file it read or looked for changed.
   std::optional<std::string> global_excludes_path();
 
+  // Which of the names a walk looks for in a root's parent directories (.git and the ignore
+  // files: `present`, a bit per name in the walker's order) a directory held, kept by the
+  // directory's identity: device and inode, and mtime and ctime to the nanosecond, which every
+  // entry created, removed or renamed in it changes (git's untracked cache trusts directory
+  // mtimes the same way). A directory changed within the racy window is not kept. find_names
+  // returns the bits cached for `st`, or nullopt; at most kMaxNameProbes directories are kept.
+  std::optional<std::uint8_t> find_names(const struct stat& st);
+  void insert_names(const struct stat& st, std::uint8_t present);
+  static constexpr std::size_t kMaxNameProbes = 4096;
+
   struct Stats {
     std::uint64_t hits = 0, misses = 0, config_hits = 0, config_misses = 0;
+    std::uint64_t name_hits = 0, name_misses = 0;
     std::size_t entries = 0, bytes = 0;
   };
   Stats stats() const;
@@ -83,6 +94,12 @@ class IgnoreCache {
   std::list<Entry> lru_;  // most recently used first
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
   std::optional<ConfigState> config_;
+  struct NameProbe {
+    struct timespec mtime, ctime;
+    std::uint8_t present;
+  };
+  // Keyed by (device, inode).
+  std::unordered_map<std::string, NameProbe> names_;
   Stats stats_;
 };
 
