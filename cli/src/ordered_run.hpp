@@ -20,7 +20,8 @@ namespace ctx::cli {
 struct OrderedJob {
   std::string path;
   bool explicit_file = false;
-  std::string error;  // non-empty: report this (an error for the exit code) instead
+  bool short_read_is_end = false;  // as WalkEntry's
+  std::string error;               // non-empty: report this (an error for the exit code) instead
 };
 
 // Runs jobs on `threads` worker threads while producers add them (add() blocks while `window`

@@ -978,10 +978,11 @@ class Search {
     }
     if (!streamed && !piped) {
       w.buffer.allow_mapping(args_.mmap != Args::Mmap::kNever);
-      bytes = is_stdin ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
-              : dir_fd >= 0
-                  ? w.buffer.read_at(dir_fd, name.data(), path, quit_on_binary, short_read_is_end)
-                  : w.buffer.read(owned.c_str(), quit_on_binary);
+      bytes =
+          is_stdin ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
+          : dir_fd >= 0
+              ? w.buffer.read_at(dir_fd, name.data(), path, quit_on_binary, short_read_is_end)
+              : w.buffer.read_at(AT_FDCWD, owned.c_str(), path, quit_on_binary, short_read_is_end);
     }
     if (!bytes.ok()) {
       out_.error(bytes.error().detail);
@@ -1279,8 +1280,8 @@ class Search {
   void walk_paths(walker::WalkOptions walk_options, const std::vector<std::string>& paths) {
     if (stop_.load()) return;
     walk_options.paths = paths;
+    walk_options.probe_file_systems = true;  // for FileBuffer::read_at
     if (walk_options.sort == walker::SortBy::kNone) {
-      walk_options.probe_file_systems = true;  // for FileBuffer::read_at
       Sink sink(*this);
       if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
       return;
@@ -1293,7 +1294,7 @@ class Search {
     OrderedRun ordered(
         out_, threads, kOrderedWindowPerThread * threads,
         [this](const OrderedJob& job) {
-          search_file(job.path, job.explicit_file, workers_.local());
+          search_file(job.path, job.explicit_file, workers_.local(), -1, {}, job.short_read_is_end);
         },
         [this] { return stop_.load(std::memory_order_relaxed); });
     Sink sink(*this, &ordered);
@@ -1308,7 +1309,7 @@ class Search {
     walker::Flow on_file(const walker::WalkEntry& e) override {
       search.searched_.store(true, std::memory_order_relaxed);
       if (ordered != nullptr) {
-        ordered->add(OrderedJob{std::string(e.path), e.depth == 0, {}});
+        ordered->add(OrderedJob{std::string(e.path), e.depth == 0, e.short_read_is_end, {}});
       } else {
         search.search_file(e.path, e.depth == 0, search.workers_.local(), e.dir_fd, e.name,
                            e.short_read_is_end);
@@ -1319,7 +1320,7 @@ class Search {
     // Sorted, errors take their place in the order too (a walk by path meets them in order).
     void on_error(const Error& e) override {
       if (ordered != nullptr) {
-        ordered->add(OrderedJob{{}, false, e.detail});
+        ordered->add(OrderedJob{{}, false, false, e.detail});
       } else {
         search.out_.error(e.detail);
       }

@@ -124,9 +124,9 @@ TEST_CASE("ordered run writes every job's output in the order the jobs were adde
             [] { return false; });
         for (std::size_t i = 0; i < jobs; ++i) {
           if (i % 97 == 5) {
-            run.add(OrderedJob{{}, false, "error " + std::to_string(i)});
+            run.add(OrderedJob{{}, false, false, "error " + std::to_string(i)});
           } else {
-            run.add(OrderedJob{"job" + std::to_string(i), false, {}});
+            run.add(OrderedJob{"job" + std::to_string(i), false, false, {}});
           }
         }
         run.finish();
@@ -183,8 +183,8 @@ TEST_CASE("ordered run: the first job streams before it ends; a later one waits 
             stream.finish(buffer);
           },
           [] { return false; });
-      run.add(OrderedJob{"first", false, {}});
-      run.add(OrderedJob{"second", false, {}});
+      run.add(OrderedJob{"first", false, false, {}});
+      run.add(OrderedJob{"second", false, false, {}});
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       seen_while_first_ran = redirect.out_size();
       release_first.store(true);
@@ -223,7 +223,7 @@ TEST_CASE("ordered run: finished jobs hold a bounded amount of output behind a s
           stream.finish(text);
         },
         [] { return false; });
-    for (int i = 0; i < 400; ++i) run.add(OrderedJob{"job" + std::to_string(i), false, {}});
+    for (int i = 0; i < 400; ++i) run.add(OrderedJob{"job" + std::to_string(i), false, false, {}});
     run.finish();
   }
   // 8 MiB / 100 KB = 83 jobs may finish and wait; one more may be running on the other thread.

@@ -137,6 +137,7 @@ struct SortedDir;
 struct SortedChild {
   std::string name;
   std::unique_ptr<SortedDir> dir;  // null for files
+  bool short_read_is_end = false;  // a file's WalkEntry::short_read_is_end
 };
 struct SortedDir {
   std::vector<SortedChild> children;
@@ -811,15 +812,15 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       }
       if (static_cast<std::uint64_t>(st.st_size) > *options_.max_filesize) continue;
     }
+    if (file_system == Probe::kNotYet) {
+      file_system = short_reads_end_files(fd) ? Probe::kShortReadIsEnd : Probe::kUnknown;
+    }
+    // (Not for a symlink followed under -L: its target may lie anywhere.)
+    const bool short_read_is_end =
+        file_system == Probe::kShortReadIsEnd && (e.type == DT_REG || e.type == DT_UNKNOWN);
     if (task.out != nullptr) {
-      task.out->children.push_back(SortedChild{std::string(name), nullptr});
+      task.out->children.push_back(SortedChild{std::string(name), nullptr, short_read_is_end});
     } else {
-      if (file_system == Probe::kNotYet) {
-        file_system = short_reads_end_files(fd) ? Probe::kShortReadIsEnd : Probe::kUnknown;
-      }
-      // (Not for a symlink followed under -L: its target may lie anywhere.)
-      const bool short_read_is_end =
-          file_system == Probe::kShortReadIsEnd && (e.type == DT_REG || e.type == DT_UNKNOWN);
       emit(path, child_depth, fd, std::string_view(path).substr(base),  // NUL-terminated
            short_read_is_end);
       if (stop_.load(std::memory_order_relaxed)) return;
@@ -872,7 +873,7 @@ void Walker::walk_in_order(DirTask& task, std::string& path,
     } else if (collect != nullptr) {
       collect->emplace_back(path, task.depth + 1);
     } else {
-      emit(path, task.depth + 1);
+      emit(path, task.depth + 1, -1, {}, child.short_read_is_end);
     }
   }
   path.resize(base);

@@ -98,7 +98,7 @@ struct WalkEntry {
   // For files found in a directory listing: that directory, open during the call only, and the
   // entry's name in it (the tail of `path`, so NUL-terminated), so a sink can open the file with
   // openat(dir_fd, name.data()) and skip resolving the whole path again. -1 (and an empty name) for
-  // roots and for sorted walks (replayed after their directories were closed).
+  // roots and for sorted walks (handed over after their directories were closed).
   int dir_fd = -1;
   std::string_view name = {};
   // Under WalkOptions::probe_file_systems, for a regular file (not a followed symlink) found in a
