@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "token_reference.hpp"
+
 using ctx::agent::BudgetWriter;
 using ctx::agent::EstimatingCounter;
 using ctx::agent::TokenCounter;
@@ -106,39 +108,10 @@ TEST_CASE("the estimator charges non-ASCII bytes half a token, 4-byte characters
 
 namespace {
 
-// The estimator's definition, run by run (the counter steps a state machine over four
-// line-aligned parts of a text of 256 bytes or more at once): the half tokens of each maximal run
-// of one byte class.
+// The estimator's count: its run-by-run definition, rounded up to whole tokens (the counter steps
+// a state machine over four line-aligned parts of a text of 256 bytes or more at once).
 std::size_t reference_count(std::string_view text) {
-  auto cls = [](unsigned char c) {
-    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return 0;  // letter
-    if (c >= '0' && c <= '9') return 1;                    // digit
-    if (c == ' ' || c == '\t') return 2;                   // space
-    if (c == '\n' || c == '\r') return 3;                  // line break
-    if (c >= 0x80) return 4;                               // non-ASCII
-    return 5;                                              // punctuation
-  };
-  std::size_t halves = 0;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const int k = cls(static_cast<unsigned char>(text[i]));
-    std::size_t j = i + 1;
-    while (j < text.size() && cls(static_cast<unsigned char>(text[j])) == k) ++j;
-    const std::size_t run = j - i;
-    if (k == 0) halves += 2 * ((run + 4) / 5);
-    if (k == 1) halves += 2 * ((run + 2) / 3);
-    if (k == 2) halves += run == 1 ? 1 : 2;
-    if (k == 3 || k == 5) halves += 2 * run;
-    if (k == 4) {
-      halves += run;
-      for (std::size_t m = i; m < j; ++m) {
-        const auto c = static_cast<unsigned char>(text[m]);
-        if (c >= 0xF0 && c <= 0xF4) halves += 2;
-      }
-    }
-    i = j;
-  }
-  return (halves + 1) / 2;
+  return (ctx::testing::halves_by_runs(text) + 1) / 2;
 }
 
 }  // namespace
