@@ -242,7 +242,7 @@ class FilePrinter final : public engine::LineSink {
     }
     sink(bytes, offset, line_number, true);
     if (w_.out.size() >= p_.stream_threshold) stream_.stream(w_.out);
-    return engine::Flow::kContinue;
+    return stream_.broken_pipe() ? engine::Flow::kStop : engine::Flow::kContinue;
   }
 
   void on_context_break() override {
@@ -797,7 +797,7 @@ class FilePrinter final : public engine::LineSink {
     o += "]}}\n";
     json_bytes_ += o.size() - before;
     if (o.size() >= p_.stream_threshold) stream_.stream(o);
-    return engine::Flow::kContinue;
+    return stream_.broken_pipe() ? engine::Flow::kStop : engine::Flow::kContinue;
   }
 
   void append_colored(std::string_view color, std::string_view text) {

@@ -1518,25 +1518,34 @@ def millions_of_matches_into_head_stops_early():
                                stderr=subprocess.PIPE, timeout=TIMEOUT * 3)
         full = time.time() - start
         check(p.returncode == 0, "full run: rc %d stderr %r" % (p.returncode, p.stderr[:300]))
-        for what, cmd in (("file", "%s foo big.txt | head -1"),
-                          ("stdin", "cat big.txt | %s foo | head -1")):
+        line = b"foo matching line\n"
+        begin = b'{"type":"begin","data":{"path":{"text":"big.txt"}}}\n'
+        for what, cmd, want in (
+                ("file", "%s foo big.txt | head -1", line),
+                ("stdin", "cat big.txt | %s foo | head -1", line),
+                # --json and context lines (--passthru) stop at EPIPE too, sorted or not
+                ("file --json", "%s --json foo big.txt | head -1", begin),
+                ("file --sort path --json", "%s --sort path --json foo big.txt | head -1", begin),
+                ("file --passthru", "%s --passthru zzz big.txt | head -1", line),
+                ("file --sort path", "%s --sort path foo big.txt | head -1", line)):
             best = None
             for _ in range(3):
-                took = head_one(t, what, cmd)
+                took = head_one(t, what, cmd, want)
                 best = took if best is None else min(best, took)
                 if what == "stdin" or took <= max(0.5, full * 0.5):
                     break
             print("    %s | head -1: %.2fs (full search into /dev/null: %.2fs)"
                   % (what, best, full))
-            if what == "file":
+            if what != "stdin":
                 check(best <= max(0.5, full * 0.5), "`%s` took %.2fs, the full search %.2fs"
                       % (cmd % PROG, best, full))
     finally:
         t.close()
 
 
-def head_one(t, what, cmd):
-    """Runs `cmd` (a pipeline into head -1) and checks its output; returns the seconds taken."""
+def head_one(t, what, cmd, want):
+    """Runs `cmd` (a pipeline into head -1) and checks its output is `want`; returns the seconds
+    taken."""
     start = time.time()
     try:
         q = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd % shell_quote(CTX)
@@ -1546,7 +1555,7 @@ def head_one(t, what, cmd):
     except subprocess.TimeoutExpired:
         raise AssertionError("%s: `%s` hung" % (what, cmd % PROG))
     took = time.time() - start
-    check(q.stdout == b"foo matching line\n", "%s: stdout %r" % (what, q.stdout[:200]))
+    check(q.stdout == want, "%s: stdout %r" % (what, q.stdout[:200]))
     err = q.stderr.decode(errors="replace")
     status = err.strip().splitlines()[-1].split() if err.strip() else []
     ctx_status = status[-2] if len(status) >= 2 else "?"
