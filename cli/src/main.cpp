@@ -145,6 +145,7 @@ int run_files(Args& args) {
   args.walk.types = &filters->types;
   args.walk.walkdir_errors = rg_one_thread(args.walk, rg_is_one_file(args.walk.paths, false));
   args.walk.walk_order = args.walk.walkdir_errors;
+  args.walk.list_ahead = true;  // --files --sort path: listing is all the work there is
   const bool color = color_enabled(args.color);
   std::optional<Hyperlinker> links;  // as rg 14: only with colors on
   if (color && !args.hyperlink_format.empty()) {

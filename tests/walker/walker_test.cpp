@@ -341,6 +341,43 @@ TEST_CASE("a walk sorted by path goes in order: a stop leaves later directories 
   CHECK(all.errors.size() == 1);
 }
 
+TEST_CASE("listing ahead keeps a subdirectory's errors at its place in the order",
+          "[walker][walk]") {
+  // Under list_ahead, m's subdirectories (loop, n) are listed in parallel before m's file g goes
+  // to the sink; the loop found while listing m/loop must still come after m/g.
+  TempTree t;
+  t.file("a/f");
+  t.file("m/g");
+  t.file("m/n/x");
+  t.file("z/h");
+  fs::create_directory_symlink("..", t.root() / "m/loop");
+  class Sequence final : public ctx::walker::WalkSink {
+   public:
+    Flow on_file(const ctx::walker::WalkEntry& e) override {
+      seen.emplace_back(e.path);
+      return Flow::kContinue;
+    }
+    void on_error(const ctx::Error& e) override { seen.push_back("error: " + e.detail); }
+    std::vector<std::string> seen;
+  };
+  for (unsigned threads : {1U, 2U, 4U}) {
+    WalkOptions w;
+    w.follow_links = true;
+    w.sort = ctx::walker::SortBy::kPath;
+    w.list_ahead = true;
+    w.threads = threads;
+    Sequence sink;
+    REQUIRE(ctx::walker::walk(w, sink).ok());
+    INFO("threads " << threads);
+    REQUIRE(sink.seen.size() == 5);
+    CHECK(sink.seen[0] == "a/f");
+    CHECK(sink.seen[1] == "m/g");
+    CHECK(sink.seen[2].find("error: File system loop found: ") == 0);
+    CHECK(sink.seen[3] == "m/n/x");
+    CHECK(sink.seen[4] == "z/h");
+  }
+}
+
 TEST_CASE("reverse path order sorts all files, roots too, by their components (ripgrep 14)",
           "[walker][walk]") {
   TempTree t;

@@ -139,9 +139,26 @@ struct SortedChild {
   std::unique_ptr<SortedDir> dir;  // null for files
   bool short_read_is_end = false;  // a file's WalkEntry::short_read_is_end
 };
+// A problem met while listing a directory ahead of its turn (walk_in_order), reported at its turn.
+struct DeferredReport {
+  bool ignore_file;  // WalkSink::on_ignore_error, else on_error
+  Error error;
+};
 struct SortedDir {
   std::vector<SortedChild> children;
   std::size_t task = 0;  // walk_in_order: this directory's index among its parent's child tasks
+  std::vector<DeferredReport> reports;  // walk_in_order: what its listing ahead met
+};
+
+// While set (on a thread listing a directory ahead of its turn), the walk's reports go here.
+thread_local std::vector<DeferredReport>* t_deferred = nullptr;
+
+// A path given on the command line, in command-line order.
+struct RootItem {
+  bool is_dir;
+  std::string path;
+  std::unique_ptr<SortedDir> tree;
+  std::size_t task = 0;  // a directory's index in `tasks`
 };
 
 struct Ancestor {  // -L loop detection: the chain of directories above a task
@@ -260,6 +277,7 @@ class Walker {
   const WalkOptions& options_;
   WalkSink& sink_;
   std::atomic<bool> stop_{false};
+  unsigned threads_ = 1;  // -j, else the core count
   std::string cwd_;
   // Confined walks (beneath_fd >= 0): the fd's absolute path without a trailing '/' ("" for "/"
   // and when /proc cannot tell; then no ignore files above the fd are read).
@@ -280,7 +298,20 @@ class Walker {
   bool beneath() const { return options_.beneath_fd >= 0; }
   void emit(std::string_view path, std::size_t depth, int dir_fd = -1, std::string_view name = {},
             bool short_read_is_end = false);
-  void report(const Error& error) { sink_.on_error(error); }
+  void report(const Error& error) {
+    if (t_deferred != nullptr) {
+      t_deferred->push_back(DeferredReport{false, error});
+    } else {
+      sink_.on_error(error);
+    }
+  }
+  void report_ignore_file(const Error& error) {
+    if (t_deferred != nullptr) {
+      t_deferred->push_back(DeferredReport{true, error});
+    } else {
+      sink_.on_ignore_error(error);
+    }
+  }
   // `path` as errors name it: as ripgrep, beneath the implicit root (no path given) it starts
   // with "./" (the root itself is "./"), though printed results do not.
   std::string error_path(std::string_view path) const;
@@ -315,12 +346,16 @@ class Walker {
   // Sorted by a time: appends the files of the recorded tree `dir` to `collect` (with depths).
   void replay(const SortedDir& dir, std::string& path, std::size_t depth,
               std::vector<std::pair<std::string, std::size_t>>& collect);
-  // Sorted by path: lists `task` (whose `out` is set), then hands its files to the sink (or
-  // appends them to `collect`, with their depth) and walks its subdirectories, in order, on the
-  // calling thread. `path` is the task's path with a trailing '/' (or empty); it is restored
-  // before returning.
-  void walk_in_order(DirTask& task, std::string& path,
+  // Sorted by path: `task` is listed (its `out` holds its entries, `children` its subdirectories'
+  // tasks); hands its files to the sink (or appends them to `collect`, with their depth) and walks
+  // its subdirectories, in order, on the calling thread (list_ahead: listing them ahead on the
+  // others).
+  // `path` is the task's path with a trailing '/' (or empty); it is restored before returning.
+  void walk_in_order(DirTask& task, std::vector<DirTask>& children, std::string& path,
                      std::vector<std::pair<std::string, std::size_t>>* collect);
+  // The walk sorted by path (forward: files go to the sink in order as found; reversed: all are
+  // collected, then sorted as ripgrep 14 sorts them). `items`: the roots in command-line order.
+  void walk_sorted_by_path(const std::vector<RootItem>& items, std::vector<DirTask>& tasks);
   void replay_by_time(std::vector<std::pair<std::string, std::size_t>>& files);
 };
 
@@ -369,7 +404,7 @@ const SharedRules& Walker::global_rules() {
     if (rules.ok()) {
       global_rules_.rules = std::move(*rules);
     } else if (!unreadable(rules.error())) {
-      sink_.on_ignore_error(rules.error());
+      report_ignore_file(rules.error());
     }
   });
   return global_rules_;
@@ -499,7 +534,7 @@ void Walker::load_node_rules(RuleNode& node, const std::string& dir, bool has_gi
   auto load = [&](std::string_view name) -> std::shared_ptr<const IgnoreRules> {
     auto rules = load_rules(dir_fd, name, prefix + std::string(name));
     if (rules.ok()) return std::move(*rules);
-    if (!unreadable(rules.error())) sink_.on_ignore_error(rules.error());
+    if (!unreadable(rules.error())) report_ignore_file(rules.error());
     return nullptr;
   };
   if (options_.git_ignore && has_gitignore) node.git.rules = load(kGitIgnore);
@@ -856,11 +891,21 @@ void Walker::replay(const SortedDir& dir, std::string& path, std::size_t depth,
   path.resize(base);
 }
 
-void Walker::walk_in_order(DirTask& task, std::string& path,
+void Walker::walk_in_order(DirTask& task, std::vector<DirTask>& children, std::string& path,
                            std::vector<std::pair<std::string, std::size_t>>* collect) {
-  std::vector<DirTask> children;
-  process(task, children);
   for (std::size_t i = 0; i < children.size(); ++i) children[i].out->task = i;
+  // Under list_ahead the subdirectories are listed ahead, in parallel; what their listings meet
+  // waits for their turn, so reports keep their place in the order.
+  std::vector<std::vector<DirTask>> grandchildren(children.size());
+  const bool ahead = options_.list_ahead && children.size() > 1 && threads_ > 1;
+  if (ahead) {
+    tbb::parallel_for(std::size_t{0}, children.size(), [&](std::size_t i) {
+      std::vector<DeferredReport>* outer = t_deferred;
+      t_deferred = &children[i].out->reports;
+      process(children[i], grandchildren[i]);
+      t_deferred = outer;
+    });
+  }
   const std::size_t base = path.size();
   for (SortedChild& child : task.out->children) {
     if (stop_.load(std::memory_order_relaxed)) break;
@@ -868,8 +913,14 @@ void Walker::walk_in_order(DirTask& task, std::string& path,
     path.append(child.name);
     if (child.dir) {
       path.push_back('/');
-      walk_in_order(children[child.dir->task], path, collect);
+      const std::size_t i = child.dir->task;
+      for (const DeferredReport& r : child.dir->reports) {
+        r.ignore_file ? report_ignore_file(r.error) : report(r.error);
+      }
+      if (!ahead) process(children[i], grandchildren[i]);
+      walk_in_order(children[i], grandchildren[i], path, collect);
       child.dir.reset();  // its listing is done with
+      std::vector<DirTask>().swap(grandchildren[i]);
     } else if (collect != nullptr) {
       collect->emplace_back(path, task.depth + 1);
     } else {
@@ -917,6 +968,37 @@ Status Walker::start_beneath() {
   return {};
 }
 
+void Walker::walk_sorted_by_path(const std::vector<RootItem>& items, std::vector<DirTask>& tasks) {
+  // Reversed, ripgrep 14 collects every file it found and sorts them all by their path's
+  // components (stable: the same file named by two roots keeps the roots' order), so roots
+  // are sorted too; the same here.
+  std::vector<std::pair<std::string, std::size_t>> all;
+  auto* collect = options_.sort_reverse ? &all : nullptr;
+  for (const RootItem& item : items) {
+    if (stop_.load(std::memory_order_relaxed)) break;
+    if (!item.is_dir) {
+      if (collect != nullptr) {
+        collect->emplace_back(item.path, 0);
+      } else {
+        emit(item.path, 0);
+      }
+      continue;
+    }
+    std::string path = item.path;
+    if (!path.empty() && path.back() != '/') path.push_back('/');
+    std::vector<DirTask> children;
+    process(tasks[item.task], children);
+    walk_in_order(tasks[item.task], children, path, collect);
+  }
+  if (collect == nullptr) return;
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return path_less(b.first, a.first); });
+  for (const auto& [file, depth] : all) {
+    if (stop_.load(std::memory_order_relaxed)) break;
+    emit(file, depth);
+  }
+}
+
 Status Walker::run() {
   if (options_.report_all && sorted()) {
     return Error{ErrorCode::kInvalidArgument, "report_all walks cannot be sorted"};
@@ -947,12 +1029,6 @@ Status Walker::run() {
   if (implicit) paths.emplace_back();
 
   // Roots in command-line order; directories become tasks, files are emitted (or recorded) as is.
-  struct RootItem {
-    bool is_dir;
-    std::string path;
-    std::unique_ptr<SortedDir> tree;
-    std::size_t task = 0;  // a directory's index in `tasks`
-  };
   std::vector<RootItem> items;
   std::vector<DirTask> tasks;
   for (const std::string& p : paths) {
@@ -1017,33 +1093,11 @@ Status Walker::run() {
   // reaches the sink as soon as every path before it has (a consumer searches while the walk goes
   // on), and memory holds the listings of the directories on the current path only, not the tree
   // (311,560 files: 73 MB peak RSS when the whole tree was recorded first).
+  threads_ = options_.threads != 0 ? options_.threads : cores();
   if (options_.sort == SortBy::kPath) {
-    // Reversed, ripgrep 14 collects every file it found and sorts them all by their path's
-    // components (stable: the same file named by two roots keeps the roots' order), so roots
-    // are sorted too; the same here.
-    std::vector<std::pair<std::string, std::size_t>> all;
-    auto* collect = options_.sort_reverse ? &all : nullptr;
-    for (const RootItem& item : items) {
-      if (stop_.load(std::memory_order_relaxed)) break;
-      if (!item.is_dir) {
-        if (collect != nullptr) {
-          collect->emplace_back(item.path, 0);
-        } else {
-          emit(item.path, 0);
-        }
-        continue;
-      }
-      std::string path = item.path;
-      if (!path.empty() && path.back() != '/') path.push_back('/');
-      walk_in_order(tasks[item.task], path, collect);
-    }
-    if (collect == nullptr) return {};
-    std::stable_sort(all.begin(), all.end(),
-                     [](const auto& a, const auto& b) { return path_less(b.first, a.first); });
-    for (const auto& [file, depth] : all) {
-      if (stop_.load(std::memory_order_relaxed)) break;
-      emit(file, depth);
-    }
+    // (The arena's other threads list directories ahead: walk_in_order.)
+    tbb::global_control allow(tbb::global_control::max_allowed_parallelism, threads_);
+    arena_for(threads_).execute([&] { walk_sorted_by_path(items, tasks); });
     return {};
   }
 
@@ -1056,7 +1110,7 @@ Status Walker::run() {
       if (!item.is_dir) root_files.push_back(item.path);
     }
   }
-  unsigned threads = options_.threads != 0 ? options_.threads : cores();
+  const unsigned threads = threads_;
   std::vector<DirTask> deep;  // inline walks: directories too deep to enter at once
   if (inline_) {
     // As ripgrep's one-thread walk: roots in command-line order, each directory depth first.

@@ -53,6 +53,10 @@ struct WalkOptions {
   std::optional<std::uint64_t> max_filesize;  // skip files larger than this many bytes
   SortBy sort = SortBy::kNone;
   bool sort_reverse = false;
+  // Sorted by path: list each directory's subdirectories ahead, on the other threads, while its
+  // files go to the sink (faster where listing is the work, e.g. --files; memory then holds
+  // those listings too).
+  bool list_ahead = false;
   unsigned threads = 0;  // 0: one per core
   // Unsorted on one thread (threads 1, or 0 on a one-core machine): hand the sink the files in
   // ripgrep's one-thread order (walkdir's: roots as given, each directory depth first, its files
