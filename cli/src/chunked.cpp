@@ -8,8 +8,9 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <thread>
 #include <vector>
+
+#include "ctx/walker/walker.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -17,8 +18,7 @@ namespace {
 constexpr std::size_t kNulLookBytes = 64 << 10;  // what ripgrep checks of a whole file up front
 
 int thread_count(const ChunkedLimits& limits) {
-  return limits.threads > 0 ? limits.threads
-                            : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  return limits.threads > 0 ? limits.threads : static_cast<int>(walker::cores());
 }
 
 // One chunk [begin, end) of the file, searched on some thread and recorded for the sink.

@@ -93,7 +93,7 @@ std::size_t OrderedRun::held_bytes(const Slot& slot) {
 }
 
 void OrderedRun::run_job(std::size_t index, const OrderedJob& job, Slot& result) {
-  Output::Capture capture(out_, this, index);
+  Output::Capture capture(*this, index);
   if (!job.error.empty()) {
     out_.error(job.error);
   } else if (!stopped_()) {

@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "ctx/base/fd_io.hpp"
+#include "ctx/walker/walker.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -36,7 +37,7 @@ bool rg_is_one_file(const std::vector<std::string>& paths, bool search_stdin) {
 
 bool rg_one_thread(const walker::WalkOptions& walk, bool one_file) {
   return walk.sort != walker::SortBy::kNone || one_file || walk.threads == 1 ||
-         (walk.threads == 0 && std::thread::hardware_concurrency() == 1);
+         (walk.threads == 0 && walker::cores() == 1);
 }
 
 Result<Filters> build_filters(const Args& args) {
@@ -59,7 +60,7 @@ Result<Filters> build_filters(const Args& args) {
   return f;
 }
 
-Output::Capture::Capture(Output& /*out*/, Turns* turns, std::size_t index)
+Output::Capture::Capture(Turns& turns, std::size_t index)
     : previous_(tls_capture), turns_(turns), index_(index) {
   tls_capture = this;
 }
@@ -157,11 +158,10 @@ void Output::stream_chunk(std::string_view data, std::string_view separator, boo
   if (Capture* capture = recording(); capture != nullptr) {
     capture->stdout_.append(data);
     capture->separator_ = separator;
-    if (capture->turns_ == nullptr) return;
-    if (capture->stdout_.size() < kCaptureLimit && !capture->turns_->is_now(capture->index_)) {
+    if (capture->stdout_.size() < kCaptureLimit && !capture->turns_.is_now(capture->index_)) {
       return;
     }
-    capture->turns_->wait(capture->index_);
+    capture->turns_.wait(capture->index_);
     go_live(*capture);
     return;
   }
@@ -172,10 +172,8 @@ void Output::stream_chunk(std::string_view data, std::string_view separator, boo
 void Output::go_live(Capture& capture) {
   mutex_.lock();  // held until release_stream(), as by a first stream_chunk
   capture.live_ = true;
-  write_locked(capture.stdout_, capture.separator_, true);
+  replay(capture.stdout_, capture.separator_, capture.messages_);
   std::string().swap(capture.stdout_);
-  if (!capture.messages_.empty()) write_pending();
-  for (const auto& [is_error, text] : capture.messages_) print_error(text);
   capture.messages_.clear();
 }
 

@@ -82,15 +82,16 @@ class Output {
     ~Turns() = default;
   };
 
-  // While a Capture lives on a thread, that thread's output is recorded instead of written.
-  // An ordered capture (`turns` given) goes live when a file streams its output (stream_chunk)
-  // and either its turn has come or it holds kCaptureLimit bytes (then it waits for its turn):
+  // While a Capture lives on a thread, that thread's output is recorded instead of written (it
+  // is the `index`-th in `turns`' line). It goes live when a file streams its output
+  // (stream_chunk) and either its turn has come or it holds kCaptureLimit bytes (then it waits
+  // for its turn):
   // what it recorded is written, and from then on it writes at once, as without a capture. So
   // the first file in line streams as it is searched, and a file with millions of matches costs
   // a bounded buffer, not its whole output.
   class Capture {
    public:
-    explicit Capture(Output& out, Turns* turns = nullptr, std::size_t index = 0);
+    Capture(Turns& turns, std::size_t index);
     ~Capture();
     Capture(const Capture&) = delete;
     Capture& operator=(const Capture&) = delete;
@@ -103,7 +104,7 @@ class Output {
    private:
     friend class Output;
     Capture* previous_;
-    Turns* turns_;
+    Turns& turns_;
     std::size_t index_;
     bool live_ = false;
     std::string stdout_;

@@ -1288,9 +1288,7 @@ class Search {
     }
     // Sorted: the walk hands files over in order (by path as it goes; by a time at its end), and
     // they are searched in parallel meanwhile, their results written strictly in that order.
-    unsigned threads = walk_options.threads != 0
-                           ? walk_options.threads
-                           : std::max(1U, std::thread::hardware_concurrency());
+    const unsigned threads = walk_options.threads != 0 ? walk_options.threads : walker::cores();
     OrderedRun ordered(
         out_, threads, kOrderedWindowPerThread * threads,
         [this](const OrderedJob& job) {

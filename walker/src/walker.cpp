@@ -78,13 +78,6 @@ bool short_reads_end_files(int dir_fd) {
   }
 }
 
-// std::thread::hardware_concurrency() read once per process (glibc reads
-// /sys/devices/system/cpu/online on every call: three system calls per walk otherwise).
-unsigned cores() {
-  static const unsigned count = std::max(1U, std::thread::hardware_concurrency());
-  return count;
-}
-
 tbb::task_arena& arena_for(unsigned threads) {
   thread_local std::map<unsigned, std::unique_ptr<tbb::task_arena>> arenas;
   std::unique_ptr<tbb::task_arena>& arena = arenas[threads];
@@ -1171,6 +1164,13 @@ Status Walker::run() {
 }
 
 }  // namespace
+
+unsigned cores() {
+  // Read once per process: glibc reads /sys/devices/system/cpu/online on every call (three
+  // system calls per walk otherwise).
+  static const unsigned count = std::max(1U, std::thread::hardware_concurrency());
+  return count;
+}
 
 Status walk(const WalkOptions& options, WalkSink& sink) {
   Walker walker(options, sink);

@@ -140,4 +140,8 @@ class WalkSink {
 // an error only when the walk could not start at all.
 Status walk(const WalkOptions& options, WalkSink& sink);
 
+// The number of CPUs (at least 1): the thread count of a walk, a search or a chunked file when
+// none is asked for.
+unsigned cores();
+
 }  // namespace ctx::walker
