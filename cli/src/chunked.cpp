@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "ctx/walker/walker.hpp"
@@ -112,20 +113,13 @@ class ChunkedSearch {
     options_.first_line_number = 1;
     options_.nul_only_in_reported_lines = true;
     options_.bom_sniffing = false;  // can_search_in_chunks: no BOM
-    for (std::size_t begin = 0; begin < hay.size();) {
-      std::size_t end = std::min(hay.size(), begin + limits.chunk_bytes);
-      if (end < hay.size()) {
-        const void* nl = std::memchr(hay.data() + end, '\n', hay.size() - end);
-        end = nl == nullptr
-                  ? hay.size()
-                  : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data()) + 1;
-      }
-      auto record = std::make_unique<ChunkRecord>();
-      record->begin = begin;
-      record->end = end;
-      chunks_.push_back(std::move(record));
-      begin = end;
-    }
+    // Every chunk but the last holds at least chunk_bytes; their bounds are found as they are
+    // claimed (finding them all first would read a byte every chunk_bytes, and the kernel maps a
+    // whole large folio of the page cache around each: the whole file at once).
+    const std::size_t most = hay.size() / std::max<std::size_t>(limits.chunk_bytes, 1) + 1;
+    chunks_.reserve(most);
+    for (std::size_t i = 0; i < most; ++i) chunks_.push_back(std::make_unique<ChunkRecord>());
+    count_.store(most);
   }
 
   Status run(engine::LineSink& sink) {
@@ -155,7 +149,7 @@ class ChunkedSearch {
       const std::size_t replayed = replayed_.load();
       if (replayed == kAllReplayed) return;
       const std::size_t next = next_claim_.load();
-      if (next >= chunks_.size()) return;
+      if (next >= count_.load()) return;
       if (next >= replayed + window_) {
         replay_epoch_.wait(epoch);
         continue;
@@ -171,12 +165,26 @@ class ChunkedSearch {
     replay_epoch_.notify_all();
   }
 
-  // Claims chunk `c` if it is still the next unclaimed one and searches it.
+  // Claims chunk `c` if it is still the next unclaimed one (finding its bounds: it starts where
+  // the chunk before ended and ends at the first line end past chunk_bytes) and searches it.
   bool claim_and_search(std::size_t c) {
-    std::size_t expected = c;
-    if (!next_claim_.compare_exchange_strong(expected, c + 1)) return false;
+    {
+      std::lock_guard<std::mutex> lock(claim_mutex_);
+      if (next_claim_.load() != c || c >= count_.load()) return false;
+      ChunkRecord& r = *chunks_[c];
+      r.begin = c == 0 ? 0 : chunks_[c - 1]->end;
+      r.end = std::min(hay_.size(), r.begin + limits_.chunk_bytes);
+      if (r.end < hay_.size()) {
+        const void* nl = std::memchr(hay_.data() + r.end, '\n', hay_.size() - r.end);
+        r.end = nl == nullptr
+                    ? hay_.size()
+                    : static_cast<std::size_t>(static_cast<const char*>(nl) - hay_.data()) + 1;
+      }
+      if (r.end == hay_.size()) count_.store(c + 1);
+      r.state.store(ChunkRecord::kClaimed);
+      next_claim_.store(c + 1);
+    }
     ChunkRecord& r = *chunks_[c];
-    r.state.store(ChunkRecord::kClaimed);
     search(r);
     r.state.store(ChunkRecord::kDone, std::memory_order_release);
     r.state.notify_all();
@@ -221,7 +229,7 @@ class ChunkedSearch {
     sink.on_haystack(hay_);
     Replay replay(sink);
     std::uint64_t line_base = 0;
-    for (std::size_t i = 0; i < chunks_.size(); ++i) {
+    for (std::size_t i = 0; i < count_.load(); ++i) {
       ChunkRecord& r = *chunks_[i];
       wait_for(i);
       replay.set_line_base(line_base);
@@ -245,6 +253,7 @@ class ChunkedSearch {
         if (options_.line_numbers) line_base += engine::count_byte(rest, '\n');
       }
       std::vector<ChunkRecord::Line>().swap(r.lines);  // this chunk's memory goes
+      sink.on_progress(r.end);                         // and its pages may
       replay_moved(i + 1);
       if (replay.stopped()) break;
     }
@@ -258,7 +267,7 @@ class ChunkedSearch {
     ChunkRecord& r = *chunks_[i];
     while (r.state.load(std::memory_order_acquire) != ChunkRecord::kDone) {
       const std::size_t next = next_claim_.load();
-      if (next < chunks_.size() && next < i + window_ && claim_and_search(next)) continue;
+      if (next < count_.load() && next < i + window_ && claim_and_search(next)) continue;
       if (next <= i) continue;  // `i` is not claimed yet: claim it
       r.state.wait(ChunkRecord::kClaimed, std::memory_order_acquire);
     }
@@ -270,7 +279,9 @@ class ChunkedSearch {
   std::string_view hay_;
   const engine::FileBuffer& buffer_;
   ChunkedLimits limits_;
-  std::vector<std::unique_ptr<ChunkRecord>> chunks_;
+  std::vector<std::unique_ptr<ChunkRecord>> chunks_;  // at most this many; count_ are used
+  std::atomic<std::size_t> count_{0};  // the chunks: an upper bound until the last is claimed
+  std::mutex claim_mutex_;             // claims happen in order, one at a time
   std::size_t window_ = 2;
   std::atomic<std::size_t> next_claim_{0};
   std::atomic<std::size_t> replayed_{0};

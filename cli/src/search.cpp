@@ -176,6 +176,9 @@ class FilePrinter final : public engine::LineSink {
     buffer_start_ = 0;
   }
   void on_buffer(std::size_t start) override { buffer_start_ = start; }
+  // A mapped file's pages behind the search leave this process (peak memory: a window, not the
+  // file; they read back from the page cache if a context line or the printer looks back).
+  void on_progress(std::size_t offset) override { w_.buffer.release_before(hay_.data() + offset); }
 
   engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
                        std::string_view line) override {
@@ -932,6 +935,8 @@ class FilePrinter final : public engine::LineSink {
 
 class Search {
  public:
+  static constexpr std::size_t kWindowBytes = std::size_t{1} << 20;  // see SearchOptions
+
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
       : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
           return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
@@ -1003,6 +1008,8 @@ class Search {
     options.slow_lines = args_.pattern.pcre2 || args_.search.passthru ||
                          (print_.term == '\0' && !patterns_.searches_buffer());
     options.stdin_reader = is_stdin;
+    // A large mapped file is searched a window at a time, its pages dropped behind the search.
+    options.window_bytes = w.buffer.mapped() ? kWindowBytes : 0;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
     // --crlf on a file without a CR byte matches as without --crlf (except -P, whose lines keep

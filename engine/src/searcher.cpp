@@ -63,11 +63,21 @@ class LineCounter {
  public:
   LineCounter(std::string_view hay, bool enabled, std::uint64_t first, char term)
       : hay_(hay), enabled_(enabled), term_(term), line_(first) {}
+  // The number of the line that starts at `pos`: counted on from the last position asked for, or
+  // back to it (a context line before one already numbered).
   std::uint64_t at(std::size_t pos) {
     if (!enabled_) return 0;
-    line_ += count_byte(hay_.substr(counted_, pos - counted_), term_);
+    if (pos >= counted_) {
+      line_ += count_byte(hay_.substr(counted_, pos - counted_), term_);
+    } else {
+      line_ -= count_byte(hay_.substr(pos, counted_ - pos), term_);
+    }
     counted_ = pos;
     return line_;
+  }
+  // Counts on to `pos` if it lies past what was counted.
+  void advance_to(std::size_t pos) {
+    if (pos > counted_) at(pos);
   }
 
  private:
@@ -268,8 +278,24 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
   return read_on(fd, st, path, got == 0 && stop_at_nul, got);
 }
 
+void FileBuffer::release_before(const char* at) {
+  constexpr std::size_t kKeep = std::size_t{64} << 10;
+  const char* map = static_cast<const char*>(map_);
+  if (map == nullptr || at < map || at > map + map_bytes_) return;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const auto done = static_cast<std::size_t>(at - map);
+  if (done < kKeep) return;
+  const std::size_t to = (done - kKeep) / page * page;
+  if (to <= released_) return;
+  // Only drops this process's mapping of the pages: the next touch maps the page cache's copy
+  // (or, past a truncation, the zero pages on_sigbus puts there) again.
+  ::madvise(static_cast<char*>(map_) + released_, to - released_, MADV_DONTNEED);
+  released_ = to;
+}
+
 void FileBuffer::unmap() {
   truncated_.store(0, std::memory_order_relaxed);
+  released_ = 0;
   if (map_ == nullptr) return;
   for (FileBuffer** link = &t_mapped; *link != nullptr; link = &(*link)->next_mapped_) {
     if (*link == this) {
@@ -568,6 +594,8 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   bool stopped = quit;
   // Where ripgrep's searcher stands (its `pos`), for the bytes searched of a search cut short.
   std::size_t rg_pos = 0;
+  // -v over windows (see below): rg_pos is past the first hit at or after this (kNoNul: exact).
+  std::size_t rg_pos_after = kNoNul;
   std::size_t last_context = 0;  // the start of the last context line printed
   auto print_context = [&](std::size_t start) {
     last_context = start;
@@ -622,6 +650,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     // stands past it. Its after-context count is whole right after a reported line.
     if (reported_end < hay.size() && reach(reported_end)) {
       rg_pos = std::min(line_end(reported_end) + 1, hay.size());
+      rg_pos_after = kNoNul;
       if (context && (options.after > 0 || passthru)) {
         printed_until = std::max(printed_until, reported_end);  // -v: past a line ripgrep skips
         print_context(reported_end);
@@ -772,22 +801,63 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // round of the roll buffer at a time, from where the search stands to the round's end. Not
   // under --passthru, where ripgrep searches each line alone.
   const bool rounds = patterns.searches_buffer() && !passthru;
+  // A large haystack is scanned a window at a time (each line is matched alone here, so a window
+  // ending at a line end changes no result); the rounds above are windows already.
+  // (Not -v --stop-on-nonmatch, whose quirk below needs the next hit wherever it is.)
+  const bool windowed = !rounds && !(options.invert && stop_on_nonmatch) &&
+                        options.window_bytes > 0 && hay.size() / 2 > options.window_bytes;
+  std::size_t progressed = 0;  // the last offset given to on_progress
+  // Tells the sink of the search's progress past `at` (a line start the search has reached),
+  // once per window. The roll buffer's rounds up to `at` happen first, as they would before the
+  // next line is reported (they may print after-context lines or notice binary data): the bytes
+  // behind are then not read again by the final reach below. False when the search stops there.
+  auto progress = [&](std::size_t at) {
+    // (--stop-on-nonmatch after a reported line: the search ends at the next line not reported,
+    // so the rounds past it never happen.)
+    if (options.window_bytes == 0 || !(windowed || rounds) ||
+        at < progressed + options.window_bytes || at >= hay.size() ||
+        (stop_on_nonmatch && reported > 0)) {
+      return true;
+    }
+    if (roll && !reach(at)) return false;
+    // Lines are counted up to here while the window's bytes are at hand (a later hit would read
+    // them again to count them).
+    lines.advance_to(at);
+    sink.on_progress(at);
+    progressed = at;
+    return true;
+  };
+  auto window_end = [&](std::size_t from) {
+    if (hay.size() - from <= options.window_bytes) return hay.size();
+    const std::size_t nl = line_end(from + options.window_bytes);
+    return nl < hay.size() ? nl + 1 : hay.size();
+  };
   while (pos <= hay.size()) {
     std::size_t until = hay.size();
     if (rounds) {
       if (pos >= hay.size() || (roll && !reach(pos))) break;
       if (roll) until = roll->end();
+      if (!progress(pos)) break;
+    } else if (windowed && pos < hay.size()) {
+      until = window_end(pos);
     }
+    // The haystack as far as this scan may look (windows: up to the window's end).
+    const std::string_view view = hay.substr(0, windowed ? until : hay.size());
     // ripgrep's fast line search (its regex over the buffer), unless it steps line by line:
     // -P, --passthru, --null-data (slow_lines), --stop-on-nonmatch after a match.
     const bool fast = !options.slow_lines && !(stop_on_nonmatch && reported > 0);
-    const std::size_t upto = !fast ? std::string_view::npos : rounds ? until : hay.size();
-    CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(hay, pos, scratch, upto));
+    const std::size_t upto = !fast ? std::string_view::npos : rounds ? until : view.size();
+    CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(view, pos, scratch, upto));
+    // The empty line a window's last line feed starts is the next window's first line.
+    if (hit && hit->start >= until && until < hay.size()) hit.reset();
     if (options.invert) {
       // Every line from pos up to the hit (or the end) is a non-matching line.
       std::size_t stop = hit ? hit->start : until;
       if (!options.slow_lines && pos < stop) {
         rg_pos = hit ? std::min(hit->end + 1, hay.size()) : hay.size();
+        // A window without a hit: ripgrep's search stands past the next hit, wherever it is
+        // (found below only if the search stops early).
+        rg_pos_after = hit || until == hay.size() ? kNoNul : until;
       }
       bool go_on = true;
       // The end of the roll buffer's round where this run of lines starts: ripgrep's fast
@@ -816,16 +886,19 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       if (reported > 0) quirk_done = true;  // the fast search is over
       if (!go_on || (!hit && until == hay.size())) break;
       pos = hit ? hit->end + 1 : until;
+      if (!progress(pos)) break;
       continue;
     }
-    if (!hit && until < hay.size()) {  // the next round
+    if (!hit && until < hay.size()) {  // the next round or window
       pos = until;
+      if (!progress(pos)) break;
       continue;
     }
     if (!hit) break;
     if (hit->start == hay.size() && hit->start > 0 && hay.back() == term) break;  // past the end
     if (!emit(hit->start, hit->end)) break;
     pos = hit->end + 1;
+    if (!progress(pos)) break;
   }
   // -m reached with -A: as ripgrep, the after-context lines still print, and those that match
   // print as matches (each using up one line of the context).
@@ -884,6 +957,11 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     early = stopped;
   }
   std::uint64_t searched = hay.size();
+  if (early && !roll && rg_pos_after != kNoNul) {
+    CTX_TRY_ASSIGN(std::optional<LineSpan> hit,
+                   patterns.find_line(hay, rg_pos_after, scratch, hay.size()));
+    rg_pos = hit ? std::min(hit->end + 1, hay.size()) : hay.size();
+  }
   if (early) searched = roll ? roll->start() : rg_pos;
   if (whole && binary_at) searched = std::min<std::uint64_t>(searched, *binary_at);
   sink.on_finish(searched);

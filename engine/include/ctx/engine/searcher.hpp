@@ -73,6 +73,12 @@ struct SearchOptions {
   // caller found free of NUL bytes, so binary data is looked for only in the lines about to be
   // reported (a search of the file in pieces, see search_in_chunks in the CLI).
   bool nul_only_in_reported_lines = false;
+  // When not 0: a haystack larger than twice this is scanned in windows of about this many bytes
+  // (each ends at a line end), not in one pass, lines are counted (when asked for) as each window
+  // is done, and the sink hears of it (LineSink::on_progress): a memory-mapped file's pages can
+  // then be dropped behind the search. The lines reported are the same at any size (tests use
+  // small windows).
+  std::size_t window_bytes = 0;
 };
 
 class LineSink {
@@ -105,6 +111,11 @@ class LineSink {
   // the line, back to the buffer's start), now starts at `start` in the haystack: called before
   // the lines of each round of its roll buffer. Without a call, the buffer is the whole haystack.
   virtual void on_buffer(std::size_t /*start*/) {}
+  // The search has scanned the haystack up to `offset` (a line start) and read every byte before
+  // it it needs, except that later context lines, reported lines and the printer's look-back may
+  // read some again: a sink whose haystack is a memory map may drop those pages (they read back
+  // from the file). Advisory; called at most once per window (SearchOptions::window_bytes).
+  virtual void on_progress(std::size_t /*offset*/) {}
 };
 
 // Reusable per-thread file buffer: read(2) into memory that grows to the largest file seen
@@ -146,6 +157,13 @@ class FileBuffer {
   bool truncated() const { return truncated_.load(std::memory_order_relaxed) != 0; }
   // Whether read/read_at may map files at all (rg's --mmap/--no-mmap); on by default.
   void allow_mapping(bool allow) { allow_mapping_ = allow; }
+  // The search no longer needs the pages of the last file's mapping before `at` (a pointer into
+  // the bytes read; anything else is ignored): they are dropped from this process (MADV_DONTNEED;
+  // the page cache keeps them, and a later read of them maps them again, unchanged), so a large
+  // file costs a window of memory, not its size. Keeps the last 64 KiB before `at`.
+  void release_before(const char* at);
+  // Whether the last file read is memory-mapped.
+  bool mapped() const { return map_ != nullptr; }
 
   // While a Borrow lives on a thread, that thread may read the bytes of `buffer`'s mapping too (a
   // truncation met there reads as zeros and flags `buffer`, as on the thread that read it).
@@ -177,6 +195,7 @@ class FileBuffer {
   static void on_sigbus(int signal, siginfo_t* info, void* context);
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
+  std::size_t released_ = 0;               // the mapping's first bytes dropped by release_before
   FileBuffer* next_mapped_ = nullptr;      // the thread's list of buffers holding a mapping
   mutable std::atomic<int> truncated_{0};  // set by the SIGBUS handler, on any borrowing thread
   bool allow_mapping_ = true;

@@ -1,0 +1,178 @@
+// A large haystack is scanned in windows (SearchOptions::window_bytes) so that a memory-mapped
+// file's pages can be dropped behind the search. Property: for random haystacks, patterns and
+// options, every window size gives exactly the calls one pass over the whole haystack gives
+// (reported and context lines with their numbers and offsets, breaks, binary notices, bytes
+// searched), and progress is reported in order, at line starts, within the haystack.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctx/engine/pattern_set.hpp"
+#include "ctx/engine/searcher.hpp"
+#include "pattern_testing.hpp"
+
+namespace {
+
+using ctx::engine::BinaryMode;
+using ctx::engine::Flow;
+using ctx::engine::PatternOptions;
+using ctx::engine::PatternSet;
+using ctx::engine::SearchOptions;
+
+class Recorder final : public ctx::engine::LineSink {
+ public:
+  std::vector<std::string> seen;
+  std::vector<std::size_t> progress;
+  std::string_view hay;  // valid during the search only
+  std::uint64_t searched = ~std::uint64_t{0};
+  Flow on_line(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
+    seen.push_back(std::to_string(n) + ":" + std::to_string(offset) + ":" + std::string(line));
+    return Flow::kContinue;
+  }
+  Flow on_context(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
+    seen.push_back(std::to_string(n) + "-" + std::to_string(offset) + "-" + std::string(line));
+    return Flow::kContinue;
+  }
+  void on_context_break() override { seen.emplace_back("--"); }
+  void on_binary(std::uint64_t offset, bool matched) override {
+    seen.push_back("binary@" + std::to_string(offset) + (matched ? "+" : ""));
+  }
+  void on_buffer(std::size_t start) override { seen.push_back("buffer@" + std::to_string(start)); }
+  void on_haystack(std::string_view h) override { hay = h; }
+  // (The haystack lives only during the search: whether `offset` is a line start is noted here.)
+  void on_progress(std::size_t offset) override {
+    progress.push_back(offset);
+    if (offset == 0 || offset > hay.size() || hay[offset - 1] != '\n') bad_progress = offset;
+  }
+  std::optional<std::size_t> bad_progress;
+  void on_finish(std::uint64_t bytes) override { searched = bytes; }
+};
+
+}  // namespace
+
+std::string testing_escape(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\0') {
+      out += "\\0";
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+struct Case {
+  std::string hay;
+  std::vector<std::string> patterns;
+  PatternOptions pattern_options;
+  SearchOptions options;
+};
+
+std::string random_haystack(std::mt19937& rng) {
+  static const std::vector<std::string> kWords = {"foo", "bar", "Foo", "baz", "x",
+                                                  "",    "é",   "  ",  "\t",  "foobar"};
+  std::string hay;
+  const int lines = static_cast<int>(rng() % 120);
+  for (int i = 0; i < lines; ++i) {
+    const int words = static_cast<int>(rng() % 5);
+    for (int w = 0; w < words; ++w) {
+      hay += kWords[rng() % kWords.size()];
+      if (rng() % 3 == 0) hay += ' ';
+    }
+    if (rng() % 40 == 0) hay += '\0';
+    hay += rng() % 10 == 0 ? "\r\n" : "\n";
+  }
+  if (rng() % 3 == 0 && !hay.empty()) hay.pop_back();  // no final line feed
+  return hay;
+}
+
+Case random_case(std::mt19937& rng) {
+  static const std::vector<std::string> kPatterns = {
+      "foo", "bar|baz", "^foo", "foo$", "^$", "\\bx\\b", "o+", "x*", "é", "^\\s*$", "[A-Z]", "z"};
+  Case c;
+  c.hay = random_haystack(rng);
+  c.patterns.push_back(kPatterns[rng() % kPatterns.size()]);
+  if (rng() % 4 == 0) c.patterns.push_back(kPatterns[rng() % kPatterns.size()]);
+  c.pattern_options.case_insensitive = rng() % 4 == 0;
+  c.pattern_options.word = rng() % 6 == 0;
+  c.pattern_options.crlf = rng() % 6 == 0;
+  c.pattern_options.pcre2 = rng() % 8 == 0;
+  SearchOptions& o = c.options;
+  o.invert = rng() % 4 == 0;
+  if (rng() % 4 == 0) o.max_count = rng() % 6;
+  o.line_numbers = rng() % 2 == 0;
+  if (rng() % 3 == 0) o.before = rng() % 4;
+  if (rng() % 3 == 0) o.after = rng() % 4;
+  static const BinaryMode kModes[] = {BinaryMode::kQuit, BinaryMode::kConvert,
+                                      BinaryMode::kSuppress, BinaryMode::kText};
+  o.binary = kModes[rng() % 4];
+  o.passthru = rng() % 10 == 0;
+  o.stop_on_nonmatch = rng() % 10 == 0;
+  o.whole_file = rng() % 3 == 0;
+  o.slow_lines = c.pattern_options.pcre2 || o.passthru || rng() % 8 == 0;
+  return c;
+}
+
+Recorder run(const PatternSet& set, const Case& c, std::size_t window_bytes) {
+  SearchOptions options = c.options;
+  options.window_bytes = window_bytes;
+  auto scratch = set.make_scratch();
+  Recorder r;
+  auto n = ctx::engine::search_buffer(set, scratch, options, c.hay, r);
+  REQUIRE(n.ok());
+  r.seen.push_back("reported " + std::to_string(*n));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("windows: any window size reports what one pass over the haystack does",
+          "[engine][searcher][window]") {
+  std::mt19937 rng(20261123);
+  for (int iteration = 0; iteration < 3000; ++iteration) {
+    const Case c = random_case(rng);
+    auto set = PatternSet::compile(c.patterns, c.pattern_options);
+    if (!set.ok()) continue;  // e.g. -P with a Rust-only construct
+    const Recorder whole = run(*set, c, 0);
+    CHECK(whole.progress.empty());
+    for (std::size_t window : {std::size_t{1}, std::size_t{5}, std::size_t{17}, std::size_t{64}}) {
+      const Recorder windowed = run(*set, c, window);
+      INFO("iteration " << iteration << ", window " << window << ", pattern " << c.patterns.front()
+                        << ", haystack size " << c.hay.size() << ", invert " << c.options.invert
+                        << ", max " << c.options.max_count.value_or(99) << ", B/A "
+                        << c.options.before << "/" << c.options.after << ", mode "
+                        << static_cast<int>(c.options.binary) << ", passthru " << c.options.passthru
+                        << ", stop " << c.options.stop_on_nonmatch << ", whole "
+                        << c.options.whole_file << ", slow " << c.options.slow_lines << ", pcre2 "
+                        << c.pattern_options.pcre2 << ", hay " << ::testing_escape(c.hay));
+      REQUIRE(windowed.seen == whole.seen);
+      REQUIRE(windowed.searched == whole.searched);
+      REQUIRE(!windowed.bad_progress);  // within the haystack, at a line start
+      std::size_t last = 0;
+      for (std::size_t at : windowed.progress) {
+        REQUIRE(at > last);
+        last = at;
+      }
+    }
+  }
+}
+
+TEST_CASE("windows: progress reaches the end of a haystack without a match",
+          "[engine][searcher][window]") {
+  std::string hay;
+  for (int i = 0; i < 1000; ++i) hay += "line " + std::to_string(i) + "\n";
+  auto set = ctx::testing::compile_ok({"nowhere"});
+  Case c{hay, {"nowhere"}, {}, {}};
+  const Recorder r = run(set, c, 100);
+  REQUIRE(r.progress.size() > 40);
+  CHECK(r.progress.back() > hay.size() - 300);
+}
