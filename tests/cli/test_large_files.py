@@ -171,6 +171,11 @@ def check_outputs(tmp: str) -> list[str]:
         ["-c", "nul", "huge_nul.bin"],
         ["-n", "-a", "nul", "huge_nul.bin"],
         ["-n", "needle", "huge.txt", "huge_nul.bin"],
+        # Files found by the walk past 2 MiB are searched in 1 MiB windows (inverted, with -m
+        # and context, with before-context reaching back over a window's start).
+        ["-n", "-v", "-m", "5", "-A", "3", "hay", "text.txt", "late_nul.bin"],
+        ["-c", "-v", "needle", "-g", "*.txt"],
+        ["-n", "-B", "40", "needle [0-9]+0000 ", "-g", "text.txt"],
     ]
     for args in cases:
         argv = ["--sort", "path", "--no-config"] + args

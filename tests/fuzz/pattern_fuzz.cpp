@@ -7,7 +7,8 @@
 // - the lines the normal path reports (PatternSet::find_line from every line start) differ from
 //   the lines PCRE2 alone reports;
 // - search_buffer (with -v, -m, context) reports lines that are not exactly those lines (a
-//   matching line in -m's last after-context may follow, printed as a match, as ripgrep);
+//   matching line in -m's last after-context may follow, printed as a match, as ripgrep), or
+//   other lines when it scans the haystack in small windows;
 // - under -U (where both paths search in multiline mode) find_multiline's matches differ;
 // - a sanitizer fires.
 // -P syntax differs from the default dialect only where Hyperscan refuses a pattern, and both
@@ -136,6 +137,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   if (tail_matches ? *searched > sink.lines.size() : *searched != sink.lines.size()) trap();
+  // The same search a few bytes at a time (the windows a large mapped file is searched in).
+  SearchOptions windowed = search;
+  windowed.window_bytes = 1 + hay.size() % 7;
+  CollectingSink windowed_sink;
+  auto windowed_searched =
+      ctx::engine::search_buffer(*tested, tested_scratch, windowed, hay, windowed_sink);
+  if (!windowed_searched.ok() || *windowed_searched != *searched ||
+      windowed_sink.lines != sink.lines) {
+    trap();
+  }
 
   // Multiline mode (-U), where both compile to it: the same matches, one after the other, as the
   // searcher asks for them (the normal path lets PCRE2 try only where BitMatcher says a match
