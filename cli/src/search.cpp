@@ -983,6 +983,9 @@ class Search {
     }
     if (!streamed && !piped) {
       w.buffer.allow_mapping(args_.mmap != Args::Mmap::kNever);
+      // --no-mmap: a large file arrives as the search goes (not with --crlf, whose check for a
+      // CR byte below reads the whole file).
+      w.buffer.allow_filling(!plain_);
       bytes =
           is_stdin ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
           : dir_fd >= 0
@@ -1008,8 +1011,11 @@ class Search {
     options.slow_lines = args_.pattern.pcre2 || args_.search.passthru ||
                          (print_.term == '\0' && !patterns_.searches_buffer());
     options.stdin_reader = is_stdin;
-    // A large mapped file is searched a window at a time, its pages dropped behind the search.
-    options.window_bytes = w.buffer.mapped() ? kWindowBytes : 0;
+    // A large mapped file is searched a window at a time, its pages dropped behind the search; a
+    // large file read without a map arrives a window at a time.
+    const bool filling = !piped && !streamed && !is_stdin && w.buffer.filling();
+    options.window_bytes = (!piped && !streamed && w.buffer.mapped()) || filling ? kWindowBytes : 0;
+    options.fill = filling ? &w.buffer : nullptr;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
     // --crlf on a file without a CR byte matches as without --crlf (except -P, whose lines keep

@@ -26,6 +26,10 @@ constexpr std::size_t kChunkBytes = 64 << 10;
 // from 32 KiB up saved less (the map/unmap cost of many small files). A single 40 MB file: 72 ms
 // read(2) vs 24 ms mapped.
 constexpr std::uint64_t kMmapMinBytes = 128 << 10;
+// Files read without a map are filled as the search goes from this size on (FileBuffer::
+// allow_filling), and each fill_to reads at least this much.
+constexpr std::uint64_t kFillMinBytes = 4 << 20;
+constexpr std::size_t kFillStepBytes = 1 << 20;
 
 }  // namespace
 
@@ -236,7 +240,9 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
   if (fd < 0) return Error::from_errno(errno, path);
   struct Closer {
     int fd;
-    ~Closer() { ::close(fd); }
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
+    }
   } closer{fd};
   unmap();
   // Most files of a source tree are smaller than the mapping threshold: where a short read is
@@ -273,6 +279,23 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
                                  stop_at_nul);
     }
   }
+  if (!allow_mapping_ && allow_filling_ && S_ISREG(st.st_mode) &&
+      static_cast<std::uint64_t>(st.st_size) >= kFillMinBytes) {
+    void* buffer = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (buffer != MAP_FAILED) {
+      map_ = buffer;
+      map_bytes_ = static_cast<std::size_t>(st.st_size);
+      if (got > 0) std::memcpy(buffer, data_.get(), got);
+      filled_ = got;
+      fd_ = closer.fd;
+      closer.fd = -1;  // kept open for fill_to
+      fill_path_.assign(path);
+      CTX_TRY(fill_to(kChunkBytes));
+      return cut_at_binary_chunk(std::string_view(static_cast<const char*>(buffer), map_bytes_),
+                                 stop_at_nul);
+    }
+  }
   // (After a whole first read without a NUL byte in its first chunk, the rest is read whole, as
   // read_fd reads a regular file after such a chunk.)
   return read_on(fd, st, path, got == 0 && stop_at_nul, got);
@@ -293,9 +316,38 @@ void FileBuffer::release_before(const char* at) {
   released_ = to;
 }
 
+Status FileBuffer::fill_to(std::size_t end) {
+  end = std::min(end, map_bytes_);
+  if (fd_ < 0 || end <= filled_) return {};
+  char* buffer = static_cast<char*>(map_);
+  while (filled_ < end) {
+    const std::size_t want =
+        std::min(std::max(end - filled_, kFillStepBytes), map_bytes_ - filled_);
+    const ssize_t n = ::read(fd_, buffer + filled_, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::from_errno(errno, fill_path_);
+    if (n == 0) {  // the file shrank: the rest stays zeros, as a truncated map reads
+      truncated_.store(1, std::memory_order_relaxed);
+      filled_ = map_bytes_;
+      break;
+    }
+    filled_ += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
 void FileBuffer::unmap() {
   truncated_.store(0, std::memory_order_relaxed);
   released_ = 0;
+  if (fd_ >= 0) {  // a buffer being filled: anonymous memory, never on t_mapped
+    ::close(fd_);
+    fd_ = -1;
+    filled_ = 0;
+    ::munmap(map_, map_bytes_);
+    map_ = nullptr;
+    map_bytes_ = 0;
+    return;
+  }
   if (map_ == nullptr) return;
   for (FileBuffer** link = &t_mapped; *link != nullptr; link = &(*link)->next_mapped_) {
     if (*link == this) {
@@ -360,6 +412,45 @@ constexpr std::size_t kNoNul = static_cast<std::size_t>(-1);
 constexpr std::size_t kBomPeek = 3;
 constexpr std::size_t kStdinBuffer = 8 << 10;
 
+// How much of a haystack has arrived (SearchOptions::fill): more is asked for before it is read.
+// Without a fill, all of it has.
+class Arrivals {
+ public:
+  Arrivals(HaystackFill* fill, std::size_t size) : fill_(fill), size_(size) {
+    if (fill_ == nullptr) filled_ = size;
+  }
+  // The haystack now starts `skip` bytes into what the fill fills (a UTF-8 BOM dropped).
+  void skip(std::size_t skip) {
+    base_ += skip;
+    size_ -= skip;
+    filled_ = filled_ > skip ? filled_ - skip : 0;
+  }
+  // Makes the haystack's first `end` bytes readable (clipped to its size); false once a fill
+  // failed (the bytes not filled then read as zeros: the search is to stop, with error()).
+  bool to(std::size_t end) {
+    end = std::min(end, size_);
+    if (end <= filled_) return true;
+    if (error_) return false;
+    Status filled = fill_->fill_to(base_ + end);
+    if (!filled.ok()) {
+      error_ = filled.error();
+      return false;
+    }
+    filled_ = end;
+    return true;
+  }
+  bool all() { return to(size_); }
+  std::size_t filled() const { return filled_; }
+  const std::optional<Error>& error() const { return error_; }
+
+ private:
+  HaystackFill* fill_;
+  std::size_t size_;
+  std::size_t base_ = 0;
+  std::size_t filled_ = 0;
+  std::optional<Error> error_;
+};
+
 // ripgrep's roll buffer (grep-searcher's LineBuffer as its ReadByLine searcher drives it),
 // modelled to know what each of its reads brings in. A round reads up to the buffer's capacity
 // (64 KiB; tripled whenever it is full and no line has ended yet) after what the last round left
@@ -380,9 +471,17 @@ class RollBuffer {
   // `nul`: the first NUL byte of `hay` (kNoNul: none); `context`: max(-A, -B); lines end at `term`.
   // `find_nul`: `nul` is kNoNul because nobody looked; each read looks for the first NUL in what it
   // brings (so a large file is not read once for a NUL and once more for matches).
+  // `arrivals`: how much of `hay` has arrived (a read past it asks for more; a failed fill ends
+  // the file there).
   RollBuffer(std::string_view hay, std::size_t nul, std::size_t context, Reads reads, char term,
-             bool find_nul = false)
-      : hay_(hay), nul_(nul), context_(context), reads_(reads), term_(term), find_nul_(find_nul) {
+             bool find_nul, Arrivals& arrivals)
+      : hay_(hay),
+        nul_(nul),
+        context_(context),
+        reads_(reads),
+        term_(term),
+        find_nul_(find_nul),
+        arrivals_(arrivals) {
     fill();
   }
   std::size_t nul() const { return nul_; }      // the first NUL byte read so far (kNoNul: none)
@@ -404,7 +503,8 @@ class RollBuffer {
     nul_read_ = false;
     for (;;) {
       if (read_ - start_ >= capacity_) capacity_ *= 3;  // full without a line end: grow
-      const std::size_t upto = std::min(hay_.size(), next_read_end());
+      std::size_t upto = std::min(hay_.size(), next_read_end());
+      if (!arrivals_.to(upto)) upto = read_;
       if (upto <= read_) {  // end of file: the rest is one last line
         end_ = read_;
         eof_ = true;
@@ -470,6 +570,7 @@ class RollBuffer {
   Reads reads_;
   char term_;
   bool find_nul_;
+  Arrivals& arrivals_;
   std::size_t next_decoded_ = 0;  // the first of reads_.decoded not yet passed
   std::size_t capacity_ = kChunkBytes;
   std::size_t start_ = 0, read_ = 0, end_ = 0;
@@ -488,20 +589,25 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   std::string transcoded;
   std::vector<std::size_t> decoded_reads;  // where ripgrep's decoder's reads end
   RollBuffer::Reads reads{.stdin = options.stdin_reader};
+  Arrivals arrivals(options.fill, hay.size());
   bool decoded = false;    // ripgrep decodes the file (BOM, -E): by its roll buffer, never whole
   if (base_offset == 0) {  // a later piece of a stream has no BOM to look for
+    if (!arrivals.to(kBomPeek)) return *arrivals.error();
     const DecodePlan plan = plan_decoding(hay.substr(0, 3), options.encoding, options.bom_sniffing);
     if (plan.decoder) {
+      if (!arrivals.all()) return *arrivals.error();
       // Searched (and printed) as UTF-8.
       // Through stdin, the read after the BOM peek gets what Rust's 8 KiB buffer holds.
       const std::size_t buffered_end = options.stdin_reader ? kStdinBuffer - plan.skip : 0;
       transcoded = decode_haystack(*plan.decoder, hay.substr(plan.skip), plan.first_read,
                                    buffered_end, &decoded_reads);
       hay = transcoded;
+      arrivals = Arrivals(nullptr, hay.size());  // the transcoded bytes are all there
       reads.decoded = &decoded_reads;
       decoded = true;
     } else if (plan.skip > 0) {
       hay.remove_prefix(plan.skip);  // offsets count from after the BOM, as ripgrep
+      arrivals.skip(plan.skip);
       reads.utf8_bom = true;
       decoded = true;
     }
@@ -512,6 +618,13 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // first 64 KiB, then in each line (block) it is about to report; else its roll buffer notices
   // the first NUL when a read brings it in.
   const bool whole = multiline || (options.whole_file && !decoded);
+  // A haystack that arrives as the search goes is searched a window at a time (see `windowed`
+  // below), reading ripgrep's roll buffer rounds as they come; any other search has it all first.
+  const bool by_windows = !multiline && !whole && !suppress && mode != BinaryMode::kConvert &&
+                          term == '\n' && !patterns.searches_buffer() &&
+                          !(options.invert && options.stop_on_nonmatch) &&
+                          options.window_bytes > 0 && hay.size() / 2 > options.window_bytes;
+  if (!by_windows && !arrivals.all()) return *arrivals.error();
   // The first NUL byte (kNoNul: none). On a whole file, like ripgrep, only the first 64 KiB are
   // looked at here: without a NUL there, `nul` is 64 KiB (no NUL before it, the rest unknown), and
   // check_line looks in each line about to be reported past it (so a large file is not read
@@ -543,10 +656,22 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   LineCounter lines(hay, options.line_numbers, options.first_line_number, term);
   std::uint64_t reported = 0;
   auto limit_reached = [&] { return options.max_count && reported >= *options.max_count; };
+  // The end of the line that starts at `start` (its terminator, or the haystack's end), asking
+  // for the bytes up to it as it looks (a failed fill: the haystack's end).
   auto line_end = [&](std::size_t start) {
-    const void* nl = std::memchr(hay.data() + start, term, hay.size() - start);
-    return nl == nullptr ? hay.size()
-                         : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data());
+    for (std::size_t from = start;;) {
+      const std::size_t have = arrivals.filled();
+      if (from < have) {
+        const void* nl = std::memchr(hay.data() + from, term, have - from);
+        if (nl != nullptr) {
+          return static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data());
+        }
+        from = have;
+      }
+      if (have >= hay.size() || !arrivals.to(std::max(from, have) + kChunkBytes)) {
+        return hay.size();
+      }
+    }
   };
 
   // Binary data (kQuit, kConvert): `quit` once ripgrep would stop searching.
@@ -572,7 +697,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   if (!whole && !suppress) {
     roll.emplace(hay, detect ? nul : kNoNul,
                  report_lines ? std::max(options.before, options.after) : 0, reads, term,
-                 roll_finds_nul);
+                 roll_finds_nul, arrivals);
     sink.on_buffer(roll->start());
     if (roll->nul_read()) notice(roll->nul());
   }
@@ -811,6 +936,11 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // once per window. The roll buffer's rounds up to `at` happen first, as they would before the
   // next line is reported (they may print after-context lines or notice binary data): the bytes
   // behind are then not read again by the final reach below. False when the search stops there.
+  // The sink hears where the search will never read again: not past the roll buffer's start
+  // (the printer's look-back), the first line not yet printed while after-context or
+  // --passthru lines are due, nor -B's lines before `at` (a later hit's context starts there at
+  // the earliest), nor the byte before.
+  std::size_t kept_from = 0;
   auto progress = [&](std::size_t at) {
     // (--stop-on-nonmatch after a reported line: the search ends at the next line not reported,
     // so the rounds past it never happen.)
@@ -823,8 +953,20 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     // Lines are counted up to here while the window's bytes are at hand (a later hit would read
     // them again to count them).
     lines.advance_to(at);
-    sink.on_progress(at);
     progressed = at;
+    std::size_t keep = at;
+    if (roll) keep = std::min(keep, roll->start());
+    if (passthru || after_left > 0) keep = std::min(keep, printed_until);
+    for (std::size_t n = 0; n < options.before && keep > 0; ++n) {
+      keep = keep - 1;  // the previous line's terminator
+      while (keep > 0 && hay[keep - 1] != term) --keep;
+    }
+    // (Less one byte: a look-back from a line start reads the terminator before it.)
+    if (keep > 0) --keep;
+    if (keep > kept_from) {
+      kept_from = keep;
+      sink.on_progress(keep);
+    }
     return true;
   };
   auto window_end = [&](std::size_t from) {
@@ -832,7 +974,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     const std::size_t nl = line_end(from + options.window_bytes);
     return nl < hay.size() ? nl + 1 : hay.size();
   };
-  while (pos <= hay.size()) {
+  while (pos <= hay.size() && !arrivals.error()) {
     std::size_t until = hay.size();
     if (rounds) {
       if (pos >= hay.size() || (roll && !reach(pos))) break;
@@ -913,9 +1055,11 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       if (!reach(start)) break;
       const std::size_t end = line_end(start);
       const bool fast = !options.slow_lines && !stop_on_nonmatch;  // as in the search above
+      // (Whether this line matches: windows look at the line alone, as any window would.)
+      const std::string_view view = windowed ? hay.substr(0, std::min(end + 1, hay.size())) : hay;
       CTX_TRY_ASSIGN(
           std::optional<LineSpan> hit,
-          patterns.find_line(hay, start, scratch, fast ? hay.size() : std::string_view::npos));
+          patterns.find_line(view, start, scratch, fast ? view.size() : std::string_view::npos));
       const bool matches = hit && hit->start == start;
       if (matches != options.invert) {
         if (skipped) sink.on_context_break();
@@ -958,13 +1102,23 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   }
   std::uint64_t searched = hay.size();
   if (early && !roll && rg_pos_after != kNoNul) {
-    CTX_TRY_ASSIGN(std::optional<LineSpan> hit,
-                   patterns.find_line(hay, rg_pos_after, scratch, hay.size()));
-    rg_pos = hit ? std::min(hit->end + 1, hay.size()) : hay.size();
+    rg_pos = hay.size();
+    for (std::size_t from = rg_pos_after; from < hay.size();) {
+      const std::size_t until = window_end(from);
+      const std::string_view view = hay.substr(0, until);
+      CTX_TRY_ASSIGN(std::optional<LineSpan> hit,
+                     patterns.find_line(view, from, scratch, view.size()));
+      if (hit && hit->start < until) {
+        rg_pos = std::min(hit->end + 1, hay.size());
+        break;
+      }
+      from = until;
+    }
   }
   if (early) searched = roll ? roll->start() : rg_pos;
   if (whole && binary_at) searched = std::min<std::uint64_t>(searched, *binary_at);
   sink.on_finish(searched);
+  if (arrivals.error()) return *arrivals.error();
   return reported;
 }
 

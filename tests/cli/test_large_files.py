@@ -6,7 +6,8 @@
    for the same-sized file with one match (output streams; nothing per match is kept), and, for
    an unsanitized build, within 1.5x ripgrep's peak on the same file (plus 8 MiB for our larger
    binary and thread pool) when rg is installed; so is the peak for a large file found by the
-   walk (searched a window at a time, its mapped pages dropped behind the search).
+   walk (searched a window at a time, its mapped pages dropped behind the search), and under
+   --no-mmap (the file read a window at a time as the search goes).
 2. Output on large files (a text file, a file with a NUL after the first 64 KiB, one with a NUL
    in the first 64 KiB, a UTF-16LE file) is byte-for-byte ripgrep's, found by the walk and named;
    so is the output of files named on the command line that are large enough (8 MiB) to be
@@ -107,7 +108,10 @@ def check_walked_memory(tmp: str) -> list[str]:
     if not RG or sanitized(CTX):
         return failures
     for args in (["-n", "match", "-g", "many.txt"], ["-c", "nowhere", "-g", "many.txt"],
-                 ["-n", "match", "-g", "few.txt"], ["-v", "-c", "other", "-g", "few.txt"]):
+                 ["-n", "match", "-g", "few.txt"], ["-v", "-c", "other", "-g", "few.txt"],
+                 # Read without a map: the file arrives a window at a time (FileBuffer filling).
+                 ["--no-mmap", "-n", "match", "-g", "few.txt"],
+                 ["--no-mmap", "-c", "-B2", "match", "-g", "many.txt"]):
         code, ours, out = peak_rss_kb([CTX] + args, tmp)
         rg_code, theirs, rg_out = peak_rss_kb([RG] + args, tmp)
         print(f"walked, {' '.join(args)}: ctxsearch {ours} KiB, rg {theirs} KiB")
@@ -176,6 +180,11 @@ def check_outputs(tmp: str) -> list[str]:
         ["-n", "-v", "-m", "5", "-A", "3", "hay", "text.txt", "late_nul.bin"],
         ["-c", "-v", "needle", "-g", "*.txt"],
         ["-n", "-B", "40", "needle [0-9]+0000 ", "-g", "text.txt"],
+        # --no-mmap: large files arrive as the search goes (binary data past 64 KiB included).
+        ["--no-mmap", "-n", "-C2", "needle"],
+        ["--no-mmap", "-c", "needle", "late_nul.bin", "early_nul.bin", "."],
+        ["--no-mmap", "-n", "-v", "-m", "3", "-A", "2", "hay", "-g", "*.txt"],
+        ["--no-mmap", "-n", "--passthru", "needle 5[0-9]*", "-g", "text.txt"],
     ]
     for args in cases:
         argv = ["--sort", "path", "--no-config"] + args

@@ -1,8 +1,11 @@
 // A large haystack is scanned in windows (SearchOptions::window_bytes) so that a memory-mapped
-// file's pages can be dropped behind the search. Property: for random haystacks, patterns and
-// options, every window size gives exactly the calls one pass over the whole haystack gives
-// (reported and context lines with their numbers and offsets, breaks, binary notices, bytes
-// searched), and progress is reported in order, at line starts, within the haystack.
+// file's pages can be dropped behind the search, and a file read without a map can arrive as the
+// search goes (SearchOptions::fill) and be dropped behind it. Property: for random haystacks,
+// patterns and options, every window size gives exactly the calls one pass over the whole haystack
+// gives (reported and context lines with their numbers and offsets, breaks, binary notices, bytes
+// searched), and progress is reported in order, within the haystack; the same with a haystack
+// that arrives as the search goes, whose bytes not yet asked for and those behind the progress
+// reported are poison.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <optional>
@@ -22,6 +25,39 @@ using ctx::engine::Flow;
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::engine::SearchOptions;
+
+// A haystack that arrives as the search goes, in a buffer where every byte not yet filled, and
+// every byte the sink was told the search will not read again, is poison ("\0\n": binary data
+// and line breaks), so a read of either changes what the search reports.
+class PoisonFill final : public ctx::engine::HaystackFill {
+ public:
+  explicit PoisonFill(std::string_view original)
+      : original_(original), buffer_(poison(original.size())) {}
+  ctx::Status fill_to(std::size_t end) override {
+    end = std::min(end, original_.size());
+    for (; filled_ < end; ++filled_) {
+      if (filled_ >= released_) buffer_[filled_] = original_[filled_];
+    }
+    return {};
+  }
+  void release(std::size_t offset) {
+    for (std::size_t i = released_; i < offset && i < buffer_.size(); ++i)
+      buffer_[i] = kPoison[i % 2];
+    released_ = std::max(released_, offset);
+  }
+  std::string_view hay() const { return buffer_; }
+
+ private:
+  static constexpr char kPoison[] = "\0\n";
+  static std::string poison(std::size_t size) {
+    std::string out(size, '\0');
+    for (std::size_t i = 0; i < size; ++i) out[i] = kPoison[i % 2];
+    return out;
+  }
+  std::string_view original_;
+  std::string buffer_;
+  std::size_t filled_ = 0, released_ = 0;
+};
 
 class Recorder final : public ctx::engine::LineSink {
  public:
@@ -46,9 +82,11 @@ class Recorder final : public ctx::engine::LineSink {
   // (The haystack lives only during the search: whether `offset` is a line start is noted here.)
   void on_progress(std::size_t offset) override {
     progress.push_back(offset);
-    if (offset == 0 || offset > hay.size() || hay[offset - 1] != '\n') bad_progress = offset;
+    if (offset == 0 || offset > hay.size()) bad_progress = offset;
+    if (fill != nullptr) fill->release(offset);
   }
   std::optional<std::size_t> bad_progress;
+  PoisonFill* fill = nullptr;  // told of progress, when the haystack arrives as it goes
   void on_finish(std::uint64_t bytes) override { searched = bytes; }
 };
 
@@ -133,6 +171,21 @@ Recorder run(const PatternSet& set, const Case& c, std::size_t window_bytes) {
   return r;
 }
 
+// The same search over a haystack that arrives as it goes (SearchOptions::fill), poisoned behind.
+Recorder run_filled(const PatternSet& set, const Case& c, std::size_t window_bytes) {
+  SearchOptions options = c.options;
+  options.window_bytes = window_bytes;
+  PoisonFill fill(c.hay);
+  options.fill = &fill;
+  auto scratch = set.make_scratch();
+  Recorder r;
+  r.fill = &fill;
+  auto n = ctx::engine::search_buffer(set, scratch, options, fill.hay(), r);
+  REQUIRE(n.ok());
+  r.seen.push_back("reported " + std::to_string(*n));
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("windows: any window size reports what one pass over the haystack does",
@@ -156,7 +209,10 @@ TEST_CASE("windows: any window size reports what one pass over the haystack does
                         << c.pattern_options.pcre2 << ", hay " << ::testing_escape(c.hay));
       REQUIRE(windowed.seen == whole.seen);
       REQUIRE(windowed.searched == whole.searched);
-      REQUIRE(!windowed.bad_progress);  // within the haystack, at a line start
+      const Recorder filled = run_filled(*set, c, window);
+      REQUIRE(filled.seen == whole.seen);
+      REQUIRE(filled.searched == whole.searched);
+      REQUIRE(!windowed.bad_progress);  // within the haystack
       std::size_t last = 0;
       for (std::size_t at : windowed.progress) {
         REQUIRE(at > last);
@@ -169,10 +225,17 @@ TEST_CASE("windows: any window size reports what one pass over the haystack does
 TEST_CASE("windows: progress reaches the end of a haystack without a match",
           "[engine][searcher][window]") {
   std::string hay;
-  for (int i = 0; i < 1000; ++i) hay += "line " + std::to_string(i) + "\n";
+  for (int i = 0; i < 30000; ++i) hay += "line " + std::to_string(i) + "\n";
   auto set = ctx::testing::compile_ok({"nowhere"});
   Case c{hay, {"nowhere"}, {}, {}};
-  const Recorder r = run(set, c, 100);
-  REQUIRE(r.progress.size() > 40);
-  CHECK(r.progress.back() > hay.size() - 300);
+  // A whole file: up to the last window.
+  c.options.whole_file = true;
+  const Recorder whole = run(set, c, 100);
+  REQUIRE(whole.progress.size() > 1000);
+  CHECK(whole.progress.back() > hay.size() - 300);
+  // Through the roll buffer: up to the start of its last 64 KiB round.
+  c.options.whole_file = false;
+  const Recorder rolled = run(set, c, 100);
+  REQUIRE(rolled.progress.size() >= 3);
+  CHECK(rolled.progress.back() > hay.size() - (128 << 10));
 }

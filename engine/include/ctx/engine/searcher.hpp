@@ -36,6 +36,18 @@ enum class BinaryMode : std::uint8_t {
   kText,      // -a/--text: search every byte as text
 };
 
+// A haystack whose bytes arrive as the search goes (a large file read without a memory map, in
+// an anonymous buffer of the file's size): search_buffer asks for bytes before it reads them
+// and tells its sink (LineSink::on_progress) below which offset it will never read again, where
+// the buffer may drop them. Only the first `end` bytes asked for so far may be read.
+class HaystackFill {
+ public:
+  virtual ~HaystackFill() = default;
+  // Makes the haystack's first `end` bytes (at most its size) readable, in haystack offsets. An
+  // error (the file could not be read) ends the search with it.
+  virtual Status fill_to(std::size_t end) = 0;
+};
+
 struct SearchOptions {
   bool invert = false;                     // -v: report the lines that do not match
   std::optional<std::uint64_t> max_count;  // -m: stop a file after this many reported lines
@@ -79,6 +91,10 @@ struct SearchOptions {
   // then be dropped behind the search. The lines reported are the same at any size (tests use
   // small windows).
   std::size_t window_bytes = 0;
+  // The haystack arrives as the search goes (see HaystackFill); nullptr: it is all there. With a
+  // fill, a search that cannot go a window at a time (multiline, --null-data, decoding, -v with
+  // --stop-on-nonmatch, a whole file, kConvert or kSuppress, no window_bytes) fills it all first.
+  HaystackFill* fill = nullptr;
 };
 
 class LineSink {
@@ -111,10 +127,10 @@ class LineSink {
   // the line, back to the buffer's start), now starts at `start` in the haystack: called before
   // the lines of each round of its roll buffer. Without a call, the buffer is the whole haystack.
   virtual void on_buffer(std::size_t /*start*/) {}
-  // The search has scanned the haystack up to `offset` (a line start) and read every byte before
-  // it it needs, except that later context lines, reported lines and the printer's look-back may
-  // read some again: a sink whose haystack is a memory map may drop those pages (they read back
-  // from the file). Advisory; called at most once per window (SearchOptions::window_bytes).
+  // Neither the search nor the lines it reports later will read the haystack below `offset`
+  // again (the printer's look-back goes no further than on_buffer's start): a sink may drop those
+  // bytes' pages (a memory map's read back from the file; see SearchOptions::fill). Called at
+  // most once per window (SearchOptions::window_bytes), with increasing offsets.
   virtual void on_progress(std::size_t /*offset*/) {}
 };
 
@@ -127,12 +143,12 @@ class LineSink {
 // a SIGBUS handler puts zero pages over the vanished part and `truncated()` says so, so the caller
 // can report the file. The bytes of a mapping must be read on the thread that called read/read_at
 // (where the handler looks for them). `read_fd` (the agent's path) never maps.
-class FileBuffer {
+class FileBuffer final : public HaystackFill {
  public:
   FileBuffer() = default;
   FileBuffer(const FileBuffer&) = delete;
   FileBuffer& operator=(const FileBuffer&) = delete;
-  ~FileBuffer();
+  ~FileBuffer() override;
 
   // Reads `path` (whole, or cut as above). Errors name the path. The bytes stay valid until the
   // next read.
@@ -163,7 +179,15 @@ class FileBuffer {
   // file costs a window of memory, not its size. Keeps the last 64 KiB before `at`.
   void release_before(const char* at);
   // Whether the last file read is memory-mapped.
-  bool mapped() const { return map_ != nullptr; }
+  bool mapped() const { return map_ != nullptr && fd_ < 0; }
+  // Whether read/read_at may give a large regular file it does not map (--no-mmap) as a
+  // haystack that arrives as the search goes: an anonymous buffer of the file's size, filled by
+  // fill_to and dropped behind by release_before. Off by default: a caller that enables it must
+  // give this buffer as SearchOptions::fill when filling() says so, or read zeros.
+  void allow_filling(bool allow) { allow_filling_ = allow; }
+  // Whether the last file read arrives as the search goes (see allow_filling).
+  bool filling() const { return fd_ >= 0; }
+  Status fill_to(std::size_t end) override;
 
   // While a Borrow lives on a thread, that thread may read the bytes of `buffer`'s mapping too (a
   // truncation met there reads as zeros and flags `buffer`, as on the thread that read it).
@@ -195,7 +219,13 @@ class FileBuffer {
   static void on_sigbus(int signal, siginfo_t* info, void* context);
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
-  std::size_t released_ = 0;               // the mapping's first bytes dropped by release_before
+  std::size_t released_ = 0;  // the mapping's first bytes dropped by release_before
+  // Filling (allow_filling): the file being read into the anonymous map_ (else -1), how much of
+  // it is in, and its path for errors.
+  int fd_ = -1;
+  std::size_t filled_ = 0;
+  std::string fill_path_;
+  bool allow_filling_ = false;
   FileBuffer* next_mapped_ = nullptr;      // the thread's list of buffers holding a mapping
   mutable std::atomic<int> truncated_{0};  // set by the SIGBUS handler, on any borrowing thread
   bool allow_mapping_ = true;
