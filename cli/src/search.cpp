@@ -198,7 +198,7 @@ class FilePrinter final : public engine::LineSink {
       if (p_.output == Args::Output::kCountMatches || p_.stats || multi()) count_matches(line);
       // ripgrep's summary printer holds -m: it counts lines, or in multiline mode the matches of
       // each block (the lines of an inverted search hold none).
-      if (limit_ && (multi() ? matches_ : lines_) >= *limit_) return engine::Flow::kStop;
+      if (limit_reached()) return engine::Flow::kStop;
       if (multi()) {
         // -l and -q quit at the first block unless --stats.
         const bool quit_early = p_.output == Args::Output::kFilesWithMatches || p_.quiet;
@@ -333,6 +333,8 @@ class FilePrinter final : public engine::LineSink {
   void set_invert(bool v) { invert_ = v; }
   // -m when this printer counts it (the summaries: -c, -l, -q, ...), not the searcher.
   void set_limit(std::optional<std::uint64_t> limit) { limit_ = limit; }
+  // The summary's -m is reached (see set_limit): the search of the file is over.
+  bool limit_reached() const { return limit_ && (multi() ? matches_ : lines_) >= *limit_; }
   std::uint64_t lines() const { return lines_; }
   // --json: a begin message was written (a match, or --passthru's context lines).
   bool json_began() const { return began_; }
@@ -954,11 +956,10 @@ class Search {
     OutputStream stream(out_, group_separator());
     std::string owned(path);
     const bool is_stdin = path == "-";
-    // stdin from a pipe, socket or terminal is searched as it arrives (see search_stream), unless
-    // context lines or multiline mode need the lines around a match.
-    // (Nor where ripgrep's regex runs over its roll buffer, whose rounds pieces would not be.)
-    const bool streamed = is_stdin && stdin_is_stream() && args_.search.before == 0 &&
-                          args_.search.after == 0 && !print_.multiline &&
+    // stdin from a pipe, socket or terminal is searched as it arrives (see search_stream), context
+    // lines too, unless multiline mode needs it whole. (Nor where ripgrep's regex runs over its
+    // roll buffer, whose rounds pieces would not be, or with --stop-on-nonmatch.)
+    const bool streamed = is_stdin && stdin_is_stream() && !print_.multiline &&
                           !args_.search.stop_on_nonmatch && !patterns_.searches_buffer();
     // Multiline mode reads whole files: ripgrep looks for binary data in their first 64 KiB only.
     // (-E: the NUL bytes that count are the decoded ones, so files are read whole.)
@@ -1153,9 +1154,10 @@ class Search {
   }
 
   // Searches stdin as it arrives: each read's complete lines are searched (line numbers and
-  // offsets continue from the last piece) and their output written at once, so `tail -f | ...`
-  // prints as lines come and `yes | ... | head -1` ends when the reader leaves. Memory holds one
-  // piece and the unfinished line. Text in another encoding (-E, a UTF-16 BOM) is decoded as it
+  // offsets continue from the last piece; context lines carry over, see engine::PieceSearch) and
+  // their output written at once, so `tail -f | ...` prints as lines come and `yes | ... | head
+  // -1` ends when the reader leaves. Memory holds one piece, the unfinished line and the -B lines
+  // kept. Text in another encoding (-E, a UTF-16 BOM) is decoded as it
   // arrives and its lines searched as UTF-8 (offsets count the UTF-8, as ripgrep's). A NUL byte
   // (binary data; under decoding a decoded one) makes the rest be read whole and searched as one
   // piece, as a file would be: the raw bytes, decoded by the search itself, when nothing was
@@ -1172,6 +1174,7 @@ class Search {
     bool planned = false;  // the first bytes decided whether to decode (plan_decoding)
     std::optional<engine::Decoder> decoder;
     std::size_t fed = 0;  // decoding: the bytes of `buf` given to the decoder
+    engine::PieceSearch pieces;
     engine::SearchOptions decoded_options = options;  // its pieces are UTF-8 already
     decoded_options.encoding.reset();
     decoded_options.bom_sniffing = false;
@@ -1235,10 +1238,12 @@ class Search {
         o.base_offset = base;
         o.first_line_number = line;
         if (options.max_count) o.max_count = *options.max_count - reported;
-        CTX_TRY_ASSIGN(std::uint64_t got,
-                       engine::search_buffer(patterns_, w.scratch, o, piece, printer));
+        CTX_TRY_ASSIGN(std::uint64_t got, pieces.search(patterns_, w.scratch, o, piece, printer));
         reported += got;
-        searched += printer.searched_bytes(piece.size());
+        // (The bytes kept from earlier pieces were counted with them.)
+        const std::size_t kept = pieces.kept();
+        searched +=
+            std::max<std::uint64_t>(printer.searched_bytes(kept + piece.size()), kept) - kept;
         if (options.line_numbers) line += engine::count_byte(piece, print_.term);
         // Offsets count from after a UTF-8 BOM, as for files.
         const bool utf8_bom =
@@ -1252,8 +1257,10 @@ class Search {
       }
       if (!args_.quiet && !w.out.empty()) stream.stream(w.out);
       const bool done_with_file = !args_.stats && printer.has_match() && printer_limits_quit();
-      if (out_.broken_pipe() || done_with_file ||
-          (options.max_count && reported >= *options.max_count)) {
+      // (Past -m, the after-context lines still due come from the next pieces.)
+      // (A summary's -m held by the printer ends it too: a later piece would count on.)
+      if (out_.broken_pipe() || done_with_file || printer.limit_reached() ||
+          (options.max_count && reported >= *options.max_count && !pieces.after_context_due())) {
         break;
       }
     }

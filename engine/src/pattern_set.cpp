@@ -1762,6 +1762,11 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   return PatternSet(std::move(impl));
 }
 
+void PatternSet::Scratch::new_haystack() {
+  impl_->hay_data = nullptr;
+  impl_->ml_data = nullptr;
+}
+
 void PatternSet::Scratch::set_interrupt(const std::function<bool()>* stop) {
   impl_->interrupt.stop = stop;
 }

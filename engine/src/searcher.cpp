@@ -716,6 +716,15 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // ripgrep's searcher keeps its own after-context count (reset by each line or block it reports
   // successfully), apart from its printer's (`after_left`); they differ only past -m.
   std::uint64_t core_after_left = 0;
+  // A piece of a stream: where the pieces before left off; a group starting at `gap_at` (while
+  // nothing is printed) follows a gap.
+  std::size_t gap_at = kNoNul;
+  if (options.resume != nullptr) {
+    if (options.resume->gap) gap_at = options.resume->printed_until;
+    printed_until = options.resume->printed_until;
+    printed_any = options.resume->printed_any;
+    after_left = core_after_left = options.resume->after_left;
+  }
   bool stopped = quit;
   // Where ripgrep's searcher stands (its `pos`), for the bytes searched of a search cut short.
   std::size_t rg_pos = 0;
@@ -812,7 +821,10 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         first = first - 1;  // the previous line's terminator
         while (first > printed_until && hay[first - 1] != term) --first;
       }
-      if (printed_any && first > printed_until && !stopped) sink.on_context_break();
+      if (printed_any && (first > printed_until || (first == gap_at && printed_until == gap_at)) &&
+          !stopped) {
+        sink.on_context_break();
+      }
       while (!stopped && first < start) {
         print_context(first);
         first = printed_until;
@@ -848,7 +860,8 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     return go_on;
   };
 
-  std::size_t pos = 0;
+  std::size_t pos = options.resume != nullptr ? options.resume->at : 0;
+  if (pos > 0) scratch.new_haystack();  // (find_line from 0 would say so)
   if ((options.max_count && *options.max_count == 0) || hay.empty() || stopped) {
     pos = hay.size() + 1;
   }
@@ -1118,7 +1131,52 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   if (early) searched = roll ? roll->start() : rg_pos;
   if (whole && binary_at) searched = std::min<std::uint64_t>(searched, *binary_at);
   sink.on_finish(searched);
+  if (options.resume != nullptr) {
+    options.resume->printed_until = printed_until;
+    options.resume->after_left = after_left;
+    options.resume->printed_any = printed_any;
+  }
   if (arrivals.error()) return *arrivals.error();
+  return reported;
+}
+
+Result<std::uint64_t> PieceSearch::search(const PatternSet& patterns, PatternSet::Scratch& scratch,
+                                          const SearchOptions& options, std::string_view piece,
+                                          LineSink& sink) {
+  if (options.before == 0 && options.after == 0 && !options.passthru) {
+    resume_ = {};
+    return search_buffer(patterns, scratch, options, piece, sink);
+  }
+  const char term = patterns.line_terminator();
+  const std::size_t kept = joined_.size();
+  joined_.append(piece);
+  // The first piece's UTF-8 BOM is dropped by the search: its offsets count from after it.
+  const bool bom = first_ && options.base_offset == 0 && options.bom_sniffing &&
+                   !options.encoding && std::string_view(joined_).substr(0, 3) == kUtf8Bom;
+  const std::size_t skip = bom ? kUtf8Bom.size() : 0;
+  first_ = false;
+  SearchOptions o = options;
+  o.base_offset = options.base_offset - kept;
+  o.first_line_number = options.first_line_number - kept_lines_;
+  o.resume = &resume_;
+  resume_.at = kept;
+  const std::size_t printed_before = resume_.printed_until;
+  CTX_TRY_ASSIGN(std::uint64_t reported, search_buffer(patterns, scratch, o, joined_, sink));
+  // Keep the last -B lines: from `from`, a line start, never inside the BOM.
+  std::size_t from = joined_.size();
+  for (std::size_t n = 0; n < options.before && from > skip; ++n) {
+    const std::size_t last = from - 1;  // the previous line's terminator
+    const std::size_t nl =
+        last > skip ? std::string_view(joined_).rfind(term, last - 1) : std::string_view::npos;
+    from = nl == std::string_view::npos || nl < skip ? skip : nl + 1;
+  }
+  // Lines between the last one printed and the kept ones make a gap before them.
+  const std::size_t printed = resume_.printed_until + skip;
+  resume_.gap =
+      printed < from || (printed == from && resume_.gap && resume_.printed_until == printed_before);
+  resume_.printed_until = std::max(printed, from) - from;
+  kept_lines_ = count_byte(std::string_view(joined_).substr(from), term);
+  joined_.erase(0, from);
   return reported;
 }
 

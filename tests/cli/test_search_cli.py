@@ -1633,6 +1633,51 @@ def stdin_in_another_encoding_is_decoded_as_it_arrives():
     stream_to_a_reader_that_leaves(["-E", "utf-16be", "-b", "foo"], big,
                                    want=b"0:foo matching line\n")
 
+@case
+def stdin_with_context_lines_is_searched_as_it_arrives():
+    """Context lines (-A, -B, -C, --passthru) do not make ctxsearch read stdin whole: the lines
+    kept for -B and the after-context still due carry from piece to piece (as ripgrep's roll
+    buffer keeps them), so `tail -f log | ctxsearch --line-buffered -C1 error` prints each group
+    as it comes, and a reader that leaves ends the search."""
+    stream_to_a_reader_that_leaves(["-A1", "foo"], b"foo matching line\n" * 4096)
+    stream_to_a_reader_that_leaves(["-n", "-C2", "foo"], b"foo matching line\n" * 4096,
+                                   want=b"1:foo matching line\n")
+    stream_to_a_reader_that_leaves(["--passthru", "-B3", "foo"], b"foo matching line\n" * 4096)
+    p = subprocess.Popen([CTX, "--line-buffered", "-n", "-C1", "error"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=tree().env,
+                         cwd=tree().root)
+    try:
+        got = []
+        for chunk, want in ((b"before\nan error\nafter\n", [b"1-before\n", b"2:an error\n"]),
+                            (b"x\ny\nz\nerror 2\n", [b"3-after\n", b"--\n", b"6-z\n",
+                                                        b"7:error 2\n"])):
+            p.stdin.write(chunk)
+            p.stdin.flush()
+            for line in want:
+                got.append(p.stdout.readline())  # blocks until printed: stdin is still open
+            check(got[-len(want):] == want, "lines %r, expected %r" % (got[-len(want):], want))
+        p.stdin.close()
+        check(p.stdout.read() == b"", "more output at the end")
+        check(p.wait(timeout=TIMEOUT) == 0, "exit status %s" % p.returncode)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        p.stdout.close()
+        p.stderr.close()
+
+
+# More than one read of a stdin stream (a pipe hands out 64 KiB at a time).
+golden("stdin stream: -B and -A lines carry across reads",
+       ["-n", "-B1", "-A1", "foo"], b"40000-a\n40001:foo\n40002-b\n", 0,
+       stdin=b"a\n" * 40000 + b"foo\n" + b"b\n" * 40000)
+golden("stdin stream: -m with -A prints the after-context from the next read (a matching line "
+       "there as a match, as ripgrep)",
+       ["-n", "-m1", "-A2", "foo"], b"40000:foo\n40001:foo\n40002-b\n", 0,
+       stdin=b"a\n" * 39999 + b"foo\nfoo\nb\n" + b"foo\n" * 40000)
+golden("stdin stream: -c -m 2 stops counting at 2 (a later read counted on)",
+       ["-c", "-m", "2", "foo"], b"2\n", 0, stdin=b"foo\n" * 50000)
+
 # ----------------------------------------------------------------------------------------------
 # rg 14 flags: --crlf, --hyperlink-format / --hostname-bin, negations (expected: rg 14.1.1's)
 # ----------------------------------------------------------------------------------------------

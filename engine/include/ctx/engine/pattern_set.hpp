@@ -104,6 +104,10 @@ class PatternSet {
     // long on every line, within PCRE2's match limits, still stops soon after a deadline; one
     // match attempt stays bounded by the match limit only. Without it, nothing changes.
     void set_interrupt(const std::function<bool()>* stop);
+    // The next search is over a new haystack, even at the address and size of the last one: what
+    // the scratch learned of the last (lines found ahead, UTF-8 validity, match starts) is
+    // dropped. (A find_line or find_multiline call from offset 0 says so too.)
+    void new_haystack();
 
    private:
     friend class PatternSet;

@@ -48,6 +48,19 @@ class HaystackFill {
   virtual Status fill_to(std::size_t end) = 0;
 };
 
+// Where a search of one piece of a stream stands between pieces (see PieceSearch): offsets in
+// the haystack searched.
+struct PieceResume {
+  std::size_t at = 0;             // in: where the piece's own lines start (the lines before it
+                                  // were searched before and only serve as -B context)
+  std::size_t printed_until = 0;  // in/out: the start of the first line not printed yet
+  std::uint64_t after_left = 0;   // in/out: after-context lines still due
+  bool printed_any = false;       // in/out: a line was printed (a "--" comes before a gap)
+  // in: some line before `printed_until` (before the haystack) was not printed, so a group that
+  // starts right at `printed_until` still follows a gap.
+  bool gap = false;
+};
+
 struct SearchOptions {
   bool invert = false;                     // -v: report the lines that do not match
   std::optional<std::uint64_t> max_count;  // -m: stop a file after this many reported lines
@@ -95,6 +108,9 @@ struct SearchOptions {
   // fill, a search that cannot go a window at a time (multiline, --null-data, decoding, -v with
   // --stop-on-nonmatch, a whole file, kConvert or kSuppress, no window_bytes) fills it all first.
   HaystackFill* fill = nullptr;
+  // A piece of a stream after kept lines of the pieces before it (PieceSearch); nullptr: a whole
+  // haystack.
+  PieceResume* resume = nullptr;
 };
 
 class LineSink {
@@ -246,6 +262,32 @@ std::string utf16_to_utf8(std::string_view in, bool little_endian,
 std::uint64_t count_newlines(std::string_view s);
 // The number of `byte` bytes in `s` (the same, for any line terminator).
 std::uint64_t count_byte(std::string_view s, char byte);
+
+// Searches a stream piece by piece (stdin as it arrives) with context lines (-A, -B,
+// --passthru), reporting what one search over the whole stream would: each piece (whole lines; the
+// last may end without a terminator) is searched after the last -B lines of the pieces before it,
+// which serve as context only, and after-context lines still due at a piece's end come from the
+// next one. Without context lines, each piece is searched alone.
+class PieceSearch {
+ public:
+  // Searches the next `piece` with `options` as for the piece alone: base_offset and
+  // first_line_number the piece's own, max_count the lines still to report (0 once -m is
+  // reached: then only after-context lines still due are printed). Returns the lines reported.
+  Result<std::uint64_t> search(const PatternSet& patterns, PatternSet::Scratch& scratch,
+                               const SearchOptions& options, std::string_view piece,
+                               LineSink& sink);
+  // The bytes of the last haystack searched that were kept from earlier pieces (the sink's
+  // offsets and bytes searched count them).
+  std::size_t kept() const { return resume_.at; }
+  // After-context lines are still due from the next piece (a search past -m goes on for them).
+  bool after_context_due() const { return resume_.after_left > 0; }
+
+ private:
+  std::string joined_;  // the lines kept from earlier pieces, then the piece
+  std::uint64_t kept_lines_ = 0;
+  bool first_ = true;
+  PieceResume resume_;
+};
 
 // Searches `haystack` (a whole file's bytes). Returns how many lines were reported.
 Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scratch& scratch,
