@@ -39,12 +39,12 @@ class Recorder final : public ctx::engine::LineSink {
 };
 
 std::string random_haystack(std::mt19937& rng) {
-  static const std::vector<std::string> kLines = {"foo",     "bar", "foo bar", "",   "x",
-                                                  "baz foo", "é",   "  ",      "Foo"};
+  const std::vector<std::string> line_choices = {"foo",     "bar", "foo bar", "",   "x",
+                                                 "baz foo", "é",   "  ",      "Foo"};
   std::string hay;
   if (rng() % 8 == 0) hay += "\xEF\xBB\xBF";  // a UTF-8 BOM, dropped and not counted
   const int lines = static_cast<int>(rng() % 60);
-  for (int i = 0; i < lines; ++i) hay += kLines[rng() % kLines.size()] + "\n";
+  for (int i = 0; i < lines; ++i) hay += line_choices[rng() % line_choices.size()] + "\n";
   if (rng() % 3 == 0) hay += "foo";  // a last line without a terminator
   return hay;
 }
@@ -91,11 +91,11 @@ std::vector<std::string> search_in_pieces(const PatternSet& set, const SearchOpt
 TEST_CASE("pieces: a stream searched piece by piece reports what one search reports",
           "[engine][searcher][pieces]") {
   std::mt19937 rng(20261123);
-  static const std::vector<std::string> kPatterns = {"foo", "bar|baz", "^foo$", "^$", "x", "é"};
+  const std::vector<std::string> patterns = {"foo", "bar|baz", "^foo$", "^$", "x", "é"};
   int compared = 0;
   for (int iteration = 0; iteration < 4000; ++iteration) {
     const std::string hay = random_haystack(rng);
-    const std::string pattern = kPatterns[rng() % kPatterns.size()];
+    const std::string& pattern = patterns[rng() % patterns.size()];
     auto set = ctx::testing::compile_ok({pattern});
     SearchOptions options;
     options.binary = rng() % 2 == 0 ? BinaryMode::kQuit : BinaryMode::kText;

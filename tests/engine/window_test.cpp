@@ -116,14 +116,14 @@ struct Case {
 };
 
 std::string random_haystack(std::mt19937& rng) {
-  static const std::vector<std::string> kWords = {"foo", "bar", "Foo", "baz", "x",
-                                                  "",    "é",   "  ",  "\t",  "foobar"};
+  const std::vector<std::string> word_choices = {"foo", "bar", "Foo", "baz", "x",
+                                                 "",    "é",   "  ",  "\t",  "foobar"};
   std::string hay;
   const int lines = static_cast<int>(rng() % 120);
   for (int i = 0; i < lines; ++i) {
     const int words = static_cast<int>(rng() % 5);
     for (int w = 0; w < words; ++w) {
-      hay += kWords[rng() % kWords.size()];
+      hay += word_choices[rng() % word_choices.size()];
       if (rng() % 3 == 0) hay += ' ';
     }
     if (rng() % 40 == 0) hay += '\0';
@@ -134,12 +134,12 @@ std::string random_haystack(std::mt19937& rng) {
 }
 
 Case random_case(std::mt19937& rng) {
-  static const std::vector<std::string> kPatterns = {
-      "foo", "bar|baz", "^foo", "foo$", "^$", "\\bx\\b", "o+", "x*", "é", "^\\s*$", "[A-Z]", "z"};
+  const std::vector<std::string> patterns = {"foo", "bar|baz", "^foo", "foo$",   "^$",    "\\bx\\b",
+                                             "o+",  "x*",      "é",    "^\\s*$", "[A-Z]", "z"};
   Case c;
   c.hay = random_haystack(rng);
-  c.patterns.push_back(kPatterns[rng() % kPatterns.size()]);
-  if (rng() % 4 == 0) c.patterns.push_back(kPatterns[rng() % kPatterns.size()]);
+  c.patterns.push_back(patterns[rng() % patterns.size()]);
+  if (rng() % 4 == 0) c.patterns.push_back(patterns[rng() % patterns.size()]);
   c.pattern_options.case_insensitive = rng() % 4 == 0;
   c.pattern_options.word = rng() % 6 == 0;
   c.pattern_options.crlf = rng() % 6 == 0;
@@ -150,9 +150,9 @@ Case random_case(std::mt19937& rng) {
   o.line_numbers = rng() % 2 == 0;
   if (rng() % 3 == 0) o.before = rng() % 4;
   if (rng() % 3 == 0) o.after = rng() % 4;
-  static const BinaryMode kModes[] = {BinaryMode::kQuit, BinaryMode::kConvert,
-                                      BinaryMode::kSuppress, BinaryMode::kText};
-  o.binary = kModes[rng() % 4];
+  const BinaryMode modes[] = {BinaryMode::kQuit, BinaryMode::kConvert, BinaryMode::kSuppress,
+                              BinaryMode::kText};
+  o.binary = modes[rng() % 4];
   o.passthru = rng() % 10 == 0;
   o.stop_on_nonmatch = rng() % 10 == 0;
   o.whole_file = rng() % 3 == 0;
