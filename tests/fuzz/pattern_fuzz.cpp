@@ -113,6 +113,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // search_buffer over the same bytes, as text (NUL is an ordinary byte here).
   SearchOptions search;
   search.binary = BinaryMode::kText;
+  // The bytes as they are: a UTF-16 BOM would have them transcoded (find_line sees them raw).
+  search.bom_sniffing = false;
   search.invert = (flags & 32) != 0;
   if ((flags & 64) != 0) search.max_count = 2;
   if ((flags & 128) != 0) search.before = search.after = 1;
