@@ -99,6 +99,8 @@ struct PrintOptions {
 struct Stats {
   std::uint64_t searches = 0, searches_with_match = 0, bytes_searched = 0, bytes_printed = 0,
                 matched_lines = 0, matches = 0, color_bytes = 0;
+  // --stats: bytes written for files whose statistics do not count (their --pre program failed)
+  std::uint64_t uncounted_bytes = 0;
   std::chrono::nanoseconds elapsed{0};
 };
 
@@ -179,6 +181,23 @@ class FilePrinter final : public engine::LineSink {
 
   engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
                        std::string_view line) override {
+    return noted(line_flow(line_number, offset, line));
+  }
+
+  engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
+                          std::string_view line) override {
+    return noted(context_flow(line_number, offset, line));
+  }
+
+  // Whether this printer stopped the search (or the searcher's -m or binary data did): ripgrep
+  // then never reads the end of the file (what matters for a --pre / -z program's failure).
+  bool stopped(const engine::SearchOptions& options) const {
+    return stopped_ || (options.max_count && lines_ >= *options.max_count) ||
+           (binary_offset_ && !convert_);
+  }
+
+  // What on_line and on_context do (public only to stay where they were).
+  engine::Flow line_flow(std::uint64_t line_number, std::uint64_t offset, std::string_view line) {
     ++lines_;
     if (binary_stops_printing()) {
       // ripgrep's standard printer after binary data under BinaryMode::convert: the line counts
@@ -224,8 +243,8 @@ class FilePrinter final : public engine::LineSink {
     return stream_.broken_pipe() ? engine::Flow::kStop : engine::Flow::kContinue;
   }
 
-  engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
-                          std::string_view line) override {
+  engine::Flow context_flow(std::uint64_t line_number, std::uint64_t offset,
+                            std::string_view line) {
     if (p_.output != Args::Output::kLines || p_.quiet) return engine::Flow::kContinue;
     if (binary_stops_printing()) return engine::Flow::kStop;
     // As ripgrep, under -v the context lines are the matching ones and show their submatches.
@@ -358,6 +377,11 @@ class FilePrinter final : public engine::LineSink {
 
  private:
   bool multi() const { return p_.multiline; }
+
+  engine::Flow noted(engine::Flow flow) {
+    if (flow == engine::Flow::kStop) stopped_ = true;
+    return flow;
+  }
   // As ripgrep, matches are colored unless the match spec is empty (--colors match:none).
   bool color_matches() const { return p_.color && !p_.colors->match_none; }
   // The summary printer's (-c, -l, -q, ...) squash: BinaryMode::quit saw binary data.
@@ -924,6 +948,7 @@ class FilePrinter final : public engine::LineSink {
   bool in_color_ = false;
   std::uint64_t color_bytes_ = 0;  // escape sequences written (not in --stats' bytes printed)
   bool began_ = false;             // --json: the begin message was written
+  bool stopped_ = false;           // a line said stop
   std::uint64_t json_bytes_ = 0;
   std::optional<std::uint64_t> binary_offset_;
   std::optional<std::uint64_t> bytes_searched_;
@@ -965,12 +990,13 @@ class Search {
     // --pre and -z: the output of a program is searched instead (never for stdin), as ripgrep
     // reads it: through its roll buffer.
     bool piped = false;
+    std::optional<ProgramFailure> program_failed;  // --pre / -z: the program ran and failed
     if (!is_stdin && (!args_.pre.empty() || args_.search_zip)) {
-      std::optional<Status> ran = run_filter(owned, dir_fd, name, w.piped);
+      std::optional<Status> ran = run_filter(owned, dir_fd, name, w.piped, program_failed);
       if (ran) {
         if (!ran->ok()) {
           out_.error(fmt::format("{}: {}", path, ran->error().detail));
-          if (w.piped.empty()) return;
+          return;
         }
         piped = true;
         bytes = std::string_view(w.piped);
@@ -1047,7 +1073,10 @@ class Search {
                       shown));
     }
     if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
-    printer.finish();
+    const ProgramEnd program_end =
+        end_of_program(program_failed, printer.stopped(options),
+                       w.piped.size() - std::min(w.piped.size(), printer.searched_bytes(0)), shown);
+    if (program_end != ProgramEnd::kFailedAtEnd) printer.finish();
     // As ripgrep, --json's summary counts only the files it printed (a begin message); --stats all,
     // and so does --json -q (ripgrep's summary printer then counts, with its statistics on).
     const bool json_counts_all = print_.json && args_.quiet;
@@ -1058,8 +1087,12 @@ class Search {
       const std::uint64_t searched_bytes =
           streamed ? total_bytes : printer.searched_bytes(total_bytes);
       printer.fill_stats(searched_bytes, std::chrono::steady_clock::now() - started, file);
-      if (print_.json) printer.finish_json(file);
+      if (print_.json && program_end != ProgramEnd::kFailedAtEnd) printer.finish_json(file);
       std::lock_guard lock(stats_mutex_);
+      if (program_end != ProgramEnd::kOk) {
+        stats_.uncounted_bytes += w.out.size();
+        return finish_stream(stream, w);
+      }
       stats_.searches += file.searches;
       stats_.searches_with_match += file.searches_with_match;
       stats_.bytes_searched += file.bytes_searched;
@@ -1069,20 +1102,56 @@ class Search {
       stats_.matches += file.matches;
       stats_.elapsed += file.elapsed;
     }
-    if (printer.succeeded()) {
+    if (printer.succeeded() && program_end == ProgramEnd::kOk) {
       matched_.store(true, std::memory_order_relaxed);
       if (args_.quiet && !args_.stats) stop_.store(true, std::memory_order_relaxed);
     }
+    finish_stream(stream, w);
+  }
+
+  void finish_stream(OutputStream& stream, Worker& w) {
     if (out_.broken_pipe()) stop_.store(true, std::memory_order_relaxed);
     if (args_.quiet) w.out.clear();
     stream.finish(w.out);
   }
 
+  // A --pre / -z program that started and failed: what ripgrep says where the search reads the
+  // end of its output (`at_end`), or when it closes the program (`own`: the program's stderr).
+  struct ProgramFailure {
+    std::string at_end;
+    std::string own;
+    bool stderr_empty = false;
+  };
+
+  // How the search of a --pre / -z program's output ends, as ripgrep's CommandReader: a program
+  // that failed fails the read of the end of its output (reported as such, the file's summary,
+  // statistics and match left out), or, when the search stopped before that end, the closing of
+  // the program, where only a failure that wrote to stderr is reported (the file's output
+  // stays, its statistics and match do not count).
+  enum class ProgramEnd { kOk, kFailedAtEnd, kFailedAfterStop };
+  // (`unread`: the bytes of output past where the search stopped.)
+  ProgramEnd end_of_program(const std::optional<ProgramFailure>& failed, bool stopped,
+                            std::size_t unread, std::string_view shown) {
+    if (!failed) return ProgramEnd::kOk;
+    // Past what ripgrep reads ahead (its 64 KiB buffer) and the pipe holds (64 KiB), a program
+    // is still writing when ripgrep closes it, and SIGPIPE ends it: no error. (Closer to the end,
+    // whether it finished first is a race in ripgrep.)
+    if (stopped && unread > (std::size_t{128} << 10)) return ProgramEnd::kOk;
+    if (!stopped) {
+      out_.error(fmt::format("{}: {}", shown, failed->at_end));
+      return ProgramEnd::kFailedAtEnd;
+    }
+    if (failed->stderr_empty) return ProgramEnd::kOk;
+    out_.error(fmt::format("{}: {}", shown, failed->own));
+    return ProgramEnd::kFailedAfterStop;
+  }
+
   // --pre / -z for `path` (opened as `name` in `dir_fd` when dir_fd >= 0): nullopt when no program
   // applies (the file is searched as it is); else its output went to `out`, and the status says
-  // whether the program started and succeeded (rg's messages).
+  // whether it could be searched (rg's messages); `failed` is set when the program ran and failed
+  // (its output is still searched: see end_of_program).
   std::optional<Status> run_filter(const std::string& path, int dir_fd, std::string_view name,
-                                   std::string& out) {
+                                   std::string& out, std::optional<ProgramFailure>& failed) {
     std::vector<std::string> argv;
     const bool pre = !args_.pre.empty() && pre_wanted(path);
     if (pre) {
@@ -1099,22 +1168,26 @@ class Search {
                        : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) return Status(Error::from_errno(errno, path));
     }
-    Status ran = run_and_capture(argv, fd, out);
+    RunEnd how = RunEnd::kSucceeded;
+    Status ran = run_and_capture(argv, fd, out, &how);
     if (fd >= 0) ::close(fd);
     if (ran.ok()) return ran;
-    if (!pre && out.empty() && ran.error().code == ErrorCode::kNotFound) {
-      return std::nullopt;  // as ripgrep: a decompressor that cannot start; searched as it is
-    }
-    if (pre && out.empty() && ran.error().code == ErrorCode::kNotFound) {
+    if (how == RunEnd::kNotStarted) {
+      // As ripgrep: a decompressor that cannot start leaves the file searched as it is.
+      if (!pre && ran.error().code == ErrorCode::kNotFound) return std::nullopt;
+      if (!pre) return ran;
       return Status(
           Error{ran.error().code, fmt::format("preprocessor command could not start: '{}': {}",
                                               quoted_command(argv), ran.error().detail)});
     }
-    if (pre) {
-      return Status(Error{ran.error().code, fmt::format("preprocessor command failed: '{}': {}",
-                                                        quoted_command(argv), ran.error().detail)});
-    }
-    return ran;
+    if (how == RunEnd::kTooLarge) return ran;  // not searched
+    ProgramFailure& f = failed.emplace();
+    f.own = ran.error().detail;
+    f.stderr_empty = f.own == kEmptyStderr;
+    f.at_end =
+        pre ? fmt::format("preprocessor command failed: '{}': {}", quoted_command(argv), f.own)
+            : f.own;
+    return Status();
   }
 
   // --pre-glob: whether --pre runs on `path` (all files without globs), as rg's override globs.
@@ -1347,7 +1420,8 @@ class Search {
       // ripgrep counts the bytes of matching and context lines only (not -c, -l output).
       const std::uint64_t printed =
           print_.output == Args::Output::kLines && !args_.quiet
-              ? out_.bytes_written() - std::min(out_.bytes_written(), stats_.color_bytes)
+              ? out_.bytes_written() -
+                    std::min(out_.bytes_written(), stats_.color_bytes + stats_.uncounted_bytes)
               : 0;
       auto seconds = [](std::chrono::nanoseconds ns) {
         return static_cast<double>(ns.count()) / 1e9;

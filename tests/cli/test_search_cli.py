@@ -919,6 +919,12 @@ golden_ml("-U -r replaces across lines", ["-U", "-r", "<$0>", "o\\nb", "m/a.txt"
 golden_ml("-r: a group the pattern lacks expands to nothing", ["-r", "<$1|${2}>", "ba(r|z)",
                                                                 "m/a.txt"],
           b"<r|> <z|>\nfoo <r|>\n<r|>x\n", 0)
+# grep-matcher's interpolate: `${` must close right after a non-empty run of [0-9A-Za-z_], or
+# the '$' is literal (ctxsearch used to expand `${}` and `${a b}` to nothing).
+golden("-r: `${}` and `${a b}` are literal", ["-r", "[${}|${na me}|${1}]", "(f)oo", "d/a.txt"],
+       b"[${}|${na me}|f] one\n[${}|${na me}|f] two\n", 0)
+golden("-r: `${1x` (unclosed) and `$` at the end are literal", ["-r", "${1x$", "foo", "d/a.txt"],
+       b"${1x$ one\n${1x$ two\n", 0)
 golden_ml("-M measures the replaced text without its line terminator",
           ["-M", "5", "-r", "[$0]", "qux", "m/a.txt"], b"[qux]\n", 0)
 golden("-U --count-matches -m counts the matches of each block (as rg 14's summary printer)",
@@ -1355,6 +1361,56 @@ def pre_searches_a_preprocessors_output():
                                           "command failed: '\"false\" \"z/p.txt\"': "
                                           "<stderr is empty>\n"),
               "--pre failing: rc=%d err=%r" % (rc, err))
+    finally:
+        t.close()
+
+
+@case
+def a_failing_pre_program_is_reported_where_ripgrep_reads_its_end():
+    # rg's CommandReader: the read of the end of the output fails (rg's search of the file fails:
+    # its lines stay printed, its -c count, --json end message, --stats share and match do not);
+    # a search that stopped before that end (-l, -q, -m) closes the program instead, whose failure
+    # is then shown without the command (only when it wrote on stderr).
+    t = Tree({"a.txt": b"foo one\nbar\nfoo two\n",
+              "out-fail.sh": b'#!/bin/sh\ncat "$1"; echo bad >&2; exit 1\n',
+              "quiet-fail.sh": b'#!/bin/sh\ncat "$1"; exit 1\n',
+              "no-exec.sh": b"#!/bin/sh\ncat\n"})
+    try:
+        for f in ("out-fail.sh", "quiet-fail.sh"):
+            os.chmod(t.p(f), 0o755)
+        dashes = "-" * 79
+        failed = ("ctxsearch: a.txt: preprocessor command failed: '\"./out-fail.sh\" "
+                  "\"a.txt\"': \n%s\nbad\n%s\n" % (dashes, dashes))
+        closed = "ctxsearch: a.txt: \n%s\nbad\n%s\n" % (dashes, dashes)
+        cases = [
+            (["foo"], 2, b"foo one\nfoo two\n", failed),
+            (["-c", "foo"], 2, b"", failed),
+            (["-q", "foo"], 2, b"", closed),
+            (["-l", "foo"], 2, b"a.txt\n", closed),
+            (["-m1", "foo"], 2, b"foo one\n", closed),
+            (["--stats", "-c", "foo"], 2, None, failed),
+        ]
+        for args, want_rc, want_out, want_err in cases:
+            rc, out, err = run_in(t, ["--pre", "./out-fail.sh"] + args + ["a.txt"])
+            if want_out is None:  # --stats: the file counts for nothing
+                ok = b"\n0 matches\n0 matched lines\n0 files contained matches\n0 files searched\n" \
+                     b"0 bytes printed\n0 bytes searched\n" in out
+            else:
+                ok = out == want_out
+            check(rc == want_rc and ok and (IS_RG or err == want_err),
+                  "--pre failing after output %r: rc=%d out=%r err=%r" % (args, rc, out, err))
+        # A failure without stderr is no error where the program is closed.
+        rc, out, err = run_in(t, ["--pre", "./quiet-fail.sh", "-q", "foo", "a.txt"])
+        check(rc == 0 and err == "", "--pre failing quietly, -q: rc=%d err=%r" % (rc, err))
+        rc, out, err = run_in(t, ["--pre", "./quiet-fail.sh", "-c", "foo", "a.txt"])
+        check(rc == 2 and out == b"" and (IS_RG or err.endswith("<stderr is empty>\n")),
+              "--pre failing quietly, -c: rc=%d out=%r err=%r" % (rc, out, err))
+        # A program that cannot be executed could not start (not: failed).
+        rc, out, err = run_in(t, ["--pre", "./no-exec.sh", "foo", "a.txt"])
+        check(rc == 2 and out == b"" and (IS_RG or err == "ctxsearch: a.txt: preprocessor command "
+                                          "could not start: '\"./no-exec.sh\" \"a.txt\"': "
+                                          "Permission denied (os error 13)\n"),
+              "--pre not executable: rc=%d err=%r" % (rc, err))
     finally:
         t.close()
 
