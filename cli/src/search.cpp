@@ -1104,9 +1104,15 @@ class Search {
     }
     if (printer.succeeded() && program_end == ProgramEnd::kOk) {
       matched_.store(true, std::memory_order_relaxed);
-      if (args_.quiet && !args_.stats) stop_.store(true, std::memory_order_relaxed);
+      if (args_.quiet && !args_.stats) quit_run();
     }
     finish_stream(stream, w);
+  }
+
+  // -q found its match: the search stops (and the ordered run drops what comes after).
+  void quit_run() {
+    stop_.store(true, std::memory_order_relaxed);
+    quit_here_ = true;
   }
 
   void finish_stream(OutputStream& stream, Worker& w) {
@@ -1365,7 +1371,9 @@ class Search {
     OrderedRun ordered(
         out_, threads, kOrderedWindowPerThread * threads,
         [this](const OrderedJob& job) {
+          quit_here_ = false;
           search_file(job.path, job.explicit_file, workers_.local(), -1, {}, job.short_read_is_end);
+          return quit_here_;
         },
         [this] { return stop_.load(std::memory_order_relaxed); });
     Sink sink(*this, &ordered);
@@ -1475,7 +1483,8 @@ class Search {
   PrintOptions print_;
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
-  std::atomic<bool> searched_{false};  // the walk gave some file to search
+  static inline thread_local bool quit_here_ = false;  // this thread's search called quit_run()
+  std::atomic<bool> searched_{false};                  // the walk gave some file to search
   bool whole_files_ = false;
   walker::Overrides pre_globs_;
   tbb::enumerable_thread_specific<Worker> workers_;

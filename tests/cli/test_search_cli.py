@@ -258,6 +258,16 @@ golden("a missing path alone is walked on one thread: walkdir's wording", ["foo"
 golden("... and under -j1", ["-j1", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2, NOPE_IO)
 golden("... but not on several threads", ["-j2", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2,
        [("line", "ctxsearch: nope: No such file or directory (os error 2)")])
+# rg's one-thread walk (sorted, -j1) reaches a root when its turn comes, and -q stops the walk at
+# the first match: a missing root after it is never reported (ctxsearch reported every root
+# first; sorted, the walk also ran ahead of the searches).
+golden("-q sorted: a missing root after the first match is never reached",
+       ["-q", "--sort", "path", "foo", "d", "nope"], b"", 0)
+golden("-q -j1: a missing root after the first match is never reached",
+       ["-q", "-j1", "foo", "d/a.txt", "nope"], b"", 0)
+golden("-q sorted: a missing root before the first match is reported",
+       ["-q", "--sort", "path", "foo", "nope", "d"], b"", 0, NOPE_IO)
+
 golden("--sortr path sorts every file, roots too, by its path's components (rg 14; rg 13 kept "
        "the roots' order)", ["--sortr", "path", "foo", "d/a.txt", "hl/c.txt", "d/sub"],
        b"hl/c.txt:foo\nd/sub/c.txt:x foo\nd/a.txt:foo one\nd/a.txt:foo two\n", 0)
