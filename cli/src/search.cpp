@@ -1112,7 +1112,7 @@ class Search {
   // -q found its match: the search stops (and the ordered run drops what comes after).
   void quit_run() {
     stop_.store(true, std::memory_order_relaxed);
-    quit_here_ = true;
+    quit_on_this_thread = true;
   }
 
   void finish_stream(OutputStream& stream, Worker& w) {
@@ -1371,9 +1371,9 @@ class Search {
     OrderedRun ordered(
         out_, threads, kOrderedWindowPerThread * threads,
         [this](const OrderedJob& job) {
-          quit_here_ = false;
+          quit_on_this_thread = false;
           search_file(job.path, job.explicit_file, workers_.local(), -1, {}, job.short_read_is_end);
-          return quit_here_;
+          return quit_on_this_thread;
         },
         [this] { return stop_.load(std::memory_order_relaxed); });
     Sink sink(*this, &ordered);
@@ -1483,8 +1483,9 @@ class Search {
   PrintOptions print_;
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
-  static inline thread_local bool quit_here_ = false;  // this thread's search called quit_run()
-  std::atomic<bool> searched_{false};                  // the walk gave some file to search
+  static inline thread_local bool quit_on_this_thread =
+      false;                           // this thread's search called quit_run()
+  std::atomic<bool> searched_{false};  // the walk gave some file to search
   bool whole_files_ = false;
   walker::Overrides pre_globs_;
   tbb::enumerable_thread_specific<Worker> workers_;
