@@ -1483,8 +1483,8 @@ class Search {
   PrintOptions print_;
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
-  static inline thread_local bool quit_on_this_thread =
-      false;                           // this thread's search called quit_run()
+  // This thread's search called quit_run().
+  static inline thread_local bool quit_on_this_thread = false;
   std::atomic<bool> searched_{false};  // the walk gave some file to search
   bool whole_files_ = false;
   walker::Overrides pre_globs_;
