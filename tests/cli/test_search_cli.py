@@ -245,6 +245,25 @@ golden("a bad regex among several -e names that one", S + ["-e", "foo", "-e", "a
        [("prefix", "ctxsearch: regex parse error in 'a[' at offset 1: unclosed character class")])
 golden("a bad regex under -P exits 2 too", S + ["-P", "foo(", "d"], b"", 2,
        [("prefix", "ctxsearch: regex parse error in 'foo(' at offset 4: ")])
+# Capture group names as regex-syntax 0.8 reads them: '.', '[' and ']' after the first character
+# (PCRE2 refuses them: ctxsearch said "syntax error in subpattern name"), and rg's errors.
+golden("a group name may hold '.', '[' and ']'", ["-r", "<$1|$2|$c>", "(?P<a.b>f)(?P<c[0]>o)o",
+                                                   "d/a.txt"],
+       b"<f|o|> one\n<f|o|> two\n", 0)
+golden("a non-ASCII group name under --no-unicode", ["--no-unicode", "-c", "(?P<\u00e9>f)oo",
+                                                     "d/a.txt"], b"2\n", 0)
+golden("a duplicate group name is rg's error", S + ["(?P<a>x)|(?<a>y)", "d"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '(?P<a>x)|(?<a>y)' at offset 12: duplicate "
+                 "capture group name")])
+golden("an empty group name is rg's error", S + ["(?P<>a)", "d"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '(?P<>a)' at offset 4: empty capture group "
+                 "name")])
+golden("a group name starting with a digit is rg's error", S + ["(?P<1a>a)", "d"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '(?P<1a>a)' at offset 4: invalid capture group "
+                 "character")])
+golden("a reversed class range is rg's error at its start", S + ["[z-a]", "d"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '[z-a]' at offset 1: invalid character class "
+                 "range, the start must be <= the end")])
 golden("-F makes a bad regex a literal", S + ["-F", "foo(", "d"], b"d/call.c:call foo(x);\n", 0)
 # rg 14 words a root it cannot stat as its walk does: walkdir's "IO error for operation on" when
 # it walks on one thread (sorted, -j1, one path that is no directory), plain on several threads.
@@ -1371,6 +1390,28 @@ def pre_searches_a_preprocessors_output():
                                           "command failed: '\"false\" \"z/p.txt\"': "
                                           "<stderr is empty>\n"),
               "--pre failing: rc=%d err=%r" % (rc, err))
+    finally:
+        t.close()
+
+
+@case
+def walk_errors_come_in_the_order_of_a_one_thread_walk():
+    # rg walks sorted searches on one thread: roots in the order given (--sortr path too: it
+    # collects in that order, then sorts), and -q stops at the first match, so nothing after it
+    # is reported (ctxsearch reported missing roots first, and the ordered search let the walk's
+    # errors past the match through).
+    t = Tree({"a/x.txt": b"foo\n", "b/y.txt": b"foo\n"})
+    try:
+        os.symlink("..", t.p("b/loop"))
+        loop = "ctxsearch: File system loop found: b/loop/b/loop points to an ancestor b/loop\n"
+        nope = ("ctxsearch: %s: IO error for operation on %s: No such file or directory "
+                "(os error 2)\n")
+        rc, out, err = run_in(t, ["-L", "--sortr", "path", "-c", "foo", "nope", "b", "nope2"])
+        check(rc == 2 and (IS_RG or err == nope % ("nope", "nope") + loop +
+                           nope % ("nope2", "nope2")),
+              "--sortr path: rc=%d err=%r" % (rc, err))
+        rc, out, err = run_in(t, ["-q", "-L", "--sort", "path", "foo", "a", "b"])
+        check(rc == 0 and out == b"" and err == "", "-q --sort path: rc=%d err=%r" % (rc, err))
     finally:
         t.close()
 

@@ -1030,10 +1030,10 @@ Status Walker::run() {
   // Roots in command-line order; directories become tasks, files are emitted (or recorded) as is.
   std::vector<RootItem> items;
   std::vector<DirTask> tasks;
-  // A walk in order on one thread (by path forward, or inline) reports a root it cannot walk when
-  // it gets there, as ripgrep's one-thread walk (which a -q search that matched before never
-  // reaches); the others report it at once.
-  const bool in_turn = inline_ || (options_.sort == SortBy::kPath && !options_.sort_reverse);
+  // A walk in order on one thread (by path, or inline) reports a root it cannot walk when it gets
+  // there, as ripgrep's one-thread walk (which a -q search that matched before never reaches);
+  // the others report it at once.
+  const bool in_turn = inline_ || options_.sort == SortBy::kPath;
   auto root_error = [&](const Error& error, const std::string& p) {
     if (in_turn) {
       items.push_back(RootItem{false, p, nullptr, 0, error});
