@@ -33,6 +33,7 @@
 #include "ordered_run.hpp"
 #include "output.hpp"
 #include "preprocess.hpp"
+#include "stdin_entry.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -1334,6 +1335,11 @@ class Search {
       search_file("-", true, workers_.local());
       return exit_code();
     }
+    if (walk_options.sort != walker::SortBy::kNone &&
+        (walk_options.sort != walker::SortBy::kPath || walk_options.sort_reverse) &&
+        std::ranges::find(paths, "-") != paths.end()) {
+      return run_sorted_with_stdin(walk_options, paths);
+    }
     std::vector<std::string> run_paths;
     for (const std::string& p : paths) {
       if (p != "-") {
@@ -1356,7 +1362,34 @@ class Search {
   }
 
   // Walks `paths` (none: the current directory) and searches what it finds.
-  void walk_paths(walker::WalkOptions walk_options, const std::vector<std::string>& paths) {
+  // `-` among the paths of a walk sorted by a time or by path reversed, placed as rg 14 places it
+  // (see stdin_entry.hpp).
+  int run_sorted_with_stdin(const walker::WalkOptions& walk_options,
+                            const std::vector<std::string>& paths) {
+    std::vector<std::string> rest;
+    std::ranges::copy_if(paths, std::back_inserter(rest), [](const auto& p) { return p != "-"; });
+    const std::size_t stdins = paths.size() - rest.size();
+    auto search_stdin = [&](std::size_t n) {
+      for (std::size_t i = 0; i < n && !stop_.load(); ++i) search_file("-", true, workers_.local());
+    };
+    if (walk_options.sort == walker::SortBy::kPath) {  // reversed
+      if (!rest.empty())
+        walk_paths(walk_options, rest, stdins);
+      else
+        search_stdin(stdins);
+      return exit_code();
+    }
+    // By a time: after the files, as stdin has none; reversed, before them.
+    if (walk_options.sort_reverse) search_stdin(stdins);
+    if (!rest.empty()) walk_paths(walk_options, rest);
+    if (!walk_options.sort_reverse) search_stdin(stdins);
+    return exit_code();
+  }
+
+  // `stdins`: under --sortr path, how many `-` paths to search where "<stdin>" sorts among the
+  // files the walk hands over.
+  void walk_paths(walker::WalkOptions walk_options, const std::vector<std::string>& paths,
+                  std::size_t stdins = 0) {
     if (stop_.load()) return;
     walk_options.paths = paths;
     walk_options.probe_file_systems = true;  // for FileBuffer::read_at
@@ -1376,17 +1409,20 @@ class Search {
           return quit_on_this_thread;
         },
         [this] { return stop_.load(std::memory_order_relaxed); });
-    Sink sink(*this, &ordered);
+    Sink sink(*this, &ordered, stdins);
     if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
+    sink.add_stdin();
     ordered.finish();
   }
 
  private:
   // Searches what the walk finds, or (sorted) hands it to `ordered` in the walk's order.
   struct Sink final : walker::WalkSink {
-    explicit Sink(Search& s, OrderedRun* run = nullptr) : search(s), ordered(run) {}
+    explicit Sink(Search& s, OrderedRun* run = nullptr, std::size_t stdins = 0)
+        : search(s), ordered(run), stdin_pending(stdins) {}
     walker::Flow on_file(const walker::WalkEntry& e) override {
       search.searched_.store(true, std::memory_order_relaxed);
+      if (stdin_pending > 0 && !sorts_after_stdin_name(e.path)) add_stdin();
       if (ordered != nullptr) {
         ordered->add(OrderedJob{std::string(e.path), e.depth == 0, e.short_read_is_end, {}});
       } else {
@@ -1407,8 +1443,13 @@ class Search {
     void on_ignore_error(const Error& e) override {
       if (!search.args_.no_ignore_messages) search.out_.warn(e.detail);
     }
+    // Adds the pending stdin searches to the ordered run.
+    void add_stdin() {
+      for (; stdin_pending > 0; --stdin_pending) ordered->add(OrderedJob{"-", true, false, {}});
+    }
     Search& search;
     OrderedRun* ordered;
+    std::size_t stdin_pending;
   };
 
   // What goes between two files' output: a blank line under headings, the context separator

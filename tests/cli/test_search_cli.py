@@ -277,6 +277,21 @@ golden("a missing path alone is walked on one thread: walkdir's wording", ["foo"
 golden("... and under -j1", ["-j1", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2, NOPE_IO)
 golden("... but not on several threads", ["-j2", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2,
        [("line", "ctxsearch: nope: No such file or directory (os error 2)")])
+# rg 14's walk yields `-` as an entry named "<stdin>": --files lists it (ctxsearch said "No such
+# file"), --sortr path sorts it by that name, and a sort by a time puts it after the files (it
+# has no time; first when reversed). ctxsearch kept `-` where it was given.
+golden("--files lists - as <stdin>", ["--files", "-"], b"<stdin>\n", 0, stdin=b"")
+golden("--files --sort path lists <stdin> in its place",
+       ["--files", "--sort", "path", "d/sub", "-", "d/b.txt"], b"d/sub/c.txt\n<stdin>\nd/b.txt\n", 0,
+       stdin=b"")
+golden("--files --sortr path sorts <stdin> by that name", ["--files", "--sortr", "path", "-", "d/sub"],
+       b"d/sub/c.txt\n<stdin>\n", 0, stdin=b"")
+golden("--sort modified searches stdin after the files", ["--sort", "modified", "foo", "-", "d/sub"],
+       b"d/sub/c.txt:x foo\n<stdin>:foo in\n", 0, stdin=b"foo in\n")
+golden("--sortr modified searches stdin first", ["--sortr", "modified", "foo", "d/sub", "-"],
+       b"<stdin>:foo in\nd/sub/c.txt:x foo\n", 0, stdin=b"foo in\n")
+golden("--sortr path searches stdin where <stdin> sorts", ["--sortr", "path", "foo", "-", "d/sub"],
+       b"d/sub/c.txt:x foo\n<stdin>:foo in\n", 0, stdin=b"foo in\n")
 # rg's one-thread walk (sorted, -j1) reaches a root when its turn comes, and -q stops the walk at
 # the first match: a missing root after it is never reported (ctxsearch reported every root
 # first; sorted, the walk also ran ahead of the searches).
