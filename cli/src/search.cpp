@@ -182,11 +182,14 @@ class FilePrinter final : public engine::LineSink {
 
   engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
                        std::string_view line) override {
+    // Nothing counts after a stop (stdin searched as it arrives goes on to its next piece).
+    if (stopped_) return engine::Flow::kStop;
     return noted(line_flow(line_number, offset, line));
   }
 
   engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
                           std::string_view line) override {
+    if (stopped_) return engine::Flow::kStop;
     return noted(context_flow(line_number, offset, line));
   }
 

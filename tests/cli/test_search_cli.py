@@ -971,6 +971,10 @@ golden("-r: `${1x` (unclosed) and `$` at the end are literal", ["-r", "${1x$", "
        b"${1x$ one\n${1x$ two\n", 0)
 golden_ml("-M measures the replaced text without its line terminator",
           ["-M", "5", "-r", "[$0]", "qux", "m/a.txt"], b"[qux]\n", 0)
+# Piped stdin is searched in pieces as it arrives: a -c/--count-matches -m limit reached in one
+# piece held for the next ones (ctxsearch counted the next piece's lines too: 3).
+golden("-c -m on piped stdin holds across its pieces", ["-c", "-m", "2", "main"], b"2\n", 0,
+       stdin=b"main\nmain\n" + b"x\n" * 40000 + b"main\n")
 golden("-U --count-matches -m counts the matches of each block (as rg 14's summary printer)",
        ["-U", "--count-matches", "-m", "2", "bar$"], b"2\n", 0, stdin=b"bar\nbar\n\nbar\n")
 golden("-U: ^$ matches after the final line feed (an empty block: its before-context prints)",
