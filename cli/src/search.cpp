@@ -1184,8 +1184,7 @@ class Search {
     if (ran.ok()) return ran;
     if (how == RunEnd::kNotStarted) {
       // As ripgrep: a decompressor that cannot start leaves the file searched as it is.
-      if (!pre && ran.error().code == ErrorCode::kNotFound) return std::nullopt;
-      if (!pre) return ran;
+      if (!pre) return std::nullopt;
       return Status(
           Error{ran.error().code, fmt::format("preprocessor command could not start: '{}': {}",
                                               quoted_command(argv), ran.error().detail)});
@@ -1364,7 +1363,6 @@ class Search {
     return exit_code();
   }
 
-  // Walks `paths` (none: the current directory) and searches what it finds.
   // `-` among the paths of a walk sorted by a time or by path reversed, placed as rg 14 places it
   // (see stdin_entry.hpp).
   int run_sorted_with_stdin(const walker::WalkOptions& walk_options,
@@ -1376,10 +1374,11 @@ class Search {
       for (std::size_t i = 0; i < n && !stop_.load(); ++i) search_file("-", true, workers_.local());
     };
     if (walk_options.sort == walker::SortBy::kPath) {  // reversed
-      if (!rest.empty())
-        walk_paths(walk_options, rest, stdins);
-      else
+      if (rest.empty()) {
         search_stdin(stdins);
+      } else {
+        walk_paths(walk_options, rest, stdins);
+      }
       return exit_code();
     }
     // By a time: after the files, as stdin has none; reversed, before them.
@@ -1389,8 +1388,8 @@ class Search {
     return exit_code();
   }
 
-  // `stdins`: under --sortr path, how many `-` paths to search where "<stdin>" sorts among the
-  // files the walk hands over.
+  // Walks `paths` (none: the current directory) and searches what it finds. `stdins`: under
+  // --sortr path, how many `-` paths to search where "<stdin>" sorts among the files.
   void walk_paths(walker::WalkOptions walk_options, const std::vector<std::string>& paths,
                   std::size_t stdins = 0) {
     if (stop_.load()) return;
