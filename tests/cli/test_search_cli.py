@@ -38,7 +38,11 @@ CR, -f from stdin, a FIFO or /dev/null (`-f -` leaves stdin unsearched; rg's err
 wording of a missing path (walkdir's "IO error for operation on" on one thread; an empty path
 names nothing), -C=1/-e=foo, --max-filesize suffixes, the last of --files/--type-list/--generate
 and the search output flags choosing the mode, a closed stdin read as empty, the hints of
-unknown flags and of look-around errors, -N/--no-column under --vimgrep and --json.
+unknown flags and of look-around errors, -N/--no-column under --vimgrep and --json, -r's literal
+`${}`, a --pre program that fails after writing (rg's CommandReader: at the end of its output, or
+at its close after -l/-q/-m stopped the search), capture group names as regex-syntax 0.8 checks
+them, `-` as rg 14's "<stdin>" entry (--files, --sortr path, sorts by a time), -q on a one-thread
+walk never reaching the roots or walk errors after its match, -c -m across piped stdin's pieces.
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
