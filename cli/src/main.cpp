@@ -27,6 +27,7 @@
 #include "hyperlink.hpp"
 #include "output.hpp"
 #include "search.hpp"
+#include "stdin_entry.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -134,6 +135,87 @@ std::string pcre2_version_text() {
                      jit != 0 ? "JIT is available" : "JIT is unavailable");
 }
 
+walker::WalkEntry stdin_entry() {
+  walker::WalkEntry e{};
+  e.path = kStdinName;
+  return e;
+}
+
+// Hands the files of a --sortr path walk on, with "<stdin>" entries (`-` roots) where that name
+// sorts among them.
+class StdinAmongSorted final : public walker::WalkSink {
+ public:
+  StdinAmongSorted(walker::WalkSink& inner, std::size_t stdins) : inner_(inner), pending_(stdins) {}
+  walker::Flow on_file(const walker::WalkEntry& entry) override {
+    if (!sorts_after_stdin_name(entry.path) && finish() == walker::Flow::kStop) {
+      return walker::Flow::kStop;
+    }
+    return inner_.on_file(entry);
+  }
+  void on_error(const Error& error) override { inner_.on_error(error); }
+  void on_ignore_error(const Error& error) override { inner_.on_ignore_error(error); }
+  // Hands on the entries still pending.
+  walker::Flow finish() {
+    for (; pending_ > 0; --pending_) {
+      if (inner_.on_file(stdin_entry()) == walker::Flow::kStop) {
+        return walker::Flow::kStop;
+      }
+    }
+    return walker::Flow::kContinue;
+  }
+
+ private:
+  walker::WalkSink& inner_;
+  std::size_t pending_;
+};
+
+// --files over args.walk.paths, where rg 14 lists `-` as "<stdin>" (see stdin_entry.hpp): in its
+// place on a walk in order (one thread, --sort path), first on several threads.
+Status list_files(Args& args, walker::WalkSink& printer) {
+  const std::vector<std::string> paths = args.walk.paths;
+  std::vector<std::string> rest;
+  std::ranges::copy_if(paths, std::back_inserter(rest), [](const auto& p) { return p != "-"; });
+  const std::size_t stdins = paths.size() - rest.size();
+  if (stdins == 0) return walker::walk(args.walk, printer);
+  const walker::WalkOptions& w = args.walk;
+  auto list_stdin = [&](std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) printer.on_file(stdin_entry());
+  };
+  auto walk = [&](std::vector<std::string> run) -> Status {
+    if (run.empty()) return {};
+    args.walk.paths = std::move(run);
+    return walker::walk(args.walk, printer);
+  };
+  if (w.sort == walker::SortBy::kPath && w.sort_reverse) {
+    StdinAmongSorted sink(printer, stdins);
+    Status s;
+    if (!rest.empty()) {
+      args.walk.paths = rest;
+      s = walker::walk(args.walk, sink);
+    }
+    sink.finish();
+    return s;
+  }
+  if (w.sort == walker::SortBy::kPath || (w.sort == walker::SortBy::kNone && w.walk_order)) {
+    std::vector<std::string> run;
+    for (const std::string& p : paths) {
+      if (p != "-") {
+        run.push_back(p);
+        continue;
+      }
+      CTX_TRY(walk(std::exchange(run, {})));
+      list_stdin(1);
+    }
+    return walk(run);
+  }
+  // By a time, ascending: after the files; reversed, or unsorted on several threads: first.
+  const bool last = w.sort != walker::SortBy::kNone && !w.sort_reverse;
+  if (!last) list_stdin(stdins);
+  CTX_TRY(walk(rest));
+  if (last) list_stdin(stdins);
+  return {};
+}
+
 int run_files(Args& args) {
   auto filters = build_filters(args);
   if (!filters.ok()) {
@@ -155,7 +237,7 @@ int run_files(Args& args) {
                       color ? color_specs(args.colors).path : std::string(), args.path_separator,
                       args.buffer == Args::Buffer::kLine ? 1 : kFlushBytes, !args.no_messages,
                       !args.no_ignore_messages, links ? &*links : nullptr);
-  if (Status s = walker::walk(args.walk, printer); !s.ok()) {
+  if (Status s = list_files(args, printer); !s.ok()) {
     print_error(s.error().detail);
     return 2;
   }

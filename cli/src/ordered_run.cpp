@@ -5,7 +5,7 @@
 namespace ctx::cli {
 
 OrderedRun::OrderedRun(Output& out, unsigned threads, std::size_t window,
-                       std::function<void(const OrderedJob&)> search, std::function<bool()> stopped)
+                       std::function<bool(const OrderedJob&)> search, std::function<bool()> stopped)
     : out_(out),
       window_(std::max<std::size_t>(window, 2)),
       search_(std::move(search)),
@@ -95,9 +95,16 @@ std::size_t OrderedRun::held_bytes(const Slot& slot) {
 void OrderedRun::run_job(std::size_t index, const OrderedJob& job, Slot& result) {
   Output::Capture capture(*this, index);
   if (!job.error.empty()) {
-    out_.error(job.error);
+    // Reported at its turn, when whether an earlier job quit the run is known.
+    wait(index);
+    bool quit = false;
+    {
+      std::lock_guard lock(mutex_);
+      quit = quit_written_;
+    }
+    if (!quit) out_.error(job.error);
   } else if (!stopped_()) {
-    search_(job);
+    result.quit = search_(job);
   }
   result.live = capture.live();
   result.out = capture.take_stdout();
@@ -109,7 +116,8 @@ void OrderedRun::write_finished_locked() {
   bool first = true;
   while (!slots_.empty() && slots_.front().done) {
     Slot& slot = slots_.front();
-    if (!slot.live) out_.replay(slot.out, slot.separator, slot.messages);
+    if (!slot.live && !quit_written_) out_.replay(slot.out, slot.separator, slot.messages);
+    quit_written_ = quit_written_ || slot.quit;
     if (!first) held_bytes_ -= held_bytes(slot);
     first = false;
     slots_.pop_front();

@@ -33,10 +33,12 @@ struct OrderedJob {
 // for their turn.
 class OrderedRun final : public Output::Turns {
  public:
-  // `search(job)` runs on a worker thread under the job's capture; `stopped()` true skips the
+  // `search(job)` runs on a worker thread under the job's capture and returns whether it quits
+  // the run (-q found a match): what later jobs write or report is then dropped, as a walk on
+  // one thread that stopped there would never have reached them. `stopped()` true skips the
   // jobs not yet started (-q found a match, the reader went away).
   OrderedRun(Output& out, unsigned threads, std::size_t window,
-             std::function<void(const OrderedJob&)> search, std::function<bool()> stopped);
+             std::function<bool(const OrderedJob&)> search, std::function<bool()> stopped);
   ~OrderedRun();
   OrderedRun(const OrderedRun&) = delete;
   OrderedRun& operator=(const OrderedRun&) = delete;
@@ -53,6 +55,7 @@ class OrderedRun final : public Output::Turns {
     OrderedJob job;
     bool done = false;
     bool live = false;  // its output is written already
+    bool quit = false;  // it quit the run
     std::string out;
     std::string_view separator;
     std::vector<std::pair<bool, std::string>> messages;
@@ -69,7 +72,7 @@ class OrderedRun final : public Output::Turns {
 
   Output& out_;
   std::size_t window_;
-  std::function<void(const OrderedJob&)> search_;
+  std::function<bool(const OrderedJob&)> search_;
   std::function<bool()> stopped_;
   std::mutex mutex_;
   std::condition_variable work_;   // a job to take, or the end
@@ -80,6 +83,7 @@ class OrderedRun final : public Output::Turns {
   std::size_t next_ = 0;           // the first job no worker took yet
   std::size_t added_ = 0;
   std::size_t held_bytes_ = 0;  // recorded output of the finished jobs behind the head
+  bool quit_written_ = false;   // a job that quit the run was written: drop the rest
   unsigned idle_workers_ = 0, producer_waiting_ = 0, turn_waiting_ = 0;
   bool closed_ = false;
   std::vector<std::thread> workers_;

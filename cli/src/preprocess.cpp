@@ -107,8 +107,12 @@ std::string quoted_command(const std::vector<std::string>& argv) {
   return out;
 }
 
-Status run_and_capture(const std::vector<std::string>& argv, int stdin_fd, std::string& out) {
+Status run_and_capture(const std::vector<std::string>& argv, int stdin_fd, std::string& out,
+                       RunEnd* how) {
   out.clear();
+  RunEnd ignored = RunEnd::kSucceeded;
+  RunEnd& end = how != nullptr ? *how : ignored;
+  end = RunEnd::kNotStarted;
   if (argv.empty()) return Error{ErrorCode::kInvalidArgument, "no command to run"};
   Fds fds;  // 0,1: stdout pipe (read, write); 2,3: stderr pipe
   if (::pipe2(fds.fd, O_CLOEXEC) != 0 || ::pipe2(fds.fd + 2, O_CLOEXEC) != 0) {
@@ -145,6 +149,7 @@ Status run_and_capture(const std::vector<std::string>& argv, int stdin_fd, std::
     return Error{spawned == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIo,
                  fmt::format("{} (os error {})", std::strerror(spawned), spawned)};
   }
+  end = RunEnd::kFailed;
   std::string err;
   constexpr std::size_t kMaxStderr = 64 << 10;
   bool too_large = false;
@@ -182,10 +187,14 @@ Status run_and_capture(const std::vector<std::string>& argv, int stdin_fd, std::
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (too_large) {
+    end = RunEnd::kTooLarge;
     return Error{ErrorCode::kIo, fmt::format("{} wrote more than {} MiB: not searched",
                                              quoted_command(argv), kMaxPipedBytes >> 20)};
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    end = RunEnd::kSucceeded;
+    return {};
+  }
   // What ripgrep shows of a failed command: its stderr between two lines of dashes.
   while (!err.empty() && (err.back() == '\n' || err.back() == ' ' || err.back() == '\t')) {
     err.pop_back();
@@ -193,7 +202,7 @@ Status run_and_capture(const std::vector<std::string>& argv, int stdin_fd, std::
   std::size_t lead = 0;
   while (lead < err.size() && (err[lead] == '\n' || err[lead] == ' ' || err[lead] == '\t')) ++lead;
   err.erase(0, lead);
-  if (err.empty()) return Error{ErrorCode::kIo, "<stderr is empty>"};
+  if (err.empty()) return Error{ErrorCode::kIo, std::string(kEmptyStderr)};
   const std::string dashes(79, '-');
   return Error{ErrorCode::kIo, fmt::format("\n{}\n{}\n{}", dashes, err, dashes)};
 }

@@ -29,8 +29,13 @@ std::vector<std::string> decompressor_for(std::string_view path);
 // waited for, and killed when its output passes kMaxPipedBytes. Errors: it could not start
 // (kNotFound / kIo, saying so); it exited with a failure status or a signal (kIo, with what it
 // wrote on stderr between two lines of dashes, as ripgrep shows it); its output was too large.
-// `out` then still holds what it wrote.
-Status run_and_capture(const std::vector<std::string>& argv, int stdin_fd, std::string& out);
+// `out` then still holds what it wrote. `how` (when given) says which of these it was.
+enum class RunEnd { kSucceeded, kNotStarted, kFailed, kTooLarge };
+Status run_and_capture(const std::vector<std::string>& argv, int stdin_fd, std::string& out,
+                       RunEnd* how = nullptr);
+
+// The error of a failed program that wrote nothing on stderr (ripgrep's words).
+constexpr std::string_view kEmptyStderr = "<stderr is empty>";
 
 // `argv` quoted for messages, as ripgrep's Command debug form: "gzip" "-d" "-c" "x.gz".
 std::string quoted_command(const std::vector<std::string>& argv);

@@ -33,6 +33,7 @@
 #include "ordered_run.hpp"
 #include "output.hpp"
 #include "preprocess.hpp"
+#include "stdin_entry.hpp"
 
 namespace ctx::cli {
 namespace {
@@ -99,6 +100,8 @@ struct PrintOptions {
 struct Stats {
   std::uint64_t searches = 0, searches_with_match = 0, bytes_searched = 0, bytes_printed = 0,
                 matched_lines = 0, matches = 0, color_bytes = 0;
+  // --stats: bytes written for files whose statistics do not count (their --pre program failed)
+  std::uint64_t uncounted_bytes = 0;
   std::chrono::nanoseconds elapsed{0};
 };
 
@@ -182,6 +185,26 @@ class FilePrinter final : public engine::LineSink {
 
   engine::Flow on_line(std::uint64_t line_number, std::uint64_t offset,
                        std::string_view line) override {
+    // Nothing counts after a stop (stdin searched as it arrives goes on to its next piece).
+    if (stopped_) return engine::Flow::kStop;
+    return noted(line_flow(line_number, offset, line));
+  }
+
+  engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
+                          std::string_view line) override {
+    if (stopped_) return engine::Flow::kStop;
+    return noted(context_flow(line_number, offset, line));
+  }
+
+  // Whether this printer stopped the search (or the searcher's -m or binary data did): ripgrep
+  // then never reads the end of the file (what matters for a --pre / -z program's failure).
+  bool stopped(const engine::SearchOptions& options) const {
+    return stopped_ || (options.max_count && lines_ >= *options.max_count) ||
+           (binary_offset_ && !convert_);
+  }
+
+  // What on_line and on_context do (public only to stay where they were).
+  engine::Flow line_flow(std::uint64_t line_number, std::uint64_t offset, std::string_view line) {
     ++lines_;
     if (binary_stops_printing()) {
       // ripgrep's standard printer after binary data under BinaryMode::convert: the line counts
@@ -227,8 +250,8 @@ class FilePrinter final : public engine::LineSink {
     return stream_.broken_pipe() ? engine::Flow::kStop : engine::Flow::kContinue;
   }
 
-  engine::Flow on_context(std::uint64_t line_number, std::uint64_t offset,
-                          std::string_view line) override {
+  engine::Flow context_flow(std::uint64_t line_number, std::uint64_t offset,
+                            std::string_view line) {
     if (p_.output != Args::Output::kLines || p_.quiet) return engine::Flow::kContinue;
     if (binary_stops_printing()) return engine::Flow::kStop;
     // As ripgrep, under -v the context lines are the matching ones and show their submatches.
@@ -363,6 +386,11 @@ class FilePrinter final : public engine::LineSink {
 
  private:
   bool multi() const { return p_.multiline; }
+
+  engine::Flow noted(engine::Flow flow) {
+    if (flow == engine::Flow::kStop) stopped_ = true;
+    return flow;
+  }
   // As ripgrep, matches are colored unless the match spec is empty (--colors match:none).
   bool color_matches() const { return p_.color && !p_.colors->match_none; }
   // The summary printer's (-c, -l, -q, ...) squash: BinaryMode::quit saw binary data.
@@ -929,6 +957,7 @@ class FilePrinter final : public engine::LineSink {
   bool in_color_ = false;
   std::uint64_t color_bytes_ = 0;  // escape sequences written (not in --stats' bytes printed)
   bool began_ = false;             // --json: the begin message was written
+  bool stopped_ = false;           // a line said stop
   std::uint64_t json_bytes_ = 0;
   std::optional<std::uint64_t> binary_offset_;
   std::optional<std::uint64_t> bytes_searched_;
@@ -971,12 +1000,13 @@ class Search {
     // --pre and -z: the output of a program is searched instead (never for stdin), as ripgrep
     // reads it: through its roll buffer.
     bool piped = false;
+    std::optional<ProgramFailure> program_failed;  // --pre / -z: the program ran and failed
     if (!is_stdin && (!args_.pre.empty() || args_.search_zip)) {
-      std::optional<Status> ran = run_filter(owned, dir_fd, name, w.piped);
+      std::optional<Status> ran = run_filter(owned, dir_fd, name, w.piped, program_failed);
       if (ran) {
         if (!ran->ok()) {
           out_.error(fmt::format("{}: {}", path, ran->error().detail));
-          if (w.piped.empty()) return;
+          return;
         }
         piped = true;
         bytes = std::string_view(w.piped);
@@ -1061,7 +1091,10 @@ class Search {
                       shown));
     }
     if (printer.error()) out_.error(fmt::format("{}: {}", shown, printer.error()->detail));
-    printer.finish();
+    const ProgramEnd program_end =
+        end_of_program(program_failed, printer.stopped(options),
+                       w.piped.size() - std::min(w.piped.size(), printer.searched_bytes(0)), shown);
+    if (program_end != ProgramEnd::kFailedAtEnd) printer.finish();
     // As ripgrep, --json's summary counts only the files it printed (a begin message); --stats all,
     // and so does --json -q (ripgrep's summary printer then counts, with its statistics on).
     const bool json_counts_all = print_.json && args_.quiet;
@@ -1072,8 +1105,12 @@ class Search {
       const std::uint64_t searched_bytes =
           streamed ? total_bytes : printer.searched_bytes(total_bytes);
       printer.fill_stats(searched_bytes, std::chrono::steady_clock::now() - started, file);
-      if (print_.json) printer.finish_json(file);
+      if (print_.json && program_end != ProgramEnd::kFailedAtEnd) printer.finish_json(file);
       std::lock_guard lock(stats_mutex_);
+      if (program_end != ProgramEnd::kOk) {
+        stats_.uncounted_bytes += w.out.size();
+        return finish_stream(stream, w);
+      }
       stats_.searches += file.searches;
       stats_.searches_with_match += file.searches_with_match;
       stats_.bytes_searched += file.bytes_searched;
@@ -1083,20 +1120,62 @@ class Search {
       stats_.matches += file.matches;
       stats_.elapsed += file.elapsed;
     }
-    if (printer.succeeded()) {
+    if (printer.succeeded() && program_end == ProgramEnd::kOk) {
       matched_.store(true, std::memory_order_relaxed);
-      if (args_.quiet && !args_.stats) stop_.store(true, std::memory_order_relaxed);
+      if (args_.quiet && !args_.stats) quit_run();
     }
+    finish_stream(stream, w);
+  }
+
+  // -q found its match: the search stops (and the ordered run drops what comes after).
+  void quit_run() {
+    stop_.store(true, std::memory_order_relaxed);
+    quit_on_this_thread = true;
+  }
+
+  void finish_stream(OutputStream& stream, Worker& w) {
     if (out_.broken_pipe()) stop_.store(true, std::memory_order_relaxed);
     if (args_.quiet) w.out.clear();
     stream.finish(w.out);
   }
 
+  // A --pre / -z program that started and failed: what ripgrep says where the search reads the
+  // end of its output (`at_end`), or when it closes the program (`own`: the program's stderr).
+  struct ProgramFailure {
+    std::string at_end;
+    std::string own;
+    bool stderr_empty = false;
+  };
+
+  // How the search of a --pre / -z program's output ends, as ripgrep's CommandReader: a program
+  // that failed fails the read of the end of its output (reported as such, the file's summary,
+  // statistics and match left out), or, when the search stopped before that end, the closing of
+  // the program, where only a failure that wrote to stderr is reported (the file's output
+  // stays, its statistics and match do not count).
+  enum class ProgramEnd { kOk, kFailedAtEnd, kFailedAfterStop };
+  // (`unread`: the bytes of output past where the search stopped.)
+  ProgramEnd end_of_program(const std::optional<ProgramFailure>& failed, bool stopped,
+                            std::size_t unread, std::string_view shown) {
+    if (!failed) return ProgramEnd::kOk;
+    // Past what ripgrep reads ahead (its 64 KiB buffer) and the pipe holds (64 KiB), a program
+    // is still writing when ripgrep closes it, and SIGPIPE ends it: no error. (Closer to the end,
+    // whether it finished first is a race in ripgrep.)
+    if (stopped && unread > (std::size_t{128} << 10)) return ProgramEnd::kOk;
+    if (!stopped) {
+      out_.error(fmt::format("{}: {}", shown, failed->at_end));
+      return ProgramEnd::kFailedAtEnd;
+    }
+    if (failed->stderr_empty) return ProgramEnd::kOk;
+    out_.error(fmt::format("{}: {}", shown, failed->own));
+    return ProgramEnd::kFailedAfterStop;
+  }
+
   // --pre / -z for `path` (opened as `name` in `dir_fd` when dir_fd >= 0): nullopt when no program
   // applies (the file is searched as it is); else its output went to `out`, and the status says
-  // whether the program started and succeeded (rg's messages).
+  // whether it could be searched (rg's messages); `failed` is set when the program ran and failed
+  // (its output is still searched: see end_of_program).
   std::optional<Status> run_filter(const std::string& path, int dir_fd, std::string_view name,
-                                   std::string& out) {
+                                   std::string& out, std::optional<ProgramFailure>& failed) {
     std::vector<std::string> argv;
     const bool pre = !args_.pre.empty() && pre_wanted(path);
     if (pre) {
@@ -1113,22 +1192,25 @@ class Search {
                        : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) return Status(Error::from_errno(errno, path));
     }
-    Status ran = run_and_capture(argv, fd, out);
+    RunEnd how = RunEnd::kSucceeded;
+    Status ran = run_and_capture(argv, fd, out, &how);
     if (fd >= 0) ::close(fd);
     if (ran.ok()) return ran;
-    if (!pre && out.empty() && ran.error().code == ErrorCode::kNotFound) {
-      return std::nullopt;  // as ripgrep: a decompressor that cannot start; searched as it is
-    }
-    if (pre && out.empty() && ran.error().code == ErrorCode::kNotFound) {
+    if (how == RunEnd::kNotStarted) {
+      // As ripgrep: a decompressor that cannot start leaves the file searched as it is.
+      if (!pre) return std::nullopt;
       return Status(
           Error{ran.error().code, fmt::format("preprocessor command could not start: '{}': {}",
                                               quoted_command(argv), ran.error().detail)});
     }
-    if (pre) {
-      return Status(Error{ran.error().code, fmt::format("preprocessor command failed: '{}': {}",
-                                                        quoted_command(argv), ran.error().detail)});
-    }
-    return ran;
+    if (how == RunEnd::kTooLarge) return ran;  // not searched
+    ProgramFailure& f = failed.emplace();
+    f.own = ran.error().detail;
+    f.stderr_empty = f.own == kEmptyStderr;
+    f.at_end =
+        pre ? fmt::format("preprocessor command failed: '{}': {}", quoted_command(argv), f.own)
+            : f.own;
+    return Status();
   }
 
   // --pre-glob: whether --pre runs on `path` (all files without globs), as rg's override globs.
@@ -1275,6 +1357,11 @@ class Search {
       search_file("-", true, workers_.local());
       return exit_code();
     }
+    if (walk_options.sort != walker::SortBy::kNone &&
+        (walk_options.sort != walker::SortBy::kPath || walk_options.sort_reverse) &&
+        std::ranges::find(paths, "-") != paths.end()) {
+      return run_sorted_with_stdin(walk_options, paths);
+    }
     std::vector<std::string> run_paths;
     for (const std::string& p : paths) {
       if (p != "-") {
@@ -1296,8 +1383,35 @@ class Search {
     return exit_code();
   }
 
-  // Walks `paths` (none: the current directory) and searches what it finds.
-  void walk_paths(walker::WalkOptions walk_options, const std::vector<std::string>& paths) {
+  // `-` among the paths of a walk sorted by a time or by path reversed, placed as rg 14 places it
+  // (see stdin_entry.hpp).
+  int run_sorted_with_stdin(const walker::WalkOptions& walk_options,
+                            const std::vector<std::string>& paths) {
+    std::vector<std::string> rest;
+    std::ranges::copy_if(paths, std::back_inserter(rest), [](const auto& p) { return p != "-"; });
+    const std::size_t stdins = paths.size() - rest.size();
+    auto search_stdin = [&](std::size_t n) {
+      for (std::size_t i = 0; i < n && !stop_.load(); ++i) search_file("-", true, workers_.local());
+    };
+    if (walk_options.sort == walker::SortBy::kPath) {  // reversed
+      if (rest.empty()) {
+        search_stdin(stdins);
+      } else {
+        walk_paths(walk_options, rest, stdins);
+      }
+      return exit_code();
+    }
+    // By a time: after the files, as stdin has none; reversed, before them.
+    if (walk_options.sort_reverse) search_stdin(stdins);
+    if (!rest.empty()) walk_paths(walk_options, rest);
+    if (!walk_options.sort_reverse) search_stdin(stdins);
+    return exit_code();
+  }
+
+  // Walks `paths` (none: the current directory) and searches what it finds. `stdins`: under
+  // --sortr path, how many `-` paths to search where "<stdin>" sorts among the files.
+  void walk_paths(walker::WalkOptions walk_options, const std::vector<std::string>& paths,
+                  std::size_t stdins = 0) {
     if (stop_.load()) return;
     walk_options.paths = paths;
     walk_options.probe_file_systems = true;  // for FileBuffer::read_at
@@ -1312,20 +1426,25 @@ class Search {
     OrderedRun ordered(
         out_, threads, kOrderedWindowPerThread * threads,
         [this](const OrderedJob& job) {
+          quit_on_this_thread = false;
           search_file(job.path, job.explicit_file, workers_.local(), -1, {}, job.short_read_is_end);
+          return quit_on_this_thread;
         },
         [this] { return stop_.load(std::memory_order_relaxed); });
-    Sink sink(*this, &ordered);
+    Sink sink(*this, &ordered, stdins);
     if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
+    sink.add_stdin();
     ordered.finish();
   }
 
  private:
   // Searches what the walk finds, or (sorted) hands it to `ordered` in the walk's order.
   struct Sink final : walker::WalkSink {
-    explicit Sink(Search& s, OrderedRun* run = nullptr) : search(s), ordered(run) {}
+    explicit Sink(Search& s, OrderedRun* run = nullptr, std::size_t stdins = 0)
+        : search(s), ordered(run), stdin_pending(stdins) {}
     walker::Flow on_file(const walker::WalkEntry& e) override {
       search.searched_.store(true, std::memory_order_relaxed);
+      if (stdin_pending > 0 && !sorts_after_stdin_name(e.path)) add_stdin();
       if (ordered != nullptr) {
         ordered->add(OrderedJob{std::string(e.path), e.depth == 0, e.short_read_is_end, {}});
       } else {
@@ -1346,8 +1465,13 @@ class Search {
     void on_ignore_error(const Error& e) override {
       if (!search.args_.no_ignore_messages) search.out_.warn(e.detail);
     }
+    // Adds the pending stdin searches to the ordered run.
+    void add_stdin() {
+      for (; stdin_pending > 0; --stdin_pending) ordered->add(OrderedJob{"-", true, false, {}});
+    }
     Search& search;
     OrderedRun* ordered;
+    std::size_t stdin_pending;
   };
 
   // What goes between two files' output: a blank line under headings, the context separator
@@ -1367,7 +1491,8 @@ class Search {
       // ripgrep counts the bytes of matching and context lines only (not -c, -l output).
       const std::uint64_t printed =
           print_.output == Args::Output::kLines && !args_.quiet
-              ? out_.bytes_written() - std::min(out_.bytes_written(), stats_.color_bytes)
+              ? out_.bytes_written() -
+                    std::min(out_.bytes_written(), stats_.color_bytes + stats_.uncounted_bytes)
               : 0;
       auto seconds = [](std::chrono::nanoseconds ns) {
         return static_cast<double>(ns.count()) / 1e9;
@@ -1421,6 +1546,8 @@ class Search {
   PrintOptions print_;
   Output out_;
   std::atomic<bool> matched_{false}, stop_{false};
+  // This thread's search called quit_run().
+  static inline thread_local bool quit_on_this_thread = false;
   std::atomic<bool> searched_{false};  // the walk gave some file to search
   bool whole_files_ = false;
   walker::Overrides pre_globs_;

@@ -234,6 +234,44 @@ class Translator {
 
   bool at_end(std::size_t j) const { return j >= re_.size(); }
 
+  // The end ('>') of the capture group name at `j`, checked as regex-syntax 0.8 checks it (a
+  // letter or '_', then letters, digits, '_', '.', '[' or ']'; unique), or kNpos after fail().
+  // Non-ASCII characters pass. (A name the pattern leaves unclosed meets the ')' that rg 14
+  // wraps around each pattern: an invalid character at the pattern's end.)
+  std::size_t capture_name_end(std::size_t j) {
+    const std::size_t start = j;
+    for (; j < re_.size() && re_[j] != '>'; ++j) {
+      const auto c = static_cast<unsigned char>(re_[j]);
+      const bool ok = c >= 0x80 || c == '_' || std::isalpha(c) != 0 ||
+                      (j > start && (std::isdigit(c) != 0 || c == '.' || c == '[' || c == ']'));
+      if (!ok) {
+        fail(j, "invalid capture group character");
+        return kNpos;
+      }
+    }
+    if (j >= re_.size()) {
+      fail(j, "invalid capture group character");
+      return kNpos;
+    }
+    if (j == start) {
+      fail(j, "empty capture group name");
+      return kNpos;
+    }
+    const std::string_view name = re_.substr(start, j - start);
+    if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+      fail(start, "duplicate capture group name");
+      return kNpos;
+    }
+    names_.push_back(name);
+    return j;
+  }
+
+  static bool pcre2_name(std::string_view name) {
+    return std::all_of(name.begin(), name.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x80 && c != '.' && c != '[' && c != ']';
+    });
+  }
+
   // Skips whitespace and # comments under (?x), from `j`.
   void skip_space(std::size_t& j, bool in_class = false) {
     if (!flags_.x) return;
@@ -587,16 +625,16 @@ class Translator {
     if (re_.substr(j, 2) == "P<" ||
         (re_.substr(j, 1) == "<" && re_.substr(j + 1, 1) != "=" && re_.substr(j + 1, 1) != "!")) {
       const std::size_t name_at = j + (re_[j] == 'P' ? 2 : 1);
-      const std::size_t close = re_.find('>', name_at);
-      if (close == std::string_view::npos) {
-        fail(open, "unclosed capture group name");
-        return;
-      }
+      const std::size_t close = capture_name_end(name_at);
+      if (close == kNpos) return;
+      const std::string_view name = re_.substr(name_at, close - name_at);
       hir_.push_back(HirFrame{{}, {}, true});
       scopes_.push_back(flags_);
       open_.push_back(open);
       open_out_.push_back(out_.size());
-      out_ += superset_ ? "(" : fmt::format("(?<{}>", re_.substr(name_at, close - name_at));
+      // A name PCRE2 cannot take (with '.', '[' or ']'; non-ASCII, as PCRE2 runs without UTF
+      // here) is dropped: no replacement can name it (rg's `$name` is ASCII).
+      out_ += superset_ || !pcre2_name(name) ? "(" : fmt::format("(?<{}>", name);
       pos_ = close + 1;
       return;
     }
@@ -1045,6 +1083,7 @@ class Translator {
         }
       }
       std::uint32_t lo = 0;
+      const std::size_t at_lo = j;
       if (!class_literal(j, lo)) break;
       std::size_t k = j;
       skip_space(k, true);
@@ -1054,7 +1093,7 @@ class Translator {
         skip_space(k, true);
         if (!class_literal(k, hi)) break;
         if (hi < lo) {
-          fail(j, "invalid range, the start must be <= the end");
+          fail(at_lo, "invalid character class range, the start must be <= the end");
           break;
         }
         j = k;
@@ -1069,12 +1108,13 @@ class Translator {
   bool superset_;
   std::string_view strip_;  // see ByteRegexOptions::strip
   Flags flags_;
-  std::vector<Flags> scopes_;          // the flags outside each open group
-  std::vector<std::size_t> open_;      // where each open group starts
-  std::vector<std::size_t> open_out_;  // where each open group starts in out_
-  std::size_t atom_start_ = 0;         // where the last atom (or group) starts in out_
-  bool quantified_ = false;            // a quantifier follows that atom
-  bool assertion_ = false;             // that atom is an assertion
+  std::vector<Flags> scopes_;            // the flags outside each open group
+  std::vector<std::size_t> open_;        // where each open group starts
+  std::vector<std::size_t> open_out_;    // where each open group starts in out_
+  std::vector<std::string_view> names_;  // the capture group names seen
+  std::size_t atom_start_ = 0;           // where the last atom (or group) starts in out_
+  bool quantified_ = false;              // a quantifier follows that atom
+  bool assertion_ = false;               // that atom is an assertion
   // There is an atom a quantifier can repeat: not at the start of the pattern, of a group or of an
   // alternative, nor right after a flag group such as (?i) (Rust: "repetition operator missing
   // expression"; PCRE2 would read `(*FAIL)` as a verb).

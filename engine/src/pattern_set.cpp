@@ -2350,9 +2350,12 @@ void expand(std::string& out, std::string_view replacement, AppendGroup&& append
       out.push_back('$');
       ++i;
     } else if (next == '{') {
-      std::size_t close = replacement.find('}', i + 2);
-      if (close == std::string_view::npos) {
-        out.push_back(c);  // no closing brace: a literal '$', as ripgrep
+      // ${name}: a non-empty run of name bytes right before the '}'; anything else (`${}`,
+      // `${a b}`, no '}') leaves the '$' literal, as grep-matcher's interpolate.
+      std::size_t close = i + 2;
+      while (close < replacement.size() && is_name_byte(replacement[close])) ++close;
+      if (close == i + 2 || close >= replacement.size() || replacement[close] != '}') {
+        out.push_back(c);
         continue;
       }
       append_group(replacement.substr(i + 2, close - i - 2));

@@ -500,7 +500,20 @@ class Rewriter {
       pos_ = j + 1;
       return;
     }
-    out_ += "(?";  // (?P<name>, (?<name>, ...: the name is copied as ordinary text
+    // (?P<name>, (?<name>, ...: the name is copied as ordinary text, except that a name PCRE2
+    // cannot take (Rust allows '.', '[' and ']') is dropped: no replacement can name it.
+    const std::size_t name_at = pos_ + (re_.substr(pos_ + 2, 2) == "P<" ? 4 : 3);
+    const std::size_t close = re_.find('>', name_at);
+    if (name_at == pos_ + 4 || (re_.substr(pos_ + 2, 1) == "<" && re_.substr(pos_ + 3, 1) != "=" &&
+                                re_.substr(pos_ + 3, 1) != "!")) {
+      if (close != std::string_view::npos &&
+          re_.substr(name_at, close - name_at).find_first_of(".[]") != std::string_view::npos) {
+        out_ += "(";
+        pos_ = close + 1;
+        return;
+      }
+    }
+    out_ += "(?";
     pos_ += 2;
   }
 

@@ -120,6 +120,7 @@ TEST_CASE("ordered run writes every job's output in the order the jobs were adde
               const std::size_t i = std::stoul(job.path.substr(3));
               std::this_thread::sleep_for(std::chrono::microseconds(sleeps[i]));
               write_job(output, job.path, lines[i], chunks[i]);
+              return false;
             },
             [] { return false; });
         for (std::size_t i = 0; i < jobs; ++i) {
@@ -163,7 +164,7 @@ TEST_CASE("ordered run: the first job streams before it ends; a later one waits 
               buffer = job_text("first-tail", 10);
               stream.finish(buffer);
               first_done.store(true);
-              return;
+              return false;
             }
             // The second job streams far more than a capture may hold: past the limit it must
             // wait until the first job's output is written.
@@ -181,6 +182,7 @@ TEST_CASE("ordered run: the first job streams before it ends; a later one waits 
               }
             }
             stream.finish(buffer);
+            return false;
           },
           [] { return false; });
       run.add(OrderedJob{"first", false, false, {}});
@@ -214,13 +216,14 @@ TEST_CASE("ordered run: finished jobs hold a bounded amount of output behind a s
           if (job.path == "job0") {
             std::this_thread::sleep_for(std::chrono::milliseconds(300));
             head_done.store(true);
-            return;
+            return false;
           }
           if (!head_done.load()) ++started_while_head_ran;
           std::string text;
           for (int i = 0; i < 1000; ++i) text += line + "\n";
           OutputStream stream(output, {});
           stream.finish(text);
+          return false;
         },
         [] { return false; });
     for (int i = 0; i < 400; ++i) run.add(OrderedJob{"job" + std::to_string(i), false, false, {}});
@@ -229,4 +232,38 @@ TEST_CASE("ordered run: finished jobs hold a bounded amount of output behind a s
   // 8 MiB / 100 KB = 83 jobs may finish and wait; one more may be running on the other thread.
   CHECK(started_while_head_ran.load() <= 85);
   CHECK(started_while_head_ran.load() >= 10);
+}
+
+TEST_CASE(
+    "ordered run: after a job that quits the run, later jobs' output and errors are dropped") {
+  // As ripgrep's one-thread walk under -q: it stops at the first match and never reaches the
+  // rest, however far the walk and the other threads went meanwhile.
+  std::string out, err;
+  {
+    Redirect redirect;
+    {
+      Output output;
+      OrderedRun run(
+          output, 2, 64,
+          [&](const OrderedJob& job) {
+            if (job.path == "job1") std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            OutputStream stream(output, {});
+            std::string text = job.path + "\n";
+            stream.finish(text);
+            return job.path == "job1";
+          },
+          [] { return false; });
+      run.add(OrderedJob{{}, false, false, "error before"});
+      run.add(OrderedJob{"job0", false, false, {}});
+      run.add(OrderedJob{"job1", false, false, {}});
+      run.add(OrderedJob{"job2", false, false, {}});
+      run.add(OrderedJob{{}, false, false, "error after"});
+      run.add(OrderedJob{"job3", false, false, {}});
+      run.finish();
+    }
+    out = redirect.out();
+    err = redirect.err();
+  }
+  CHECK(out == "job0\njob1\n");
+  CHECK(err == "ctxsearch: error before\n");
 }

@@ -38,7 +38,11 @@ CR, -f from stdin, a FIFO or /dev/null (`-f -` leaves stdin unsearched; rg's err
 wording of a missing path (walkdir's "IO error for operation on" on one thread; an empty path
 names nothing), -C=1/-e=foo, --max-filesize suffixes, the last of --files/--type-list/--generate
 and the search output flags choosing the mode, a closed stdin read as empty, the hints of
-unknown flags and of look-around errors, -N/--no-column under --vimgrep and --json.
+unknown flags and of look-around errors, -N/--no-column under --vimgrep and --json, -r's literal
+`${}`, a --pre program that fails after writing (rg's CommandReader: at the end of its output, or
+at its close after -l/-q/-m stopped the search), capture group names as regex-syntax 0.8 checks
+them, `-` as rg 14's "<stdin>" entry (--files, --sortr path, sorts by a time), -q on a one-thread
+walk never reaching the roots or walk errors after its match, -c -m across piped stdin's pieces.
 
 Expected outputs are ripgrep 14's. Cases that disagree with rg 14 and are reported but not yet
 fixed name their bug in OPEN_BUGS: they run, and a failure is printed as XFAIL (a pass is
@@ -245,6 +249,25 @@ golden("a bad regex among several -e names that one", S + ["-e", "foo", "-e", "a
        [("prefix", "ctxsearch: regex parse error in 'a[' at offset 1: unclosed character class")])
 golden("a bad regex under -P exits 2 too", S + ["-P", "foo(", "d"], b"", 2,
        [("prefix", "ctxsearch: regex parse error in 'foo(' at offset 4: ")])
+# Capture group names as regex-syntax 0.8 reads them: '.', '[' and ']' after the first character
+# (PCRE2 refuses them: ctxsearch said "syntax error in subpattern name"), and rg's errors.
+golden("a group name may hold '.', '[' and ']'", ["-r", "<$1|$2|$c>", "(?P<a.b>f)(?P<c[0]>o)o",
+                                                   "d/a.txt"],
+       b"<f|o|> one\n<f|o|> two\n", 0)
+golden("a non-ASCII group name under --no-unicode", ["--no-unicode", "-c", "(?P<\u00e9>f)oo",
+                                                     "d/a.txt"], b"2\n", 0)
+golden("a duplicate group name is rg's error", S + ["(?P<a>x)|(?<a>y)", "d"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '(?P<a>x)|(?<a>y)' at offset 12: duplicate "
+                 "capture group name")])
+golden("an empty group name is rg's error", S + ["(?P<>a)", "d"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '(?P<>a)' at offset 4: empty capture group "
+                 "name")])
+golden("a group name starting with a digit is rg's error", S + ["(?P<1a>a)", "d"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '(?P<1a>a)' at offset 4: invalid capture group "
+                 "character")])
+golden("a reversed class range is rg's error at its start", S + ["[z-a]", "d"], b"", 2,
+       [("line", "ctxsearch: regex parse error in '[z-a]' at offset 1: invalid character class "
+                 "range, the start must be <= the end")])
 golden("-F makes a bad regex a literal", S + ["-F", "foo(", "d"], b"d/call.c:call foo(x);\n", 0)
 # rg 14 words a root it cannot stat as its walk does: walkdir's "IO error for operation on" when
 # it walks on one thread (sorted, -j1, one path that is no directory), plain on several threads.
@@ -258,6 +281,31 @@ golden("a missing path alone is walked on one thread: walkdir's wording", ["foo"
 golden("... and under -j1", ["-j1", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2, NOPE_IO)
 golden("... but not on several threads", ["-j2", "foo", "nope", "d/sub"], b"d/sub/c.txt:x foo\n", 2,
        [("line", "ctxsearch: nope: No such file or directory (os error 2)")])
+# rg 14's walk yields `-` as an entry named "<stdin>": --files lists it (ctxsearch said "No such
+# file"), --sortr path sorts it by that name, and a sort by a time puts it after the files (it
+# has no time; first when reversed). ctxsearch kept `-` where it was given.
+golden("--files lists - as <stdin>", ["--files", "-"], b"<stdin>\n", 0, stdin=b"")
+golden("--files --sort path lists <stdin> in its place",
+       ["--files", "--sort", "path", "d/sub", "-", "d/b.txt"], b"d/sub/c.txt\n<stdin>\nd/b.txt\n", 0,
+       stdin=b"")
+golden("--files --sortr path sorts <stdin> by that name", ["--files", "--sortr", "path", "-", "d/sub"],
+       b"d/sub/c.txt\n<stdin>\n", 0, stdin=b"")
+golden("--sort modified searches stdin after the files", ["--sort", "modified", "foo", "-", "d/sub"],
+       b"d/sub/c.txt:x foo\n<stdin>:foo in\n", 0, stdin=b"foo in\n")
+golden("--sortr modified searches stdin first", ["--sortr", "modified", "foo", "d/sub", "-"],
+       b"<stdin>:foo in\nd/sub/c.txt:x foo\n", 0, stdin=b"foo in\n")
+golden("--sortr path searches stdin where <stdin> sorts", ["--sortr", "path", "foo", "-", "d/sub"],
+       b"d/sub/c.txt:x foo\n<stdin>:foo in\n", 0, stdin=b"foo in\n")
+# rg's one-thread walk (sorted, -j1) reaches a root when its turn comes, and -q stops the walk at
+# the first match: a missing root after it is never reported (ctxsearch reported every root
+# first; sorted, the walk also ran ahead of the searches).
+golden("-q sorted: a missing root after the first match is never reached",
+       ["-q", "--sort", "path", "foo", "d", "nope"], b"", 0)
+golden("-q -j1: a missing root after the first match is never reached",
+       ["-q", "-j1", "foo", "d/a.txt", "nope"], b"", 0)
+golden("-q sorted: a missing root before the first match is reported",
+       ["-q", "--sort", "path", "foo", "nope", "d"], b"", 0, NOPE_IO)
+
 golden("--sortr path sorts every file, roots too, by its path's components (rg 14; rg 13 kept "
        "the roots' order)", ["--sortr", "path", "foo", "d/a.txt", "hl/c.txt", "d/sub"],
        b"hl/c.txt:foo\nd/sub/c.txt:x foo\nd/a.txt:foo one\nd/a.txt:foo two\n", 0)
@@ -919,8 +967,18 @@ golden_ml("-U -r replaces across lines", ["-U", "-r", "<$0>", "o\\nb", "m/a.txt"
 golden_ml("-r: a group the pattern lacks expands to nothing", ["-r", "<$1|${2}>", "ba(r|z)",
                                                                 "m/a.txt"],
           b"<r|> <z|>\nfoo <r|>\n<r|>x\n", 0)
+# grep-matcher's interpolate: `${` must close right after a non-empty run of [0-9A-Za-z_], or
+# the '$' is literal (ctxsearch used to expand `${}` and `${a b}` to nothing).
+golden("-r: `${}` and `${a b}` are literal", ["-r", "[${}|${na me}|${1}]", "(f)oo", "d/a.txt"],
+       b"[${}|${na me}|f] one\n[${}|${na me}|f] two\n", 0)
+golden("-r: `${1x` (unclosed) and `$` at the end are literal", ["-r", "${1x$", "foo", "d/a.txt"],
+       b"${1x$ one\n${1x$ two\n", 0)
 golden_ml("-M measures the replaced text without its line terminator",
           ["-M", "5", "-r", "[$0]", "qux", "m/a.txt"], b"[qux]\n", 0)
+# Piped stdin is searched in pieces as it arrives: a -c/--count-matches -m limit reached in one
+# piece held for the next ones (ctxsearch counted the next piece's lines too: 3).
+golden("-c -m on piped stdin holds across its pieces", ["-c", "-m", "2", "main"], b"2\n", 0,
+       stdin=b"main\nmain\n" + b"x\n" * 40000 + b"main\n")
 golden("-U --count-matches -m counts the matches of each block (as rg 14's summary printer)",
        ["-U", "--count-matches", "-m", "2", "bar$"], b"2\n", 0, stdin=b"bar\nbar\n\nbar\n")
 golden("-U: ^$ matches after the final line feed (an empty block: its before-context prints)",
@@ -1355,6 +1413,78 @@ def pre_searches_a_preprocessors_output():
                                           "command failed: '\"false\" \"z/p.txt\"': "
                                           "<stderr is empty>\n"),
               "--pre failing: rc=%d err=%r" % (rc, err))
+    finally:
+        t.close()
+
+
+@case
+def walk_errors_come_in_the_order_of_a_one_thread_walk():
+    # rg walks sorted searches on one thread: roots in the order given (--sortr path too: it
+    # collects in that order, then sorts), and -q stops at the first match, so nothing after it
+    # is reported (ctxsearch reported missing roots first, and the ordered search let the walk's
+    # errors past the match through).
+    t = Tree({"a/x.txt": b"foo\n", "b/y.txt": b"foo\n"})
+    try:
+        os.symlink("..", t.p("b/loop"))
+        loop = "ctxsearch: File system loop found: b/loop/b/loop points to an ancestor b/loop\n"
+        nope = ("ctxsearch: %s: IO error for operation on %s: No such file or directory "
+                "(os error 2)\n")
+        rc, out, err = run_in(t, ["-L", "--sortr", "path", "-c", "foo", "nope", "b", "nope2"])
+        check(rc == 2 and (IS_RG or err == nope % ("nope", "nope") + loop +
+                           nope % ("nope2", "nope2")),
+              "--sortr path: rc=%d err=%r" % (rc, err))
+        rc, out, err = run_in(t, ["-q", "-L", "--sort", "path", "foo", "a", "b"])
+        check(rc == 0 and out == b"" and err == "", "-q --sort path: rc=%d err=%r" % (rc, err))
+    finally:
+        t.close()
+
+
+@case
+def a_failing_pre_program_is_reported_where_ripgrep_reads_its_end():
+    # rg's CommandReader: the read of the end of the output fails (rg's search of the file fails:
+    # its lines stay printed, its -c count, --json end message, --stats share and match do not);
+    # a search that stopped before that end (-l, -q, -m) closes the program instead, whose failure
+    # is then shown without the command (only when it wrote on stderr).
+    t = Tree({"a.txt": b"foo one\nbar\nfoo two\n",
+              "out-fail.sh": b'#!/bin/sh\ncat "$1"; echo bad >&2; exit 1\n',
+              "quiet-fail.sh": b'#!/bin/sh\ncat "$1"; exit 1\n',
+              "no-exec.sh": b"#!/bin/sh\ncat\n"})
+    try:
+        for f in ("out-fail.sh", "quiet-fail.sh"):
+            os.chmod(t.p(f), 0o755)
+        dashes = "-" * 79
+        failed = ("ctxsearch: a.txt: preprocessor command failed: '\"./out-fail.sh\" "
+                  "\"a.txt\"': \n%s\nbad\n%s\n" % (dashes, dashes))
+        closed = "ctxsearch: a.txt: \n%s\nbad\n%s\n" % (dashes, dashes)
+        cases = [
+            (["foo"], 2, b"foo one\nfoo two\n", failed),
+            (["-c", "foo"], 2, b"", failed),
+            (["-q", "foo"], 2, b"", closed),
+            (["-l", "foo"], 2, b"a.txt\n", closed),
+            (["-m1", "foo"], 2, b"foo one\n", closed),
+            (["--stats", "-c", "foo"], 2, None, failed),
+        ]
+        for args, want_rc, want_out, want_err in cases:
+            rc, out, err = run_in(t, ["--pre", "./out-fail.sh"] + args + ["a.txt"])
+            if want_out is None:  # --stats: the file counts for nothing
+                ok = b"\n0 matches\n0 matched lines\n0 files contained matches\n0 files searched\n" \
+                     b"0 bytes printed\n0 bytes searched\n" in out
+            else:
+                ok = out == want_out
+            check(rc == want_rc and ok and (IS_RG or err == want_err),
+                  "--pre failing after output %r: rc=%d out=%r err=%r" % (args, rc, out, err))
+        # A failure without stderr is no error where the program is closed.
+        rc, out, err = run_in(t, ["--pre", "./quiet-fail.sh", "-q", "foo", "a.txt"])
+        check(rc == 0 and err == "", "--pre failing quietly, -q: rc=%d err=%r" % (rc, err))
+        rc, out, err = run_in(t, ["--pre", "./quiet-fail.sh", "-c", "foo", "a.txt"])
+        check(rc == 2 and out == b"" and (IS_RG or err.endswith("<stderr is empty>\n")),
+              "--pre failing quietly, -c: rc=%d out=%r err=%r" % (rc, out, err))
+        # A program that cannot be executed could not start (not: failed).
+        rc, out, err = run_in(t, ["--pre", "./no-exec.sh", "foo", "a.txt"])
+        check(rc == 2 and out == b"" and (IS_RG or err == "ctxsearch: a.txt: preprocessor command "
+                                          "could not start: '\"./no-exec.sh\" \"a.txt\"': "
+                                          "Permission denied (os error 13)\n"),
+              "--pre not executable: rc=%d err=%r" % (rc, err))
     finally:
         t.close()
 

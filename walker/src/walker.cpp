@@ -28,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "beneath.hpp"
 #include "ctx/base/file_buffer.hpp"
@@ -151,7 +152,8 @@ struct RootItem {
   bool is_dir;
   std::string path;
   std::unique_ptr<SortedDir> tree;
-  std::size_t task = 0;  // a directory's index in `tasks`
+  std::size_t task = 0;        // a directory's index in `tasks`
+  std::optional<Error> error;  // a root that could not be walked, reported at its turn
 };
 
 struct Ancestor {  // -L loop detection: the chain of directories above a task
@@ -969,6 +971,10 @@ void Walker::walk_sorted_by_path(const std::vector<RootItem>& items, std::vector
   auto* collect = options_.sort_reverse ? &all : nullptr;
   for (const RootItem& item : items) {
     if (stop_.load(std::memory_order_relaxed)) break;
+    if (item.error) {
+      report(*item.error);
+      continue;
+    }
     if (!item.is_dir) {
       if (collect != nullptr) {
         collect->emplace_back(item.path, 0);
@@ -1024,31 +1030,42 @@ Status Walker::run() {
   // Roots in command-line order; directories become tasks, files are emitted (or recorded) as is.
   std::vector<RootItem> items;
   std::vector<DirTask> tasks;
+  // A walk in order on one thread (by path, or inline) reports a root it cannot walk when it gets
+  // there, as ripgrep's one-thread walk (which a -q search that matched before never reaches);
+  // the others report it at once.
+  const bool in_turn = inline_ || options_.sort == SortBy::kPath;
+  auto root_error = [&](const Error& error, const std::string& p) {
+    if (in_turn) {
+      items.push_back(RootItem{false, p, nullptr, 0, error});
+    } else {
+      report(error);
+    }
+  };
   for (const std::string& p : paths) {
     const char* stat_path = p.empty() ? "." : p.c_str();
     struct stat st {};
     if (beneath()) {
       int fd = detail::open_beneath(options_.beneath_fd, p, O_PATH);
       if (fd < 0) {
-        report(beneath_error(errno, p));
+        root_error(beneath_error(errno, p), p);
         continue;
       }
       const int got = ::fstat(fd, &st);
       const int err = errno;
       ::close(fd);
       if (got != 0) {
-        report(Error::from_errno(err, p));
+        root_error(Error::from_errno(err, p), p);
         continue;
       }
     } else if (p.empty() && !implicit) {  // as ripgrep: an empty path names nothing
-      report(io_error(ENOENT, p));
+      root_error(io_error(ENOENT, p), p);
       continue;
     } else if (::stat(stat_path, &st) != 0) {
-      report(io_error(errno, p));
+      root_error(io_error(errno, p), p);
       continue;
     }
     if (!S_ISDIR(st.st_mode)) {
-      items.push_back(RootItem{false, p, nullptr});
+      items.push_back(RootItem{false, p, nullptr, 0, std::nullopt});
       continue;
     }
     auto root = std::make_unique<Root>();
@@ -1076,8 +1093,8 @@ Status Walker::run() {
       task.node = parent_chain(resolved);
     }
     roots_.push_back(std::move(root));
-    items.push_back(
-        RootItem{true, p, sorted() ? std::make_unique<SortedDir>() : nullptr, tasks.size()});
+    items.push_back(RootItem{true, p, sorted() ? std::make_unique<SortedDir>() : nullptr,
+                             tasks.size(), std::nullopt});
     task.out = items.back().tree.get();
     tasks.push_back(std::move(task));
   }
@@ -1100,7 +1117,7 @@ Status Walker::run() {
   std::vector<std::string_view> root_files;
   if (!sorted()) {
     for (const RootItem& item : items) {
-      if (!item.is_dir) root_files.push_back(item.path);
+      if (!item.is_dir && !item.error) root_files.push_back(item.path);
     }
   }
   const unsigned threads = threads_;
@@ -1110,7 +1127,9 @@ Status Walker::run() {
     std::size_t next_task = 0;
     for (const RootItem& item : items) {
       if (stop_.load(std::memory_order_relaxed)) break;
-      if (!item.is_dir) {
+      if (item.error) {
+        report(*item.error);
+      } else if (!item.is_dir) {
         emit(item.path, 0);
       } else {
         process(tasks[next_task++], deep);
