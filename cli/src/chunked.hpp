@@ -25,7 +25,7 @@ struct ChunkedLimits {
   std::size_t min_file_bytes = std::size_t{8} << 20;  // smaller files: one search_buffer call
   // Lines one chunk records before the caller takes over the rest of it (bounds the memory of a
   // file where nearly every line is reported).
-  std::size_t max_chunk_lines = std::size_t{1} << 15;
+  std::size_t max_chunk_lines = std::size_t{1} << 13;
 };
 
 // Whether `hay`, a whole file, may be searched in chunks under `options` (what the caller asks of

@@ -331,9 +331,25 @@ Status FileBuffer::fill_to(std::size_t end) {
       filled_ = map_bytes_;
       break;
     }
+    if (nul_to_) convert_range(filled_, filled_ + static_cast<std::size_t>(n));
     filled_ += static_cast<std::size_t>(n);
   }
   return {};
+}
+
+void FileBuffer::convert_nuls(char term) {
+  nul_to_ = term;
+  convert_range(0, filled_);
+}
+
+void FileBuffer::convert_range(std::size_t from, std::size_t to) {
+  char* buffer = static_cast<char*>(map_);
+  for (char* at = buffer + from; at < buffer + to;) {
+    at = static_cast<char*>(std::memchr(at, '\0', static_cast<std::size_t>(buffer + to - at)));
+    if (at == nullptr) break;
+    if (!first_nul_) first_nul_ = static_cast<std::size_t>(at - buffer);
+    *at++ = *nul_to_;
+  }
 }
 
 void FileBuffer::unmap() {
@@ -343,6 +359,8 @@ void FileBuffer::unmap() {
     ::close(fd_);
     fd_ = -1;
     filled_ = 0;
+    nul_to_.reset();
+    first_nul_.reset();
     ::munmap(map_, map_bytes_);
     map_ = nullptr;
     map_bytes_ = 0;
@@ -440,6 +458,18 @@ class Arrivals {
     return true;
   }
   bool all() { return to(size_); }
+  // NUL bytes become `term` as they arrive (HaystackFill::convert_nuls).
+  void convert_nuls(char term) {
+    fill_->convert_nuls(term);
+    converting_ = true;
+  }
+  bool converting() const { return converting_; }
+  // Converting: the first NUL byte that arrived (it reads as the terminator now), if any.
+  std::optional<std::size_t> first_nul() const {
+    const std::optional<std::size_t> at = fill_->first_nul();
+    if (!at || *at < base_) return std::nullopt;
+    return *at - base_;
+  }
   std::size_t filled() const { return filled_; }
   const std::optional<Error>& error() const { return error_; }
 
@@ -448,6 +478,7 @@ class Arrivals {
   std::size_t size_;
   std::size_t base_ = 0;
   std::size_t filled_ = 0;
+  bool converting_ = false;
   std::optional<Error> error_;
 };
 
@@ -512,7 +543,11 @@ class RollBuffer {
       }
       const std::size_t from = read_;
       read_ = upto;
-      if (find_nul_ && nul_ == kNoNul) {
+      if (find_nul_ && nul_ == kNoNul && arrivals_.converting()) {
+        // The NULs became line terminators as they arrived; the fill knows where the first was.
+        const std::optional<std::size_t> at = arrivals_.first_nul();
+        if (at && *at < upto) nul_ = *at;
+      } else if (find_nul_ && nul_ == kNoNul) {
         const void* at = std::memchr(hay_.data() + from, '\0', upto - from);
         if (at != nullptr)
           nul_ = static_cast<std::size_t>(static_cast<const char*>(at) - hay_.data());
@@ -620,18 +655,24 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   const bool whole = multiline || (options.whole_file && !decoded);
   // A haystack that arrives as the search goes is searched a window at a time (see `windowed`
   // below), reading ripgrep's roll buffer rounds as they come; any other search has it all first.
-  const bool by_windows = !multiline && !whole && !suppress && mode != BinaryMode::kConvert &&
+  // (kConvert: the NULs become line terminators as they arrive, where ripgrep's roll buffer
+  // converts each read, instead of in a copy of the whole haystack.)
+  const bool by_windows = !multiline && !whole && !suppress &&
+                          (mode != BinaryMode::kConvert || options.fill != nullptr) &&
                           term == '\n' && !patterns.searches_buffer() &&
                           !(options.invert && options.stop_on_nonmatch) &&
                           options.window_bytes > 0 && hay.size() / 2 > options.window_bytes;
   if (!by_windows && !arrivals.all()) return *arrivals.error();
+  const bool convert_as_arriving = by_windows && mode == BinaryMode::kConvert;
+  if (convert_as_arriving) arrivals.convert_nuls(term);
   // The first NUL byte (kNoNul: none). On a whole file, like ripgrep, only the first 64 KiB are
   // looked at here: without a NUL there, `nul` is 64 KiB (no NUL before it, the rest unknown), and
   // check_line looks in each line about to be reported past it (so a large file is not read
   // twice, once for a NUL and once for matches).
   std::size_t nul = kNoNul;
   // Files found by the walk (kQuit) through the roll buffer: it looks as it reads (see RollBuffer).
-  const bool roll_finds_nul = mode == BinaryMode::kQuit && !whole && term != '\0';
+  const bool roll_finds_nul =
+      (mode == BinaryMode::kQuit || convert_as_arriving) && !whole && term != '\0';
   if (mode != BinaryMode::kText && term != '\0' && !roll_finds_nul) {  // NUL lines: no binary data
     const bool first_chunk = (suppress && multiline) || (whole && !suppress);
     const std::size_t look = options.nul_only_in_reported_lines ? 0

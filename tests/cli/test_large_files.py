@@ -111,7 +111,9 @@ def check_walked_memory(tmp: str) -> list[str]:
                  ["-n", "match", "-g", "few.txt"], ["-v", "-c", "other", "-g", "few.txt"],
                  # Read without a map: the file arrives a window at a time (FileBuffer filling).
                  ["--no-mmap", "-n", "match", "-g", "few.txt"],
-                 ["--no-mmap", "-c", "-B2", "match", "-g", "many.txt"]):
+                 ["--no-mmap", "-c", "-B2", "match", "-g", "many.txt"],
+                 # Named: ripgrep's binary conversion (NUL bytes become line ends) as it arrives.
+                 ["--no-mmap", "-n", "match", "few.txt"]):
         code, ours, out = peak_rss_kb([CTX] + args, tmp)
         rg_code, theirs, rg_out = peak_rss_kb([RG] + args, tmp)
         print(f"walked, {' '.join(args)}: ctxsearch {ours} KiB, rg {theirs} KiB")
@@ -185,6 +187,9 @@ def check_outputs(tmp: str) -> list[str]:
         ["--no-mmap", "-c", "needle", "late_nul.bin", "early_nul.bin", "."],
         ["--no-mmap", "-n", "-v", "-m", "3", "-A", "2", "hay", "-g", "*.txt"],
         ["--no-mmap", "-n", "--passthru", "needle 5[0-9]*", "-g", "text.txt"],
+        ["--no-mmap", "-n", "needle", "huge_nul.bin"],
+        ["--no-mmap", "-c", "nul", "huge_nul.bin", "late_nul.bin"],
+        ["--no-mmap", "-n", "-C1", "-b", "needle|nul", "huge_nul.bin", "early_nul.bin"],
     ]
     for args in cases:
         argv = ["--sort", "path", "--no-config"] + args

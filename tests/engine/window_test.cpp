@@ -36,10 +36,15 @@ class PoisonFill final : public ctx::engine::HaystackFill {
   ctx::Status fill_to(std::size_t end) override {
     end = std::min(end, original_.size());
     for (; filled_ < end; ++filled_) {
-      if (filled_ >= released_) buffer_[filled_] = original_[filled_];
+      if (filled_ >= released_) buffer_[filled_] = arrived(filled_);
     }
     return {};
   }
+  void convert_nuls(char term) override {
+    nul_to_ = term;
+    for (std::size_t i = released_; i < filled_; ++i) buffer_[i] = arrived(i);
+  }
+  std::optional<std::size_t> first_nul() const override { return first_nul_; }
   void release(std::size_t offset) {
     for (std::size_t i = released_; i < offset && i < buffer_.size(); ++i)
       buffer_[i] = kPoison[i % 2];
@@ -54,7 +59,15 @@ class PoisonFill final : public ctx::engine::HaystackFill {
     for (std::size_t i = 0; i < size; ++i) out[i] = kPoison[i % 2];
     return out;
   }
+  // The byte at `i` as it arrives (a NUL converted, once asked to).
+  char arrived(std::size_t i) {
+    if (original_[i] != '\0' || !nul_to_) return original_[i];
+    if (!first_nul_) first_nul_ = i;
+    return *nul_to_;
+  }
   std::string_view original_;
+  std::optional<char> nul_to_;
+  std::optional<std::size_t> first_nul_;
   std::string buffer_;
   std::size_t filled_ = 0, released_ = 0;
 };

@@ -46,6 +46,11 @@ class HaystackFill {
   // Makes the haystack's first `end` bytes (at most its size) readable, in haystack offsets. An
   // error (the file could not be read) ends the search with it.
   virtual Status fill_to(std::size_t end) = 0;
+  // From now on NUL bytes become `term`, those already in and those that arrive (ripgrep's
+  // binary conversion of a file named on the command line, as its roll buffer reads it);
+  // first_nul() says where the first one was (in fill_to's offsets), once it has arrived.
+  virtual void convert_nuls(char term) = 0;
+  virtual std::optional<std::size_t> first_nul() const = 0;
 };
 
 // Where a search of one piece of a stream stands between pieces (see PieceSearch): offsets in
@@ -204,6 +209,8 @@ class FileBuffer final : public HaystackFill {
   // Whether the last file read arrives as the search goes (see allow_filling).
   bool filling() const { return fd_ >= 0; }
   Status fill_to(std::size_t end) override;
+  void convert_nuls(char term) override;
+  std::optional<std::size_t> first_nul() const override { return first_nul_; }
 
   // While a Borrow lives on a thread, that thread may read the bytes of `buffer`'s mapping too (a
   // truncation met there reads as zeros and flags `buffer`, as on the thread that read it).
@@ -231,6 +238,8 @@ class FileBuffer final : public HaystackFill {
   Result<std::string_view> read_on(int fd, const struct stat& st, std::string_view path,
                                    bool stop_at_nul, std::size_t got);
   void unmap();
+  // convert_nuls on the filled bytes [from, to).
+  void convert_range(std::size_t from, std::size_t to);
   static void install_sigbus_handler();
   static void on_sigbus(int signal, siginfo_t* info, void* context);
   void* map_ = nullptr;
@@ -241,6 +250,8 @@ class FileBuffer final : public HaystackFill {
   int fd_ = -1;
   std::size_t filled_ = 0;
   std::string fill_path_;
+  std::optional<char> nul_to_;  // convert_nuls' line terminator
+  std::optional<std::size_t> first_nul_;
   bool allow_filling_ = false;
   FileBuffer* next_mapped_ = nullptr;      // the thread's list of buffers holding a mapping
   mutable std::atomic<int> truncated_{0};  // set by the SIGBUS handler, on any borrowing thread
