@@ -263,7 +263,10 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
     if (got < kMmapMinBytes || kept.size() < got) return kept;
   }
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && allow_mapping_ && S_ISREG(st.st_mode) &&
+  const bool fill = ::fstat(fd, &st) == 0 && (!allow_mapping_ || prefer_filling_) &&
+                    allow_filling_ && S_ISREG(st.st_mode) &&
+                    static_cast<std::uint64_t>(st.st_size) >= kFillMinBytes;
+  if (!fill && allow_mapping_ && S_ISREG(st.st_mode) &&
       static_cast<std::uint64_t>(st.st_size) >= kMmapMinBytes) {
     const auto size = static_cast<std::size_t>(st.st_size);
     install_sigbus_handler();
@@ -279,8 +282,7 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
                                  stop_at_nul);
     }
   }
-  if (!allow_mapping_ && allow_filling_ && S_ISREG(st.st_mode) &&
-      static_cast<std::uint64_t>(st.st_size) >= kFillMinBytes) {
+  if (fill) {
     void* buffer = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (buffer != MAP_FAILED) {

@@ -113,10 +113,12 @@ def check_walked_memory(tmp: str) -> list[str]:
                  ["--no-mmap", "-n", "match", "-g", "few.txt"],
                  ["--no-mmap", "-c", "-B2", "match", "-g", "many.txt"],
                  # Named: ripgrep's binary conversion (NUL bytes become line ends) as it arrives.
-                 ["--no-mmap", "-n", "match", "few.txt"]):
+                 ["--no-mmap", "-n", "match", "few.txt"],
+                 # Named among more than 10 paths: read as rg reads it, converted as it arrives.
+                 ["-c", "match"] + ["few.txt"] * 11):
         code, ours, out = peak_rss_kb([CTX] + args, tmp)
         rg_code, theirs, rg_out = peak_rss_kb([RG] + args, tmp)
-        print(f"walked, {' '.join(args)}: ctxsearch {ours} KiB, rg {theirs} KiB")
+        print(f"walked or named, {' '.join(args)}: ctxsearch {ours} KiB, rg {theirs} KiB")
         if (code, out) != (rg_code, rg_out):
             failures.append(f"walked {args}: exit {code} and {out} bytes out, rg {rg_code} and "
                             f"{rg_out}")
@@ -190,6 +192,8 @@ def check_outputs(tmp: str) -> list[str]:
         ["--no-mmap", "-n", "needle", "huge_nul.bin"],
         ["--no-mmap", "-c", "nul", "huge_nul.bin", "late_nul.bin"],
         ["--no-mmap", "-n", "-C1", "-b", "needle|nul", "huge_nul.bin", "early_nul.bin"],
+        # More than 10 paths: named files are not mapped (ripgrep's roll buffer reads them).
+        ["-n", "-C1", "needle|nul"] + ["huge_nul.bin", "late_nul.bin", "text.txt"] * 4,
     ]
     for args in cases:
         argv = ["--sort", "path", "--no-config"] + args

@@ -206,6 +206,8 @@ class FileBuffer final : public HaystackFill {
   // fill_to and dropped behind by release_before. Off by default: a caller that enables it must
   // give this buffer as SearchOptions::fill when filling() says so, or read zeros.
   void allow_filling(bool allow) { allow_filling_ = allow; }
+  // With allow_filling: a large file is filled even where it could be mapped.
+  void prefer_filling(bool prefer) { prefer_filling_ = prefer; }
   // Whether the last file read arrives as the search goes (see allow_filling).
   bool filling() const { return fd_ >= 0; }
   Status fill_to(std::size_t end) override;
@@ -253,6 +255,7 @@ class FileBuffer final : public HaystackFill {
   std::optional<char> nul_to_;  // convert_nuls' line terminator
   std::optional<std::size_t> first_nul_;
   bool allow_filling_ = false;
+  bool prefer_filling_ = false;
   FileBuffer* next_mapped_ = nullptr;      // the thread's list of buffers holding a mapping
   mutable std::atomic<int> truncated_{0};  // set by the SIGBUS handler, on any borrowing thread
   bool allow_mapping_ = true;
