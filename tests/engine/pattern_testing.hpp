@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -89,6 +91,45 @@ class LineRecorder final : public engine::LineSink {
   void on_context_break() override { seen.emplace_back("--"); }
   void on_binary(std::uint64_t, bool) override { seen.emplace_back("binary"); }
   void on_buffer(std::size_t start) override { buffers.push_back(start); }
+};
+
+// Records every call with its offsets, one string per call: "N:OFFSET:LINE" for a reported line,
+// "N-OFFSET-LINE" for a context line, "--", "binary@OFFSET" ("+" when a line came before),
+// "buffer@START" (unless `record_buffers` is off); the bytes searched and each progress offset
+// (which `on_progress_hook`, when set, hears too) apart. For comparing two ways of searching.
+class CallRecorder final : public engine::LineSink {
+ public:
+  std::vector<std::string> seen;
+  std::vector<std::size_t> progress;
+  std::uint64_t searched = ~std::uint64_t{0};
+  bool record_buffers = true;
+  std::function<void(std::size_t)> on_progress_hook;
+  std::string_view hay;  // valid during the search only
+  // A progress offset outside the haystack, if one came.
+  std::optional<std::size_t> bad_progress;
+
+  engine::Flow on_line(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
+    seen.push_back(std::to_string(n) + ":" + std::to_string(offset) + ":" + std::string(line));
+    return engine::Flow::kContinue;
+  }
+  engine::Flow on_context(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
+    seen.push_back(std::to_string(n) + "-" + std::to_string(offset) + "-" + std::string(line));
+    return engine::Flow::kContinue;
+  }
+  void on_context_break() override { seen.emplace_back("--"); }
+  void on_binary(std::uint64_t offset, bool matched) override {
+    seen.push_back("binary@" + std::to_string(offset) + (matched ? "+" : ""));
+  }
+  void on_buffer(std::size_t start) override {
+    if (record_buffers) seen.push_back("buffer@" + std::to_string(start));
+  }
+  void on_haystack(std::string_view h) override { hay = h; }
+  void on_progress(std::size_t offset) override {
+    progress.push_back(offset);
+    if (offset == 0 || offset > hay.size()) bad_progress = offset;
+    if (on_progress_hook) on_progress_hook(offset);
+  }
+  void on_finish(std::uint64_t bytes) override { searched = bytes; }
 };
 
 }  // namespace ctx::testing

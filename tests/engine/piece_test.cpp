@@ -21,22 +21,7 @@ using ctx::engine::PatternSet;
 using ctx::engine::PieceSearch;
 using ctx::engine::SearchOptions;
 
-class Recorder final : public ctx::engine::LineSink {
- public:
-  std::vector<std::string> seen;
-  Flow on_line(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
-    seen.push_back(std::to_string(n) + ":" + std::to_string(offset) + ":" + std::string(line));
-    return Flow::kContinue;
-  }
-  Flow on_context(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
-    seen.push_back(std::to_string(n) + "-" + std::to_string(offset) + "-" + std::string(line));
-    return Flow::kContinue;
-  }
-  void on_context_break() override { seen.emplace_back("--"); }
-  void on_binary(std::uint64_t offset, bool) override {
-    seen.push_back("binary@" + std::to_string(offset));
-  }
-};
+using ctx::testing::CallRecorder;
 
 std::string random_haystack(std::mt19937& rng) {
   const std::vector<std::string> line_choices = {"foo",     "bar", "foo bar", "",   "x",
@@ -65,7 +50,8 @@ std::vector<std::string> search_in_pieces(const PatternSet& set, const SearchOpt
                                           const std::vector<std::size_t>& cuts) {
   auto scratch = set.make_scratch();
   PieceSearch pieces;
-  Recorder r;
+  CallRecorder r;
+  r.record_buffers = false;  // a piece's search has a roll buffer of its own
   std::uint64_t base = 0, line = 1, reported = 0;
   std::size_t start = 0;
   for (std::size_t cut : cuts) {
@@ -106,7 +92,8 @@ TEST_CASE("pieces: a stream searched piece by piece reports what one search repo
     options.passthru = rng() % 8 == 0;
     if (rng() % 3 == 0) options.max_count = rng() % 5;
     const std::vector<std::size_t> cuts = random_cuts(rng, hay);
-    Recorder whole;
+    CallRecorder whole;
+    whole.record_buffers = false;
     auto scratch = set.make_scratch();
     REQUIRE(ctx::engine::search_buffer(set, scratch, options, hay, whole).ok());
     INFO("iteration " << iteration << ", B/A " << options.before << "/" << options.after

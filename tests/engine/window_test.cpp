@@ -72,36 +72,7 @@ class PoisonFill final : public ctx::engine::HaystackFill {
   std::size_t filled_ = 0, released_ = 0;
 };
 
-class Recorder final : public ctx::engine::LineSink {
- public:
-  std::vector<std::string> seen;
-  std::vector<std::size_t> progress;
-  std::string_view hay;  // valid during the search only
-  std::uint64_t searched = ~std::uint64_t{0};
-  Flow on_line(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
-    seen.push_back(std::to_string(n) + ":" + std::to_string(offset) + ":" + std::string(line));
-    return Flow::kContinue;
-  }
-  Flow on_context(std::uint64_t n, std::uint64_t offset, std::string_view line) override {
-    seen.push_back(std::to_string(n) + "-" + std::to_string(offset) + "-" + std::string(line));
-    return Flow::kContinue;
-  }
-  void on_context_break() override { seen.emplace_back("--"); }
-  void on_binary(std::uint64_t offset, bool matched) override {
-    seen.push_back("binary@" + std::to_string(offset) + (matched ? "+" : ""));
-  }
-  void on_buffer(std::size_t start) override { seen.push_back("buffer@" + std::to_string(start)); }
-  void on_haystack(std::string_view h) override { hay = h; }
-  // (The haystack lives only during the search: whether `offset` is a line start is noted here.)
-  void on_progress(std::size_t offset) override {
-    progress.push_back(offset);
-    if (offset == 0 || offset > hay.size()) bad_progress = offset;
-    if (fill != nullptr) fill->release(offset);
-  }
-  std::optional<std::size_t> bad_progress;
-  PoisonFill* fill = nullptr;  // told of progress, when the haystack arrives as it goes
-  void on_finish(std::uint64_t bytes) override { searched = bytes; }
-};
+using Recorder = ctx::testing::CallRecorder;
 
 }  // namespace
 
@@ -192,7 +163,7 @@ Recorder run_filled(const PatternSet& set, const Case& c, std::size_t window_byt
   options.fill = &fill;
   auto scratch = set.make_scratch();
   Recorder r;
-  r.fill = &fill;
+  r.on_progress_hook = [&fill](std::size_t offset) { fill.release(offset); };
   auto n = ctx::engine::search_buffer(set, scratch, options, fill.hay(), r);
   REQUIRE(n.ok());
   r.seen.push_back("reported " + std::to_string(*n));
