@@ -1048,7 +1048,7 @@ class Search {
     options.stdin_reader = is_stdin;
     // A large mapped file is searched a window at a time, its pages dropped behind the search; a
     // large file read without a map arrives a window at a time.
-    const bool filling = !piped && !streamed && !is_stdin && w.buffer.filling();
+    const bool filling = !piped && !streamed && w.buffer.filling();
     options.window_bytes = (!piped && !streamed && w.buffer.mapped()) || filling ? kWindowBytes : 0;
     options.fill = filling ? &w.buffer : nullptr;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;

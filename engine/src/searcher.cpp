@@ -283,19 +283,11 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
     }
   }
   if (fill) {
-    void* buffer = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (buffer != MAP_FAILED) {
-      map_ = buffer;
-      map_bytes_ = static_cast<std::size_t>(st.st_size);
-      if (got > 0) std::memcpy(buffer, data_.get(), got);
-      filled_ = got;
-      fd_ = closer.fd;
+    std::optional<Result<std::string_view>> filling =
+        start_filling(closer.fd, static_cast<std::size_t>(st.st_size), got, path, stop_at_nul);
+    if (filling) {
       closer.fd = -1;  // kept open for fill_to
-      fill_path_.assign(path);
-      CTX_TRY(fill_to(kChunkBytes));
-      return cut_at_binary_chunk(std::string_view(static_cast<const char*>(buffer), map_bytes_),
-                                 stop_at_nul);
+      return *std::move(filling);
     }
   }
   // (After a whole first read without a NUL byte in its first chunk, the rest is read whole, as
@@ -393,7 +385,38 @@ Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool
 Result<std::string_view> FileBuffer::read_fd(int fd, const struct stat& st, std::string_view path,
                                              bool stop_at_nul) {
   unmap();
+  // A large regular file (stdin redirected from one) arrives as the search goes, from where the
+  // fd stands, through a duplicate of it (the caller keeps `fd`).
+  const off_t at = allow_filling_ && S_ISREG(st.st_mode) ? ::lseek(fd, 0, SEEK_CUR) : -1;
+  if (at >= 0 && st.st_size - at >= static_cast<off_t>(kFillMinBytes)) {
+    const int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (dup >= 0) {
+      std::optional<Result<std::string_view>> filling =
+          start_filling(dup, static_cast<std::size_t>(st.st_size - at), 0, path, stop_at_nul);
+      if (filling) return *std::move(filling);
+      ::close(dup);
+    }
+  }
   return read_on(fd, st, path, stop_at_nul, 0);
+}
+
+std::optional<Result<std::string_view>> FileBuffer::start_filling(int fd, std::size_t size,
+                                                                  std::size_t got,
+                                                                  std::string_view path,
+                                                                  bool stop_at_nul) {
+  void* buffer = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (buffer == MAP_FAILED) return std::nullopt;
+  map_ = buffer;
+  map_bytes_ = size;
+  if (got > 0) std::memcpy(buffer, data_.get(), got);
+  filled_ = got;
+  fd_ = fd;
+  fill_path_.assign(path);
+  if (Status first = fill_to(kChunkBytes); !first.ok())
+    return Result<std::string_view>(first.error());
+  return Result<std::string_view>(cut_at_binary_chunk(
+      std::string_view(static_cast<const char*>(buffer), map_bytes_), stop_at_nul));
 }
 
 Result<std::string_view> FileBuffer::read_on(int fd, const struct stat& st, std::string_view path,

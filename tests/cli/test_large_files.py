@@ -43,13 +43,17 @@ PEAK_RSS = os.environ.get("CTX_PEAK_RSS") or os.path.join(os.path.dirname(CTX), 
                                                            "ctx_peak_rss")
 
 
-def peak_rss_kb(argv: list[str], cwd: str) -> tuple[int, int, int]:
-    """Runs argv with stdout drained through a pipe; returns (exit code, peak RSS KiB, bytes out)."""
+def peak_rss_kb(argv: list[str], cwd: str, stdin: str | None = None) -> tuple[int, int, int]:
+    """Runs argv (stdin from the file `stdin`, if given) with stdout drained through a pipe;
+    returns (exit code, peak RSS KiB, bytes out)."""
     env = dict(os.environ)
     # ASan keeps freed memory in quarantine; per-match garbage would look like growth.
     env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
-    proc = subprocess.Popen([PEAK_RSS] + argv, cwd=cwd, stdout=subprocess.PIPE,
+    stdin_file = open(os.path.join(cwd, stdin), "rb") if stdin else subprocess.DEVNULL
+    proc = subprocess.Popen([PEAK_RSS] + argv, cwd=cwd, stdin=stdin_file, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)
+    if stdin:
+        stdin_file.close()
     out_bytes = 0
     while True:
         chunk = proc.stdout.read(1 << 20)
@@ -115,9 +119,13 @@ def check_walked_memory(tmp: str) -> list[str]:
                  # Named: ripgrep's binary conversion (NUL bytes become line ends) as it arrives.
                  ["--no-mmap", "-n", "match", "few.txt"],
                  # Named among more than 10 paths: read as rg reads it, converted as it arrives.
-                 ["-c", "match"] + ["few.txt"] * 11):
-        code, ours, out = peak_rss_kb([CTX] + args, tmp)
-        rg_code, theirs, rg_out = peak_rss_kb([RG] + args, tmp)
+                 ["-c", "match"] + ["few.txt"] * 11,
+                 # stdin redirected from a large file (`ctxsearch -n match < few.txt`).
+                 ["-n", "match", "<", "few.txt"]):
+        stdin = args[-1] if "<" in args else None
+        argv = args[:-2] if stdin else args
+        code, ours, out = peak_rss_kb([CTX] + argv, tmp, stdin)
+        rg_code, theirs, rg_out = peak_rss_kb([RG] + argv, tmp, stdin)
         print(f"walked or named, {' '.join(args)}: ctxsearch {ours} KiB, rg {theirs} KiB")
         if (code, out) != (rg_code, rg_out):
             failures.append(f"walked {args}: exit {code} and {out} bytes out, rg {rg_code} and "

@@ -240,6 +240,11 @@ class FileBuffer final : public HaystackFill {
   Result<std::string_view> read_on(int fd, const struct stat& st, std::string_view path,
                                    bool stop_at_nul, std::size_t got);
   void unmap();
+  // Starts filling an anonymous buffer of `size` bytes from `fd` (then owned: closed by unmap),
+  // after the `got` bytes already read into data_; nullopt when no buffer could be had (`fd` is
+  // still the caller's then). The view is cut at a binary first chunk, as read_at's.
+  std::optional<Result<std::string_view>> start_filling(int fd, std::size_t size, std::size_t got,
+                                                        std::string_view path, bool stop_at_nul);
   // convert_nuls on the filled bytes [from, to).
   void convert_range(std::size_t from, std::size_t to);
   static void install_sigbus_handler();
