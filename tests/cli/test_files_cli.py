@@ -591,6 +591,30 @@ def sort_by_time_keeps_ties_in_readdir_order():
         t.close()
 
 
+@case
+def ignore_file_rules_see_the_path_as_written():
+    """As ripgrep (its --ignore-file rules have an empty root, ripgrep #2366): they match the walked
+    path with "./" and then one "/" stripped, not a path relative to the cwd. So `a/*` applies
+    under `.` and `.//`, but not under an absolute or a `../` root, where `/ROOT/b/*` does."""
+    t = Tree(files=["a/x", "b/y", "c/z"], git=False)
+    try:
+        ig = os.path.join(t.tmp, "ig")
+        with open(ig, "w") as f:
+            f.write("a/*\n%s/b/*\n" % t.root)
+        expect(t, ["--files", "--ignore-file", ig], ["b/y", "c/z"])
+        expect(t, ["--files", "--ignore-file", ig, ".//"], [".//b/y", ".//c/z"])
+        expect(t, ["--files", "--ignore-file", ig, t.root],
+               [t.root + "/a/x", t.root + "/c/z"])
+        expect(t, ["--files", "--ignore-file", ig, "../root"], ["../root/a/x", "../root/b/y",
+                                                                "../root/c/z"])
+        # A directory named as an ignore file: a warning naming its first line, as rg.
+        err = expect(t, ["--files", "--ignore-file", t.tmp, "c"], ["c/z"])
+        check(error_line_ok(err, "%s: line 1: Is a directory (os error 21)" % t.tmp),
+              "stderr %r" % err)
+    finally:
+        t.close()
+
+
 def main():
     if shutil.which(CTX) is None and not os.path.exists(CTX):
         print("CTXSEARCH binary %r not found" % CTX)

@@ -337,6 +337,9 @@ class Walker {
   std::string_view relative_to(const RuleNode& node, std::string_view path, const Root& root,
                                Scratch& scratch) const;
   std::string_view cwd_relative(std::string_view path) const;
+  // The path --ignore-file rules see: ripgrep builds them with an empty root, so they see the
+  // walked path as written (one "./" and then one "/" stripped), not one relative to the cwd.
+  static std::string_view ignore_file_relative(std::string_view path);
 
   // Sorted by a time: appends the files of the recorded tree `dir` to `collect` (with depths).
   void replay(const SortedDir& dir, std::string& path, std::size_t depth,
@@ -375,6 +378,15 @@ std::string_view Walker::cwd_relative(std::string_view path) const {
       path.substr(0, cwd_.size()) == cwd_ && path[cwd_.size()] == '/') {
     path.remove_prefix(cwd_.size() + 1);
   }
+  return path;
+}
+
+std::string_view Walker::ignore_file_relative(std::string_view path) {
+  // As the ignore crate: Ignore::matched strips "./", Gitignore::strip strips "./" again, then
+  // the (empty) root and one leading "/". So `a/*` applies under `.//` but not under an
+  // absolute or `../` root (ripgrep #2366: deliberate, paths are handled symbolically).
+  for (int i = 0; i < 2 && path.substr(0, 2) == "./"; ++i) path.remove_prefix(2);
+  if (path.find('/') != std::string_view::npos && path.substr(0, 1) == "/") path.remove_prefix(1);
   return path;
 }
 
@@ -501,7 +513,7 @@ MatchKind Walker::match_ignores(std::string_view path, bool is_dir, const RuleNo
       if (m != MatchKind::kNone) return m;
     }
   }
-  if (!explicit_rules_.empty()) return explicit_rules_.match(cwd_relative(path), is_dir);
+  if (!explicit_rules_.empty()) return explicit_rules_.match(ignore_file_relative(path), is_dir);
   return MatchKind::kNone;
 }
 
@@ -1012,7 +1024,11 @@ Status Walker::run() {
     for (const std::string& file : options_.ignore_files) {
       auto text = read_small_file(AT_FDCWD, file.c_str(), kMaxIgnoreFileBytes);
       if (!text.ok()) {
-        sink_.on_ignore_error(text.error());
+        struct stat st {};
+        // A directory opens but fails at its first read: ripgrep names the line.
+        const bool dir = ::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+        sink_.on_ignore_error(dir ? Error::from_errno(EISDIR, fmt::format("{}: line 1", file))
+                                  : text.error());
         continue;
       }
       std::string_view body = *text;
