@@ -615,6 +615,25 @@ def ignore_file_rules_see_the_path_as_written():
         t.close()
 
 
+@case
+def sorted_walk_reports_a_broken_link_at_its_turn():
+    """With --sort path, a link -L cannot follow (dangling, a loop) is reported in path order
+    among the walk's other messages, as rg's sorted walkdir does: `./m` after all of `a/`."""
+    t = Tree(files=["a/x", "z/y"], git=False)
+    try:
+        os.symlink("nothere", t.p("m"))
+        os.symlink("nothere2", t.p("a/n"))
+        os.symlink("..", t.p("z/up"))
+        err = expect(t, ["--files", "-L"], ["a/x", "z/y"], 2)
+        got = [l.split(": ", 1)[1] for l in err.splitlines() if ": " in l]
+        want = ["./a/n: IO error for operation on ./a/n: No such file or directory (os error 2)",
+                "./m: IO error for operation on ./m: No such file or directory (os error 2)",
+                "File system loop found: ./z/up points to an ancestor ./"]
+        check(got == want, "stderr %r, want %r" % (err, want))
+    finally:
+        t.close()
+
+
 def main():
     if shutil.which(CTX) is None and not os.path.exists(CTX):
         print("CTXSEARCH binary %r not found" % CTX)

@@ -132,6 +132,9 @@ struct SortedChild {
   std::string name;
   std::unique_ptr<SortedDir> dir;  // null for files
   bool short_read_is_end = false;  // a file's WalkEntry::short_read_is_end
+  // Sorted by path (forward): an entry that could not be stat'ed (a dangling link or a link loop
+  // under -L), reported at its turn as walkdir does, not when its directory is listed.
+  std::optional<Error> error;
 };
 // A problem met while listing a directory ahead of its turn (walk_in_order), reported at its turn.
 struct DeferredReport {
@@ -797,7 +800,14 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       struct stat st {};
       int sflags = type == DT_LNK ? 0 : AT_SYMLINK_NOFOLLOW;
       if (::fstatat(fd, std::string(name).c_str(), &st, sflags) != 0) {
-        if (errno != ENOENT || type == DT_LNK) report(io_error(errno, path));
+        if (errno != ENOENT || type == DT_LNK) {
+          if (task.out != nullptr && options_.sort == SortBy::kPath && !options_.sort_reverse) {
+            task.out->children.push_back(
+                SortedChild{std::string(name), nullptr, false, io_error(errno, path)});
+          } else {
+            report(io_error(errno, path));
+          }
+        }
         continue;
       }
       type = S_ISDIR(st.st_mode)   ? DT_DIR
@@ -834,7 +844,8 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       child.ancestors = ancestors;
       child.via_symlink = e.type == DT_LNK;
       if (task.out != nullptr) {
-        task.out->children.push_back(SortedChild{std::string(name), std::make_unique<SortedDir>()});
+        task.out->children.push_back(
+            SortedChild{std::string(name), std::make_unique<SortedDir>(), false, std::nullopt});
         child.out = task.out->children.back().dir.get();
       }
       // Inline, each open directory holds an fd: past kMaxInlineDepth the rest waits in
@@ -861,7 +872,8 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     const bool short_read_is_end =
         file_system == Probe::kShortReadIsEnd && (e.type == DT_REG || e.type == DT_UNKNOWN);
     if (task.out != nullptr) {
-      task.out->children.push_back(SortedChild{std::string(name), nullptr, short_read_is_end});
+      task.out->children.push_back(
+          SortedChild{std::string(name), nullptr, short_read_is_end, std::nullopt});
     } else {
       emit(path, child_depth, fd, std::string_view(path).substr(base),  // NUL-terminated
            short_read_is_end);
@@ -918,7 +930,9 @@ void Walker::walk_in_order(DirTask& task, std::vector<DirTask>& children, std::s
     if (stop_.load(std::memory_order_relaxed)) break;
     path.resize(base);
     path.append(child.name);
-    if (child.dir) {
+    if (child.error) {
+      report(*child.error);
+    } else if (child.dir) {
       path.push_back('/');
       const std::size_t i = child.dir->task;
       for (const DeferredReport& r : child.dir->reports) {
