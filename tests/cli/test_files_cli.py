@@ -634,6 +634,21 @@ def sorted_walk_reports_a_broken_link_at_its_turn():
         t.close()
 
 
+@case
+def no_ignore_sets_the_five_flags_where_it_stands():
+    """As rg 14: --no-ignore (and -u) sets --no-ignore-{dot,vcs,exclude,global,parent} where it
+    stands and --ignore clears them, so a later --ignore-vcs or --ignore-dot still acts alone."""
+    t = Tree(files=["a.log", "b.tmp", "c.txt"], git=True,
+             ignores={".gitignore": ["*.log"], ".ignore": ["*.tmp"]})
+    try:
+        expect(t, ["--files", "--no-ignore", "--ignore-vcs"], ["b.tmp", "c.txt"])
+        expect(t, ["--files", "-u", "--ignore-dot"], ["a.log", "c.txt"])
+        expect(t, ["--files", "--no-ignore-dot", "--ignore"], ["c.txt"])
+        expect(t, ["--files", "--ignore-vcs", "--no-ignore"], ["a.log", "b.tmp", "c.txt"])
+    finally:
+        t.close()
+
+
 def main():
     if shutil.which(CTX) is None and not os.path.exists(CTX):
         print("CTXSEARCH binary %r not found" % CTX)
