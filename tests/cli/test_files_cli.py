@@ -649,6 +649,36 @@ def no_ignore_sets_the_five_flags_where_it_stands():
         t.close()
 
 
+@case
+def sortr_reports_broken_links_in_readdir_order():
+    """rg 14's --sortr path walks unsorted (one thread, depth first, readdir order) and sorts
+    the files at the end: its messages come in the walk's order, as here."""
+    # Several directories and top-level links: the walk's order interleaves them (a walk that
+    # reported a directory's links when listing it would put all the top-level ones first).
+    t = Tree(files=["a/x", "b/x", "c/x", "z/y"], git=False)
+    try:
+        for link in ("m", "n", "p", "q", "a/n", "b/n", "c/n", "z/w", "a/o"):
+            os.symlink("nothere", t.p(link))
+
+        def broken(rel):
+            out = []
+            for name in os.listdir(t.p(rel) if rel else t.root):
+                sub = rel + "/" + name if rel else name
+                if os.path.islink(t.p(sub)) and not os.path.exists(t.p(sub)):
+                    out.append("./%s: IO error for operation on ./%s: No such file or directory "
+                               "(os error 2)" % (sub, sub))
+                elif os.path.isdir(t.p(sub)):
+                    out += broken(sub)
+            return out
+
+        rc, out, err = t.run("--files", "-L", "--sortr", "path")
+        got = [l.split(": ", 1)[1] for l in err.splitlines() if ": " in l]
+        check(lines(out) == ["z/y", "c/x", "b/x", "a/x"] and rc == 2 and got == broken(""),
+              "stdout %r rc %d stderr %r, want %r" % (lines(out), rc, err, broken("")))
+    finally:
+        t.close()
+
+
 def main():
     if shutil.which(CTX) is None and not os.path.exists(CTX):
         print("CTXSEARCH binary %r not found" % CTX)

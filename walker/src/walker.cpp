@@ -132,8 +132,8 @@ struct SortedChild {
   std::string name;
   std::unique_ptr<SortedDir> dir;  // null for files
   bool short_read_is_end = false;  // a file's WalkEntry::short_read_is_end
-  // Sorted by path (forward): an entry that could not be stat'ed (a dangling link or a link loop
-  // under -L), reported at its turn as walkdir does, not when its directory is listed.
+  // Sorted by path: an entry that could not be stat'ed (a dangling link or a link loop under -L),
+  // reported at its turn as walkdir does, not when its directory is listed.
   std::optional<Error> error;
 };
 // A problem met while listing a directory ahead of its turn (walk_in_order), reported at its turn.
@@ -801,7 +801,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       int sflags = type == DT_LNK ? 0 : AT_SYMLINK_NOFOLLOW;
       if (::fstatat(fd, std::string(name).c_str(), &st, sflags) != 0) {
         if (errno != ENOENT || type == DT_LNK) {
-          if (task.out != nullptr && options_.sort == SortBy::kPath && !options_.sort_reverse) {
+          if (task.out != nullptr && options_.sort == SortBy::kPath) {
             task.out->children.push_back(
                 SortedChild{std::string(name), nullptr, false, io_error(errno, path)});
           } else {
@@ -880,17 +880,15 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       if (stop_.load(std::memory_order_relaxed)) return;
     }
   }
-  // Sorted by path, a directory's children replay by name. In walk order (or sorted by a time)
-  // they keep the order the directory listed them in: ripgrep walks unsorted then (one thread,
-  // depth first, each directory in readdir order) and its stable sort by time leaves ties (files
-  // checked out in the same clock tick) in that order.
-  if (task.out != nullptr && options_.sort == SortBy::kPath) {
+  // Sorted by path, a directory's children replay by name. In walk order (or sorted by a time,
+  // or by path reversed, where all files are sorted at the end) they keep the order the
+  // directory listed them in: ripgrep walks unsorted then (one thread, depth first, each
+  // directory in readdir order), so its messages come in that order, and its stable sort by time
+  // leaves ties (files checked out in the same clock tick) in that order.
+  if (task.out != nullptr && options_.sort == SortBy::kPath && !options_.sort_reverse) {
     // The children vector is complete before any child task runs, so child.out stays valid.
     auto by_name = [](const SortedChild& a, const SortedChild& b) { return a.name < b.name; };
     std::sort(task.out->children.begin(), task.out->children.end(), by_name);
-    if (options_.sort_reverse) {
-      std::reverse(task.out->children.begin(), task.out->children.end());
-    }
   }
 }
 
