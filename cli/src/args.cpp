@@ -53,6 +53,17 @@ void set_binary_mode(Args& a, bool text, bool binary) {
   a.binary = binary;
 }
 
+// As ripgrep 14: --no-ignore (and -u) sets the five --no-ignore-* flags where it stands and
+// --ignore clears them, so a later --ignore-vcs (or --no-ignore-dot) still acts on its own.
+// --no-ignore-files is not among them (--ignore-file is explicit).
+void set_no_ignore(Args& a, bool no) {
+  a.walk.git_ignore = !no;
+  a.walk.dot_ignore = !no;
+  a.walk.git_exclude = !no;
+  a.walk.git_global = !no;
+  a.walk.parents = !no;
+}
+
 // A size as ripgrep reads one: digits and an optional K, M or G suffix (upper case only).
 Result<std::uint64_t> parse_size(std::string_view flag, std::string_view v) {
   std::uint64_t n = 0;
@@ -440,9 +451,9 @@ constexpr Flag kFlags[] = {
    [](Args& a, std::string_view) -> Status { a.walk.one_file_system = false; return {}; }},
   {"no-ignore", 0, "", "Ignore no files because of ignore files (implies the --no-ignore-* flags "
    "below, except --no-ignore-files).",
-   [](Args& a, std::string_view) -> Status { a.no_ignore = true; return {}; }},
+   [](Args& a, std::string_view) -> Status { set_no_ignore(a, true); return {}; }},
   {"ignore", 0, "", "Undo --no-ignore.",
-   [](Args& a, std::string_view) -> Status { a.no_ignore = false; return {}; }},
+   [](Args& a, std::string_view) -> Status { set_no_ignore(a, false); return {}; }},
   {"no-ignore-vcs", 0, "", "Do not respect .gitignore, .git/info/exclude or the global excludes.",
    [](Args& a, std::string_view) -> Status { a.walk.git_ignore = false; return {}; }},
   {"ignore-vcs", 0, "", "Undo --no-ignore-vcs.",
@@ -494,7 +505,7 @@ constexpr Flag kFlags[] = {
      if (++a.unrestricted > 3) {
        return usage("error parsing flag -u: flag can only be repeated up to 3 times");
      }
-     if (a.unrestricted == 1) a.no_ignore = true;
+     if (a.unrestricted == 1) set_no_ignore(a, true);
      if (a.unrestricted == 2) a.walk.hidden = true;
      if (a.unrestricted == 3) set_binary_mode(a, false, true);
      return {}; }},
@@ -668,13 +679,6 @@ void finish(Args& a) {
   a.pattern.pcre2 = a.engine == Args::Engine::kPcre2;
   a.pattern.rust_syntax_errors = true;  // rg's dialect, rg's errors
   if (a.no_ignore_files) a.walk.ignore_files.clear();
-  if (a.no_ignore) {
-    a.walk.git_ignore = false;
-    a.walk.dot_ignore = false;
-    a.walk.git_exclude = false;
-    a.walk.git_global = false;
-    a.walk.parents = false;
-  }
   if (!a.walk.git_ignore) {  // as ripgrep: --no-ignore-vcs also drops exclude and global
     a.walk.git_exclude = false;
     a.walk.git_global = false;

@@ -43,7 +43,6 @@ struct Args {
   // Type flags in command-line order: 'a' add, 'c' clear (they must apply in order).
   std::vector<std::pair<char, std::string>> type_defs;
   int unrestricted = 0;  // -u count
-  bool no_ignore = false;
   bool no_ignore_files = false;
   bool null = false;  // -0/--null: NUL after each path instead of a newline
   bool quiet = false;

@@ -591,6 +591,94 @@ def sort_by_time_keeps_ties_in_readdir_order():
         t.close()
 
 
+@case
+def ignore_file_rules_see_the_path_as_written():
+    """As ripgrep (its --ignore-file rules have an empty root, ripgrep #2366): they match the walked
+    path with "./" and then one "/" stripped, not a path relative to the cwd. So `a/*` applies
+    under `.` and `.//`, but not under an absolute or a `../` root, where `/ROOT/b/*` does."""
+    t = Tree(files=["a/x", "b/y", "c/z"], git=False)
+    try:
+        ig = os.path.join(t.tmp, "ig")
+        with open(ig, "w") as f:
+            f.write("a/*\n%s/b/*\n" % t.root)
+        expect(t, ["--files", "--ignore-file", ig], ["b/y", "c/z"])
+        expect(t, ["--files", "--ignore-file", ig, ".//"], [".//b/y", ".//c/z"])
+        expect(t, ["--files", "--ignore-file", ig, t.root],
+               [t.root + "/a/x", t.root + "/c/z"])
+        expect(t, ["--files", "--ignore-file", ig, "../root"], ["../root/a/x", "../root/b/y",
+                                                                "../root/c/z"])
+        # A directory named as an ignore file: a warning naming its first line, as rg.
+        err = expect(t, ["--files", "--ignore-file", t.tmp, "c"], ["c/z"])
+        check(error_line_ok(err, "%s: line 1: Is a directory (os error 21)" % t.tmp),
+              "stderr %r" % err)
+    finally:
+        t.close()
+
+
+@case
+def sorted_walk_reports_a_broken_link_at_its_turn():
+    """With --sort path, a link -L cannot follow (dangling, a loop) is reported in path order
+    among the walk's other messages, as rg's sorted walkdir does: `./m` after all of `a/`."""
+    t = Tree(files=["a/x", "z/y"], git=False)
+    try:
+        os.symlink("nothere", t.p("m"))
+        os.symlink("nothere2", t.p("a/n"))
+        os.symlink("..", t.p("z/up"))
+        err = expect(t, ["--files", "-L"], ["a/x", "z/y"], 2)
+        got = [l.split(": ", 1)[1] for l in err.splitlines() if ": " in l]
+        want = ["./a/n: IO error for operation on ./a/n: No such file or directory (os error 2)",
+                "./m: IO error for operation on ./m: No such file or directory (os error 2)",
+                "File system loop found: ./z/up points to an ancestor ./"]
+        check(got == want, "stderr %r, want %r" % (err, want))
+    finally:
+        t.close()
+
+
+@case
+def no_ignore_sets_the_five_flags_where_it_stands():
+    """As rg 14: --no-ignore (and -u) sets --no-ignore-{dot,vcs,exclude,global,parent} where it
+    stands and --ignore clears them, so a later --ignore-vcs or --ignore-dot still acts alone."""
+    t = Tree(files=["a.log", "b.tmp", "c.txt"], git=True,
+             ignores={".gitignore": ["*.log"], ".ignore": ["*.tmp"]})
+    try:
+        expect(t, ["--files", "--no-ignore", "--ignore-vcs"], ["b.tmp", "c.txt"])
+        expect(t, ["--files", "-u", "--ignore-dot"], ["a.log", "c.txt"])
+        expect(t, ["--files", "--no-ignore-dot", "--ignore"], ["c.txt"])
+        expect(t, ["--files", "--ignore-vcs", "--no-ignore"], ["a.log", "b.tmp", "c.txt"])
+    finally:
+        t.close()
+
+
+@case
+def sortr_reports_broken_links_in_readdir_order():
+    """rg 14's --sortr path walks unsorted (one thread, depth first, readdir order) and sorts
+    the files at the end: its messages come in the walk's order, as here."""
+    # Several directories and top-level links: the walk's order interleaves them (a walk that
+    # reported a directory's links when listing it would put all the top-level ones first).
+    t = Tree(files=["a/x", "b/x", "c/x", "z/y"], git=False)
+    try:
+        for link in ("m", "n", "p", "q", "a/n", "b/n", "c/n", "z/w", "a/o"):
+            os.symlink("nothere", t.p(link))
+
+        def broken(rel):
+            out = []
+            for name in os.listdir(t.p(rel) if rel else t.root):
+                sub = rel + "/" + name if rel else name
+                if os.path.islink(t.p(sub)) and not os.path.exists(t.p(sub)):
+                    out.append("./%s: IO error for operation on ./%s: No such file or directory "
+                               "(os error 2)" % (sub, sub))
+                elif os.path.isdir(t.p(sub)):
+                    out += broken(sub)
+            return out
+
+        rc, out, err = t.run("--files", "-L", "--sortr", "path")
+        got = [l.split(": ", 1)[1] for l in err.splitlines() if ": " in l]
+        check(lines(out) == ["z/y", "c/x", "b/x", "a/x"] and rc == 2 and got == broken(""),
+              "stdout %r rc %d stderr %r, want %r" % (lines(out), rc, err, broken("")))
+    finally:
+        t.close()
+
+
 def main():
     if shutil.which(CTX) is None and not os.path.exists(CTX):
         print("CTXSEARCH binary %r not found" % CTX)

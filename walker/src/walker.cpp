@@ -132,6 +132,9 @@ struct SortedChild {
   std::string name;
   std::unique_ptr<SortedDir> dir;  // null for files
   bool short_read_is_end = false;  // a file's WalkEntry::short_read_is_end
+  // Sorted by path: an entry that could not be stat'ed (a dangling link or a link loop under -L),
+  // reported at its turn as walkdir does, not when its directory is listed.
+  std::optional<Error> error;
 };
 // A problem met while listing a directory ahead of its turn (walk_in_order), reported at its turn.
 struct DeferredReport {
@@ -337,6 +340,9 @@ class Walker {
   std::string_view relative_to(const RuleNode& node, std::string_view path, const Root& root,
                                Scratch& scratch) const;
   std::string_view cwd_relative(std::string_view path) const;
+  // The path --ignore-file rules see: ripgrep builds them with an empty root, so they see the
+  // walked path as written (one "./" and then one "/" stripped), not one relative to the cwd.
+  static std::string_view ignore_file_relative(std::string_view path);
 
   // Sorted by a time: appends the files of the recorded tree `dir` to `collect` (with depths).
   void replay(const SortedDir& dir, std::string& path, std::size_t depth,
@@ -375,6 +381,15 @@ std::string_view Walker::cwd_relative(std::string_view path) const {
       path.substr(0, cwd_.size()) == cwd_ && path[cwd_.size()] == '/') {
     path.remove_prefix(cwd_.size() + 1);
   }
+  return path;
+}
+
+std::string_view Walker::ignore_file_relative(std::string_view path) {
+  // As the ignore crate: Ignore::matched strips "./", Gitignore::strip strips "./" again, then
+  // the (empty) root and one leading "/". So `a/*` applies under `.//` but not under an
+  // absolute or `../` root (ripgrep #2366: deliberate, paths are handled symbolically).
+  for (int i = 0; i < 2 && path.substr(0, 2) == "./"; ++i) path.remove_prefix(2);
+  if (path.find('/') != std::string_view::npos && path.substr(0, 1) == "/") path.remove_prefix(1);
   return path;
 }
 
@@ -501,7 +516,7 @@ MatchKind Walker::match_ignores(std::string_view path, bool is_dir, const RuleNo
       if (m != MatchKind::kNone) return m;
     }
   }
-  if (!explicit_rules_.empty()) return explicit_rules_.match(cwd_relative(path), is_dir);
+  if (!explicit_rules_.empty()) return explicit_rules_.match(ignore_file_relative(path), is_dir);
   return MatchKind::kNone;
 }
 
@@ -785,7 +800,14 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       struct stat st {};
       int sflags = type == DT_LNK ? 0 : AT_SYMLINK_NOFOLLOW;
       if (::fstatat(fd, std::string(name).c_str(), &st, sflags) != 0) {
-        if (errno != ENOENT || type == DT_LNK) report(io_error(errno, path));
+        if (errno != ENOENT || type == DT_LNK) {
+          if (task.out != nullptr && options_.sort == SortBy::kPath) {
+            task.out->children.push_back(
+                SortedChild{std::string(name), nullptr, false, io_error(errno, path)});
+          } else {
+            report(io_error(errno, path));
+          }
+        }
         continue;
       }
       type = S_ISDIR(st.st_mode)   ? DT_DIR
@@ -822,7 +844,8 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
       child.ancestors = ancestors;
       child.via_symlink = e.type == DT_LNK;
       if (task.out != nullptr) {
-        task.out->children.push_back(SortedChild{std::string(name), std::make_unique<SortedDir>()});
+        task.out->children.push_back(
+            SortedChild{std::string(name), std::make_unique<SortedDir>(), false, std::nullopt});
         child.out = task.out->children.back().dir.get();
       }
       // Inline, each open directory holds an fd: past kMaxInlineDepth the rest waits in
@@ -849,24 +872,23 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     const bool short_read_is_end =
         file_system == Probe::kShortReadIsEnd && (e.type == DT_REG || e.type == DT_UNKNOWN);
     if (task.out != nullptr) {
-      task.out->children.push_back(SortedChild{std::string(name), nullptr, short_read_is_end});
+      task.out->children.push_back(
+          SortedChild{std::string(name), nullptr, short_read_is_end, std::nullopt});
     } else {
       emit(path, child_depth, fd, std::string_view(path).substr(base),  // NUL-terminated
            short_read_is_end);
       if (stop_.load(std::memory_order_relaxed)) return;
     }
   }
-  // Sorted by path, a directory's children replay by name. In walk order (or sorted by a time)
-  // they keep the order the directory listed them in: ripgrep walks unsorted then (one thread,
-  // depth first, each directory in readdir order) and its stable sort by time leaves ties (files
-  // checked out in the same clock tick) in that order.
-  if (task.out != nullptr && options_.sort == SortBy::kPath) {
+  // Sorted by path, a directory's children replay by name. In walk order (or sorted by a time,
+  // or by path reversed, where all files are sorted at the end) they keep the order the
+  // directory listed them in: ripgrep walks unsorted then (one thread, depth first, each
+  // directory in readdir order), so its messages come in that order, and its stable sort by time
+  // leaves ties (files checked out in the same clock tick) in that order.
+  if (task.out != nullptr && options_.sort == SortBy::kPath && !options_.sort_reverse) {
     // The children vector is complete before any child task runs, so child.out stays valid.
     auto by_name = [](const SortedChild& a, const SortedChild& b) { return a.name < b.name; };
     std::sort(task.out->children.begin(), task.out->children.end(), by_name);
-    if (options_.sort_reverse) {
-      std::reverse(task.out->children.begin(), task.out->children.end());
-    }
   }
 }
 
@@ -906,7 +928,9 @@ void Walker::walk_in_order(DirTask& task, std::vector<DirTask>& children, std::s
     if (stop_.load(std::memory_order_relaxed)) break;
     path.resize(base);
     path.append(child.name);
-    if (child.dir) {
+    if (child.error) {
+      report(*child.error);
+    } else if (child.dir) {
       path.push_back('/');
       const std::size_t i = child.dir->task;
       for (const DeferredReport& r : child.dir->reports) {
@@ -1012,7 +1036,11 @@ Status Walker::run() {
     for (const std::string& file : options_.ignore_files) {
       auto text = read_small_file(AT_FDCWD, file.c_str(), kMaxIgnoreFileBytes);
       if (!text.ok()) {
-        sink_.on_ignore_error(text.error());
+        struct stat st {};
+        // A directory opens but fails at its first read: ripgrep names the line.
+        const bool dir = ::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+        sink_.on_ignore_error(dir ? Error::from_errno(EISDIR, fmt::format("{}: line 1", file))
+                                  : text.error());
         continue;
       }
       std::string_view body = *text;
