@@ -92,6 +92,19 @@ class LineCounter {
   std::uint64_t line_;
 };
 
+// The start of the line `count` lines before the one that starts at `from` (a line start, or the
+// end of `hay`), never below `floor`: where -B's context lines begin.
+std::size_t lines_before(std::string_view hay, char term, std::size_t from, std::size_t count,
+                         std::size_t floor) {
+  for (std::size_t n = 0; n < count && from > floor; ++n) {
+    const std::size_t last = from - 1;  // the previous line's terminator (or the last byte)
+    const void* nl = last > floor ? ::memrchr(hay.data() + floor, term, last - floor) : nullptr;
+    from = nl == nullptr ? floor
+                         : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data()) + 1;
+  }
+  return from;
+}
+
 }  // namespace
 
 std::string utf16_to_utf8(std::string_view in, bool little_endian,
@@ -296,13 +309,10 @@ Result<std::string_view> FileBuffer::read_at(int dir_fd, const char* name, std::
 }
 
 void FileBuffer::release_before(const char* at) {
-  constexpr std::size_t kKeep = std::size_t{64} << 10;
   const char* map = static_cast<const char*>(map_);
   if (map == nullptr || at < map || at > map + map_bytes_) return;
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const auto done = static_cast<std::size_t>(at - map);
-  if (done < kKeep) return;
-  const std::size_t to = (done - kKeep) / page * page;
+  const std::size_t to = static_cast<std::size_t>(at - map) / page * page;
   if (to <= released_) return;
   // Only drops this process's mapping of the pages: the next touch maps the page cache's copy
   // (or, past a truncation, the zero pages on_sigbus puts there) again.
@@ -682,11 +692,13 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // below), reading ripgrep's roll buffer rounds as they come; any other search has it all first.
   // (kConvert: the NULs become line terminators as they arrive, where ripgrep's roll buffer
   // converts each read, instead of in a copy of the whole haystack.)
-  const bool by_windows = !multiline && !whole && !suppress &&
+  // Windows are asked for and the haystack is large enough (not -v --stop-on-nonmatch, whose quirk
+  // below needs the next hit wherever it is).
+  const bool windows_fit = options.window_bytes > 0 && hay.size() / 2 > options.window_bytes &&
+                           !(options.invert && options.stop_on_nonmatch);
+  const bool by_windows = windows_fit && !multiline && !whole && !suppress &&
                           (mode != BinaryMode::kConvert || options.fill != nullptr) &&
-                          term == '\n' && !patterns.searches_buffer() &&
-                          !(options.invert && options.stop_on_nonmatch) &&
-                          options.window_bytes > 0 && hay.size() / 2 > options.window_bytes;
+                          term == '\n' && !patterns.searches_buffer();
   if (!by_windows && !arrivals.all()) return *arrivals.error();
   const bool convert_as_arriving = by_windows && mode == BinaryMode::kConvert;
   if (convert_as_arriving) arrivals.convert_nuls(term);
@@ -882,11 +894,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         printed_until = last_context;  // its sink failed: not visited, for ripgrep
         return false;
       }
-      std::size_t first = start;
-      for (std::size_t n = 0; n < before && first > printed_until; ++n) {
-        first = first - 1;  // the previous line's terminator
-        while (first > printed_until && hay[first - 1] != term) --first;
-      }
+      std::size_t first = lines_before(hay, term, start, before, printed_until);
       if (printed_any && (first > printed_until || (first == gap_at && printed_until == gap_at)) &&
           !stopped) {
         sink.on_context_break();
@@ -1007,9 +1015,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   const bool rounds = patterns.searches_buffer() && !passthru;
   // A large haystack is scanned a window at a time (each line is matched alone here, so a window
   // ending at a line end changes no result); the rounds above are windows already.
-  // (Not -v --stop-on-nonmatch, whose quirk below needs the next hit wherever it is.)
-  const bool windowed = !rounds && !(options.invert && stop_on_nonmatch) &&
-                        options.window_bytes > 0 && hay.size() / 2 > options.window_bytes;
+  const bool windowed = windows_fit && !rounds;
   std::size_t progressed = 0;  // the last offset given to on_progress
   // Tells the sink of the search's progress past `at` (a line start the search has reached),
   // once per window. The roll buffer's rounds up to `at` happen first, as they would before the
@@ -1036,10 +1042,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     std::size_t keep = at;
     if (roll) keep = std::min(keep, roll->start());
     if (passthru || after_left > 0) keep = std::min(keep, printed_until);
-    for (std::size_t n = 0; n < options.before && keep > 0; ++n) {
-      keep = keep - 1;  // the previous line's terminator
-      while (keep > 0 && hay[keep - 1] != term) --keep;
-    }
+    keep = lines_before(hay, term, keep, options.before, 0);
     // (Less one byte: a look-back from a line start reads the terminator before it.)
     if (keep > 0) --keep;
     if (keep > kept_from) {
@@ -1229,13 +1232,7 @@ Result<std::uint64_t> PieceSearch::search(const PatternSet& patterns, PatternSet
   const std::size_t printed_before = resume_.printed_until;
   CTX_TRY_ASSIGN(std::uint64_t reported, search_buffer(patterns, scratch, o, joined_, sink));
   // Keep the last -B lines: from `from`, a line start, never inside the BOM.
-  std::size_t from = joined_.size();
-  for (std::size_t n = 0; n < options.before && from > skip; ++n) {
-    const std::size_t last = from - 1;  // the previous line's terminator
-    const std::size_t nl =
-        last > skip ? std::string_view(joined_).rfind(term, last - 1) : std::string_view::npos;
-    from = nl == std::string_view::npos || nl < skip ? skip : nl + 1;
-  }
+  const std::size_t from = lines_before(joined_, term, joined_.size(), options.before, skip);
   // Lines between the last one printed and the kept ones make a gap before them.
   const std::size_t printed = resume_.printed_until + skip;
   resume_.gap =

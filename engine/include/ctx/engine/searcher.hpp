@@ -197,7 +197,8 @@ class FileBuffer final : public HaystackFill {
   // The search no longer needs the pages of the last file's mapping before `at` (a pointer into
   // the bytes read; anything else is ignored): they are dropped from this process (MADV_DONTNEED;
   // the page cache keeps them, and a later read of them maps them again, unchanged), so a large
-  // file costs a window of memory, not its size. Keeps the last 64 KiB before `at`.
+  // file costs a window of memory, not its size. `at` must be a bound the search gave
+  // (LineSink::on_progress): a filled buffer's dropped bytes read as zeros.
   void release_before(const char* at);
   // Whether the last file read is memory-mapped.
   bool mapped() const { return map_ != nullptr && fd_ < 0; }
