@@ -2,6 +2,7 @@
 // what one search over the whole stream reports. Property: random haystacks, patterns and context
 // options (-A, -B, --passthru, -v, -m, line numbers), cut into random pieces of whole lines: the
 // reported and context lines (numbers, offsets, bytes) and the "--" breaks are the same.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <random>
@@ -16,7 +17,6 @@
 namespace {
 
 using ctx::engine::BinaryMode;
-using ctx::engine::Flow;
 using ctx::engine::PatternSet;
 using ctx::engine::PieceSearch;
 using ctx::engine::SearchOptions;
@@ -78,7 +78,8 @@ TEST_CASE("pieces: a stream searched piece by piece reports what one search repo
           "[engine][searcher][pieces]") {
   std::mt19937 rng(20261123);
   const std::vector<std::string> patterns = {"foo", "bar|baz", "^foo$", "^$", "x", "é"};
-  int compared = 0;
+  // Streams of several pieces with context lines printed: what the carry-over is for.
+  int carried = 0;
   for (int iteration = 0; iteration < 4000; ++iteration) {
     const std::string hay = random_haystack(rng);
     const std::string& pattern = patterns[rng() % patterns.size()];
@@ -102,7 +103,11 @@ TEST_CASE("pieces: a stream searched piece by piece reports what one search repo
                       << ", pattern " << pattern << ", cuts " << ::Catch::Detail::stringify(cuts)
                       << ", hay " << ::Catch::Detail::stringify(hay));
     REQUIRE(search_in_pieces(set, options, hay, cuts) == whole.seen);
-    ++compared;
+    const bool context_printed =
+        std::any_of(whole.seen.begin(), whole.seen.end(), [](const std::string& call) {
+          return call.find('-') != std::string::npos && call.find(':') == std::string::npos;
+        });
+    if (cuts.size() > 1 && context_printed) ++carried;
   }
-  CHECK(compared == 4000);
+  CHECK(carried > 500);
 }

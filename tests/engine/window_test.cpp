@@ -21,7 +21,6 @@
 namespace {
 
 using ctx::engine::BinaryMode;
-using ctx::engine::Flow;
 using ctx::engine::PatternOptions;
 using ctx::engine::PatternSet;
 using ctx::engine::SearchOptions;
