@@ -398,21 +398,141 @@ class Translator {
     return frame.capture ? hir_capture(alternation) : alternation;
   }
 
-  // A quantifier after the last atom; Rust repeats a repetition (a**) and assertions (^*),
-  // PCRE2 wants a group around them.
-  void quantifier(const std::string& q) {
+  // A quantifier {min,max} (`text`, as PCRE2 reads it, found at `at`) after the last atom, with
+  // its lazy '?' when one follows at pos_ (just past the quantifier). Rust repeats a repetition
+  // (a**) and assertions (^*); PCRE2 wants a group around them. A repetition of a repetition of
+  // the * + ? kind folds into one Repeat instead of nesting (fold_order; fold_matches in a
+  // superset): each nested group doubled Hyperscan's compile time (a chain of 30 +'s took
+  // minutes; ripgrep 0.45 s) and PCRE2's backtracking on a failing line.
+  void quantifier(std::size_t at, std::string_view text, std::uint64_t min,
+                  std::optional<std::uint64_t> max) {
     if (!repeatable_) {
-      fail(pos_, "repetition operator missing expression");
+      fail(at, "repetition operator missing expression");
       return;
     }
-    if (quantified_ || assertion_) {
-      differs_ = true;
-      out_.insert(atom_start_, "(?:");
-      out_ += ')';
+    std::size_t j = pos_;
+    skip_space(j);
+    const bool lazy = j < re_.size() && re_[j] == '?';
+    if (lazy) pos_ = j + 1;
+    const Repeat simple = simple_repeat(min, max, lazy);
+    Repeat folded = Repeat::kOther;
+    if (quantified_ && repeat_ != Repeat::kOther && simple != Repeat::kOther) {
+      folded = superset_ ? fold_matches(repeat_, simple) : fold_order(repeat_, simple);
     }
-    out_ += q;
+    if (folded != Repeat::kOther) {
+      differs_ = true;
+      render_repeat(folded);
+    } else {
+      if (quantified_ || assertion_) {
+        differs_ = true;
+        out_.insert(atom_start_, "(?:");
+        out_ += ')';
+      }
+      atom_size_ = out_.size() - atom_start_;
+      atom_nullable_ = hir_.back().items.empty() || hir_.back().items.back().nullable;
+      repeat_wrapped_ = false;
+      repeat_ = Repeat::kOther;
+      if (simple == Repeat::kOther) {
+        out_ += text;
+        if (lazy) out_ += '?';
+      } else {
+        render_repeat(simple == Repeat::kStarLazy && atom_nullable_ ? Repeat::kStarLazyOverEmpty
+                                                                    : simple);
+      }
+    }
     quantified_ = true;
     assertion_ = false;
+    repeat_hir(min, max);
+  }
+
+  // The repetitions of the * + ? kind, and the two that a repetition of them may need beyond
+  // those: one whose first choice (take a copy of the atom or not) differs from its choice
+  // after each copy (take another or stop).
+  enum class Repeat : std::uint8_t {
+    kStar,
+    kStarLazy,
+    kPlus,
+    kPlusLazy,
+    kOpt,
+    kOptLazy,
+    kLazyThenGreedy,  // (?:x+)?? : no copy first; once one is taken, as many as can be
+    kGreedyThenLazy,  // (?:x+?)? : a copy first; then as few more as can be
+    // x*? where x, or a repetition x*? stands for, may match the empty string: the same matches
+    // as x*?, but repeated again by * or + it prefers another copy (regex-automata skips a split
+    // state that one step reaches twice).
+    kStarLazyOverEmpty,
+    kOther,  // a counted repetition: not folded
+  };
+  static constexpr std::array<std::string_view, 9> kRepeatSuffix = {"*",  "*?",   "+",    "+?", "?",
+                                                                    "??", "+)??", "+?)?", "*?"};
+
+  // kFold[inner][outer]: the Repeat that is (?:x{inner}){outer} for x that cannot match the empty
+  // string and an outer of the * + ? kind (the first six Repeats), as regex-automata orders the
+  // matches. Found against ripgrep 14 on haystacks that tell all nine Repeats apart (chains of up
+  // to five, atoms that may match the empty string or not); tests/engine/rust_dialect_test.cpp
+  // checks every chain of two and three.
+  static constexpr Repeat kFold[8][6] = {
+      // columns: the outer * *? + +? ? ?? (the first six Repeats, in order)
+      {Repeat::kStar, Repeat::kLazyThenGreedy, Repeat::kStar, Repeat::kStar, Repeat::kStar,
+       Repeat::kLazyThenGreedy},  // x*
+      {Repeat::kStarLazy, Repeat::kStarLazy, Repeat::kStarLazy, Repeat::kStarLazy,
+       Repeat::kStarLazy, Repeat::kStarLazy},  // x*?
+      {Repeat::kStar, Repeat::kLazyThenGreedy, Repeat::kPlus, Repeat::kPlus, Repeat::kStar,
+       Repeat::kLazyThenGreedy},  // x+
+      {Repeat::kStar, Repeat::kStarLazy, Repeat::kPlus, Repeat::kPlusLazy, Repeat::kGreedyThenLazy,
+       Repeat::kStarLazyOverEmpty},  // x+?
+      {Repeat::kStar, Repeat::kStarLazyOverEmpty, Repeat::kStar, Repeat::kGreedyThenLazy,
+       Repeat::kOpt, Repeat::kOptLazy},  // x?
+      {Repeat::kLazyThenGreedy, Repeat::kStarLazyOverEmpty, Repeat::kLazyThenGreedy,
+       Repeat::kStarLazyOverEmpty, Repeat::kOptLazy, Repeat::kOptLazy},  // x??
+      {Repeat::kLazyThenGreedy, Repeat::kLazyThenGreedy, Repeat::kLazyThenGreedy,
+       Repeat::kLazyThenGreedy, Repeat::kLazyThenGreedy, Repeat::kLazyThenGreedy},  // (?:x+)??
+      {Repeat::kStar, Repeat::kStarLazyOverEmpty, Repeat::kStar, Repeat::kGreedyThenLazy,
+       Repeat::kGreedyThenLazy, Repeat::kStarLazyOverEmpty},  // (?:x+?)?
+  };
+
+  // (?:x{inner}){outer} in regex-automata's order of preference, the last atom being x: kFold,
+  // where a lazy star over a body that may match the empty string (x itself, or the inner
+  // repetition) prefers taking another copy once a greedy * or + repeats it again.
+  Repeat fold_order(Repeat inner, Repeat outer) const {
+    if (inner == Repeat::kStarLazyOverEmpty) {
+      return outer == Repeat::kStar || outer == Repeat::kPlus ? Repeat::kLazyThenGreedy
+                                                              : Repeat::kStarLazyOverEmpty;
+    }
+    const Repeat r = kFold[static_cast<int>(inner)][static_cast<int>(outer)];
+    return r == Repeat::kStarLazy && atom_nullable_ ? Repeat::kStarLazyOverEmpty : r;
+  }
+
+  // (?:x{inner}){outer} as the Repeat with the same matches (the order of preference aside, as
+  // a superset for Hyperscan needs): x? of two ?'s, x+ of two +'s, x* otherwise.
+  static Repeat fold_matches(Repeat inner, Repeat outer) {
+    const auto kind = [](Repeat r) {
+      return r == Repeat::kPlus || r == Repeat::kPlusLazy ? Repeat::kPlus
+             : r == Repeat::kOpt || r == Repeat::kOptLazy ? Repeat::kOpt
+                                                          : Repeat::kStar;
+    };
+    return kind(inner) == kind(outer) ? kind(inner) : Repeat::kStar;
+  }
+
+  // {min,max} as a Repeat of the * + ? kind, or kOther.
+  static Repeat simple_repeat(std::uint64_t min, std::optional<std::uint64_t> max, bool lazy) {
+    const auto pick = [lazy](Repeat greedy) {
+      return static_cast<Repeat>(static_cast<int>(greedy) + (lazy ? 1 : 0));
+    };
+    if (!max && min <= 1) return pick(min == 0 ? Repeat::kStar : Repeat::kPlus);
+    if (max && *max == 1 && min == 0) return pick(Repeat::kOpt);
+    return Repeat::kOther;
+  }
+
+  // Writes the last atom (atom_size_ bytes at atom_start_) repeated as `r`, in place of its
+  // last repetition.
+  void render_repeat(Repeat r) {
+    if (repeat_wrapped_) out_.erase(atom_start_, 3);
+    out_.resize(atom_start_ + atom_size_);
+    repeat_wrapped_ = r == Repeat::kLazyThenGreedy || r == Repeat::kGreedyThenLazy;
+    if (repeat_wrapped_) out_.insert(atom_start_, "(?:");
+    out_ += kRepeatSuffix[static_cast<std::size_t>(r)];
+    repeat_ = r;
   }
 
   // A Unicode look-around as a callout (nothing in a superset: dropping an assertion widens).
@@ -486,10 +606,9 @@ class Translator {
       case '*':
       case '+':
       case '?':
-        quantifier(std::string(1, c));
-        repeat_hir(c == '+' ? 1 : 0, c == '?' ? std::optional<std::uint64_t>(1) : std::nullopt);
         ++pos_;
-        lazy();
+        quantifier(pos_ - 1, std::string_view(&re_[pos_ - 1], 1), c == '+' ? 1 : 0,
+                   c == '?' ? std::optional<std::uint64_t>(1) : std::nullopt);
         return;
       case '{':
         counted();
@@ -530,16 +649,6 @@ class Translator {
         emit_literal(cp, raw);
         return;
       }
-    }
-  }
-
-  // An optional '?' (lazy) after a quantifier.
-  void lazy() {
-    std::size_t j = pos_;
-    skip_space(j);
-    if (j < re_.size() && re_[j] == '?') {
-      out_ += '?';
-      pos_ = j + 1;
     }
   }
 
@@ -603,10 +712,8 @@ class Translator {
       fail(open, "invalid repetition count range, the start must be <= the end");
       return;
     }
-    quantifier(text + "}");
-    repeat_hir(min, most);
     pos_ = j + 1;
-    lazy();
+    quantifier(open, text + "}", min, most);
   }
 
   void group_open() {
@@ -1114,6 +1221,10 @@ class Translator {
   std::vector<std::string_view> names_;  // the capture group names seen
   std::size_t atom_start_ = 0;           // where the last atom (or group) starts in out_
   bool quantified_ = false;              // a quantifier follows that atom
+  std::size_t atom_size_ = 0;            // the length of that atom, before its repetition
+  Repeat repeat_ = Repeat::kOther;       // the atom's repetition (when quantified_)
+  bool repeat_wrapped_ = false;          // that repetition put "(?:" before the atom
+  bool atom_nullable_ = false;           // that atom may match the empty string
   bool assertion_ = false;               // that atom is an assertion
   // There is an atom a quantifier can repeat: not at the start of the pattern, of a group or of an
   // alternative, nor right after a flag group such as (?i) (Rust: "repetition operator missing

@@ -197,6 +197,7 @@ HirSummary class_of_several(CodepointRanges members, bool bytes) {
   HirSummary h;
   h.kind = Kind::kClass;
   h.zero_width = false;
+  h.nullable = false;
   h.byte_class = bytes;
   h.ascii_class = !members.empty() && members.back().second < 0x80;
   std::uint64_t size = 0;
@@ -279,6 +280,7 @@ HirSummary hir_literal(std::string_view bytes) {
   h.exact_length = h.exact_count == 0 ? 0 : static_cast<std::uint32_t>(bytes.size());
   h.exact_empty = false;
   h.zero_width = false;
+  h.nullable = false;
   h.nfa_bytes = h.reverse_nfa_bytes = times(bytes.size(), kState);
   return h;
 }
@@ -288,6 +290,7 @@ HirSummary hir_class(const CodepointRanges& members, bool bytes, std::string_vie
     HirSummary h;
     h.kind = Kind::kOther;
     h.zero_width = false;
+    h.nullable = false;
     h.exact_count = 0;
     h.nfa_bytes = h.reverse_nfa_bytes = kState;
     return h;
@@ -349,6 +352,7 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
     h.holds |= item.holds;
     h.matches |= item.matches;
     h.zero_width = h.zero_width && item.zero_width;
+    h.nullable = h.nullable && item.nullable;
     if (before) h.text_start = h.text_start || item.text_start;
     before = before && item.zero_width;
     h.nfa_bytes = add(h.nfa_bytes, item.nfa_bytes);
@@ -402,6 +406,7 @@ HirSummary alternation_of(const std::vector<HirSummary>& branches, std::string_v
   }
   HirSummary h;
   h.kind = Kind::kOther;
+  h.nullable = false;  // until a branch is
   h.alternation = true;
   h.text_start = h.text_end = true;
   h.exact_count = branches.front().exact_count;
@@ -415,6 +420,7 @@ HirSummary alternation_of(const std::vector<HirSummary>& branches, std::string_v
     h.holds |= b.holds;
     h.matches |= b.matches;
     h.zero_width = h.zero_width && b.zero_width;
+    h.nullable = h.nullable || b.nullable;
     h.text_start = h.text_start && b.text_start;
     h.text_end = h.text_end && b.text_end;
     most = std::max(most, b.nfa_bytes);
@@ -458,6 +464,7 @@ HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::
   h.holds = sub.holds;
   h.matches = sub.matches;
   h.zero_width = sub.zero_width;
+  h.nullable = min == 0 || sub.nullable;
   h.text_start = min > 0 && sub.text_start;
   h.text_end = min > 0 && sub.text_end;
   h.captures = sub.captures;
@@ -496,6 +503,7 @@ HirSummary hir_capture(const HirSummary& sub) {
   h.holds = sub.holds;
   h.matches = sub.matches;
   h.zero_width = sub.zero_width;
+  h.nullable = sub.nullable;
   h.text_start = sub.text_start;
   h.text_end = sub.text_end;
   h.exact_count = sub.exact_count;

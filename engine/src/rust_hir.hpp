@@ -41,6 +41,7 @@ struct HirSummary {
   bool byte_class = false;   // kClass: of bytes (Unicode off), not of scalar values
   bool ascii_class = false;  // kClass: every member is ASCII
   bool zero_width = true;    // it matches the empty string only (its repetitions are cut to {0,1})
+  bool nullable = true;      // it may match the empty string
   bool text_start = false;   // every match starts with \A (regex-automata anchors the NFA then)
   bool text_end = false;     // every match ends with \z (the reverse NFA is anchored then)
   // A lower bound of the memory regex-automata's NFA builder spends on it (its states take 32

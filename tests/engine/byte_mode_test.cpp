@@ -281,3 +281,28 @@ TEST_CASE("disables_unicode finds (?-u) flag groups", "[engine][bytes]") {
   CHECK_FALSE(disables_unicode("(?i)u-u"));
   CHECK_FALSE(disables_unicode("(?u-i)x"));
 }
+
+TEST_CASE("a chain of repetitions becomes one repetition, not nested groups", "[engine][bytes]") {
+  // Each nested group doubled Hyperscan's compile time: 30 +'s took minutes (found by fuzzing).
+  using ctx::engine::detail::ByteRegexOptions;
+  using ctx::engine::detail::rust_to_bytes;
+  const std::string pluses(40, '+');
+  ByteRegexOptions exact;
+  exact.unicode = false;
+  ByteRegexOptions superset = exact;
+  superset.superset = true;
+  for (const ByteRegexOptions& options : {exact, superset}) {
+    INFO("superset " << options.superset);
+    CHECK(rust_to_bytes("a" + pluses + "b", options).value() == "a+b");
+    CHECK(rust_to_bytes("a+*?", options).value() == (options.superset ? "a*" : "(?:a+)??"));
+    // Greedy and lazy in turn: one group at most.
+    std::string mixed = "a";
+    for (int i = 0; i < 20; ++i) mixed += "+?+";
+    const std::string out = rust_to_bytes(mixed, options).value();
+    CHECK(out.find("(?:(?:") == std::string::npos);
+  }
+  // A counted repetition is not folded.
+  CHECK(rust_to_bytes("a{2}+", exact).value() == "(?:a{2})+");
+  // The whole set compiles at once (it took minutes).
+  CHECK(spans_of("330" + pluses + "3", "x3300003y") == SpanPairs{{1, 8}});
+}
