@@ -964,6 +964,28 @@ class FilePrinter final : public engine::LineSink {
   std::optional<Error> error_;
 };
 
+// Search::search_stream's reader of `bytes`, the file `buffer` holds (mapped, or filled as it is
+// read): each read copies the next bytes, and the buffer drops what was copied.
+class HeldReader {
+ public:
+  HeldReader(engine::FileBuffer& buffer, std::string_view bytes) : buffer_(buffer), bytes_(bytes) {}
+
+  Result<std::size_t> operator()(char* dst, std::size_t n) {
+    n = std::min(n, bytes_.size() - at_);
+    if (n == 0) return std::size_t{0};
+    if (buffer_.filling()) CTX_TRY(buffer_.fill_to(at_ + n));
+    std::memcpy(dst, bytes_.data() + at_, n);
+    at_ += n;
+    buffer_.release_before(bytes_.data() + at_);
+    return n;
+  }
+
+ private:
+  engine::FileBuffer& buffer_;
+  std::string_view bytes_;
+  std::size_t at_ = 0;
+};
+
 class Search {
  public:
   static constexpr std::size_t kWindowBytes = std::size_t{1} << 20;  // see SearchOptions
@@ -1031,6 +1053,10 @@ class Search {
       out_.error(bytes.error().detail);
       return;
     }
+    // A large file that ripgrep decodes (a UTF-16 BOM, -E) it reads through its decoder and roll
+    // buffer, never whole: it is searched as a stream of decoded pieces too (search_stream), so it
+    // costs a piece of memory, not its size (decoded whole, a 118 MB UTF-16 file took 182 MB).
+    const bool held_stream = !streamed && !piped && decodes_held_file(w.buffer, *bytes, text);
     // Summaries (-c, -l, -q, ...) keep the context options: they print no context line, but
     // ripgrep's searcher still steps over those lines (which decides where it notices binary
     // data), and its printer ignores them.
@@ -1048,15 +1074,16 @@ class Search {
     options.stdin_reader = is_stdin;
     // A large mapped file is searched a window at a time, its pages dropped behind the search; a
     // large file read without a map arrives a window at a time.
-    const bool filling = !piped && !streamed && w.buffer.filling();
-    options.window_bytes = (!piped && !streamed && w.buffer.mapped()) || filling ? kWindowBytes : 0;
+    const bool filling = !piped && !streamed && !held_stream && w.buffer.filling();
+    options.window_bytes =
+        (!piped && !streamed && !held_stream && w.buffer.mapped()) || filling ? kWindowBytes : 0;
     options.fill = filling ? &w.buffer : nullptr;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
     // --crlf on a file without a CR byte matches as without --crlf (except -P, whose lines keep
     // their LF): the set without it keeps the Hyperscan and BitMatcher prefilters.
-    const bool plain =
-        plain_ && !streamed && std::string_view(*bytes).find('\r') == std::string_view::npos;
+    const bool plain = plain_ && !streamed && !held_stream &&
+                       std::string_view(*bytes).find('\r') == std::string_view::npos;
     if (plain && !w.plain_scratch) w.plain_scratch.emplace(plain_->make_scratch());
     const engine::PatternSet& set = plain ? *plain_ : patterns_;
     engine::PatternSet::Scratch& scratch = plain ? *w.plain_scratch : w.scratch;
@@ -1074,12 +1101,16 @@ class Search {
     std::uint64_t total_bytes = bytes->size();
     // A large named file is searched in chunks on several threads, where its output allows it
     // (the printer sees the same calls; --stats and --json count what one search would).
-    const bool chunked = !streamed && !piped && !printer_limits_quit() && !args_.stats &&
-                         !print_.json && !options.max_count &&
+    const bool chunked = !streamed && !held_stream && !piped && !printer_limits_quit() &&
+                         !args_.stats && !print_.json && !options.max_count &&
                          can_search_in_chunks(set, options, *bytes, chunk_limits());
     if (chunked) debug_line(args_, 2, "{}: searched in chunks on several threads", shown);
-    Status searched =
-        streamed ? search_stream(printer, options, w, stream, total_bytes) : [&]() -> Status {
+    Status searched = [&]() -> Status {
+      if (streamed) return search_stream(printer, options, w, stream, total_bytes, read_stdin);
+      if (held_stream) {
+        return search_stream(printer, options, w, stream, total_bytes,
+                             HeldReader(w.buffer, *bytes));
+      }
       if (chunked) {
         return search_in_chunks(set, plain ? plain_chunk_scratches_ : chunk_scratches_, options,
                                 *bytes, w.buffer, printer, chunk_limits());
@@ -1107,7 +1138,7 @@ class Search {
       Stats file;
       // A search cut short (-m, binary data) says where it stopped, as ripgrep counts.
       const std::uint64_t searched_bytes =
-          streamed ? total_bytes : printer.searched_bytes(total_bytes);
+          streamed || held_stream ? total_bytes : printer.searched_bytes(total_bytes);
       printer.fill_stats(searched_bytes, std::chrono::steady_clock::now() - started, file);
       if (print_.json && program_end != ProgramEnd::kFailedAtEnd) printer.finish_json(file);
       std::lock_guard lock(stats_mutex_);
@@ -1248,8 +1279,12 @@ class Search {
   // (binary data; under decoding a decoded one) makes the rest be read whole and searched as one
   // piece, as a file would be: the raw bytes, decoded by the search itself, when nothing was
   // searched yet. `total` gets the bytes searched, as the searches counted them (decoded ones).
+  //
+  // `read` gives the stream's next bytes: read(dst, n) writes up to n bytes at dst and returns
+  // how many (0: the end), or an error (see read_stdin, read_held).
+  template <class Read>
   Status search_stream(FilePrinter& printer, const engine::SearchOptions& options, Worker& w,
-                       OutputStream& stream, std::uint64_t& total) {
+                       OutputStream& stream, std::uint64_t& total, Read read) {
     constexpr std::size_t kRead = std::size_t{64} << 10;
     std::string& buf = w.stream;        // bytes read and not yet searched (decoding: fed)
     std::string& text = w.stream_text;  // decoding: decoded and not yet searched
@@ -1268,14 +1303,13 @@ class Search {
     while (!eof) {
       const std::size_t old = buf.size();
       buf.resize(old + kRead);
-      const ssize_t n = ::read(STDIN_FILENO, buf.data() + old, kRead);
-      if (n < 0) {
+      const Result<std::size_t> n = read(buf.data() + old, kRead);
+      if (!n.ok()) {
         buf.resize(old);
-        if (errno == EINTR) continue;
-        return Error::from_errno(errno, "<stdin>");
+        return n.error();
       }
-      buf.resize(old + static_cast<std::size_t>(n));
-      eof = n == 0;
+      buf.resize(old + *n);
+      eof = *n == 0;
       if (!planned) {
         // A BOM (or -E's encoding) decides; up to 3 bytes are needed where one may start.
         const bool bom_lead =
@@ -1352,6 +1386,40 @@ class Search {
     }
     total = searched;
     return {};
+  }
+
+  // Whether the file `buffer` holds as `bytes` is one to search as a stream of decoded pieces
+  // (see search_file): large enough to be windowed, mapped or filled, decoded (its first bytes,
+  // -E), searched line by line without ripgrep's regex over its roll buffer (as stdin is
+  // streamed), and without a decoded NUL unless searched as `text`.
+  bool decodes_held_file(engine::FileBuffer& buffer, std::string_view bytes, bool text) const {
+    if (bytes.size() / 2 <= kWindowBytes || !(buffer.mapped() || buffer.filling()) ||
+        print_.multiline || args_.search.stop_on_nonmatch || patterns_.searches_buffer()) {
+      return false;
+    }
+    if (buffer.filling() && !buffer.fill_to(3).ok()) return false;  // the search reports it
+    const engine::DecodePlan plan =
+        engine::plan_decoding(bytes.substr(0, 3), args_.search.encoding, args_.search.bom_sniffing);
+    if (!plan.decoder) return false;
+    if (text) return true;
+    // Binary data: where ripgrep notices a decoded NUL depends on its decoder's and roll
+    // buffer's reads, which the whole-file search models and pieces would not: such a file is
+    // searched whole (looked for first, without keeping the bytes).
+    bool nul = false;
+    const Status scanned = buffer.scan(plan.skip, [&](std::string_view piece) {
+      nul = engine::may_decode_to_nul(*plan.decoder, piece);
+      return !nul;
+    });
+    return scanned.ok() && !nul;
+  }
+
+  // search_stream's reader of stdin.
+  static Result<std::size_t> read_stdin(char* dst, std::size_t n) {
+    for (;;) {
+      const ssize_t got = ::read(STDIN_FILENO, dst, n);
+      if (got >= 0) return static_cast<std::size_t>(got);
+      if (errno != EINTR) return Error::from_errno(errno, "<stdin>");
+    }
   }
 
   // Searches the paths in argument order: "-" is stdin; the others are walked, in runs.

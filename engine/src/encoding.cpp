@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <utility>
 
 #include "encoding_tables.hpp"
@@ -388,6 +391,34 @@ inline const std::uint8_t* copy_ascii(const std::uint8_t* p, const std::uint8_t*
   return p;
 }
 
+// Copies the ASCII code units at `p` (UTF-16, little-endian when `le`) to `w` as bytes, 16 at a
+// time, up to the first block of 16 that holds another unit; returns where it stopped.
+inline const std::uint8_t* copy_ascii_utf16(const std::uint8_t* p, const std::uint8_t* end, bool le,
+                                            char*& w) {
+#if defined(__SSE2__)
+  // The units of a block are all ASCII when no bit outside each unit's low 7 is set.
+  const __m128i outside = _mm_set1_epi16(static_cast<std::int16_t>(0xFF80));
+  while (end - p >= 32) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+    if (!le) {  // to little-endian units
+      a = _mm_or_si128(_mm_slli_epi16(a, 8), _mm_srli_epi16(a, 8));
+      b = _mm_or_si128(_mm_slli_epi16(b, 8), _mm_srli_epi16(b, 8));
+    }
+    const __m128i high = _mm_and_si128(_mm_or_si128(a, b), outside);
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(high, _mm_setzero_si128())) != 0xFFFF) break;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(w), _mm_packus_epi16(a, b));
+    p += 32;
+    w += 16;
+  }
+#else
+  (void)end;
+  (void)le;
+  (void)w;
+#endif
+  return p;
+}
+
 // The length of the well-formed UTF-8 sequence at `p` (the Encoding Standard's ranges), 0 when
 // it is malformed or runs past `end`.
 inline std::size_t utf8_sequence(const std::uint8_t* p, const std::uint8_t* end) {
@@ -572,7 +603,8 @@ void Decoder::feed(std::string_view in, char*& w) {
       }
       if (p == end) break;
     } else if (utf16 && lead_byte_ < 0 && lead_surrogate_ < 0 && pending_count_ == 0) {
-      // Whole units outside the surrogates.
+      // Whole units outside the surrogates; ASCII ones 16 at a time.
+      p = copy_ascii_utf16(p, end, le, w);
       while (end - p >= 2) {
         const std::uint32_t unit =
             le ? (std::uint32_t{p[1]} << 8) | p[0] : (std::uint32_t{p[0]} << 8) | p[1];
@@ -1061,6 +1093,24 @@ std::string decode_haystack(Encoding encoding, std::string_view in, std::size_t 
   decoder.decode({}, true, out);
   mark();
   return out;
+}
+
+bool may_decode_to_nul(Encoding encoding, std::string_view in) {
+  if (encoding != Encoding::kUtf16Le && encoding != Encoding::kUtf16Be) {
+    return std::memchr(in.data(), '\0', in.size()) != nullptr;
+  }
+  // Four code units at a time: a zero 16-bit lane (either byte order).
+  constexpr std::uint64_t kLow = 0x0001000100010001ULL, kHigh = 0x8000800080008000ULL;
+  std::size_t i = 0;
+  for (; i + 8 <= in.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, in.data() + i, 8);
+    if (((w - kLow) & ~w & kHigh) != 0) return true;
+  }
+  for (; i + 2 <= in.size(); i += 2) {
+    if (in[i] == '\0' && in[i + 1] == '\0') return true;
+  }
+  return false;
 }
 
 }  // namespace ctx::engine

@@ -1081,6 +1081,7 @@ struct PatternSet::Scratch::Impl {
   // per line.
   std::vector<LineSpan> ahead;
   std::size_t ahead_from = 0;
+  std::size_t ahead_next = 0;  // the queued line after the last one given (a hint)
   bool ahead_valid = false;
   bool ahead_to_end = false;
   std::uint32_t ahead_want = 1;
@@ -1793,8 +1794,11 @@ namespace {
 
 // The line of `hay` holding `pos`, not starting before `floor`; lines end at `lt`.
 LineSpan line_around(std::string_view hay, std::size_t pos, std::size_t floor, char lt = '\n') {
-  std::size_t start = pos;
-  while (start > floor && hay[start - 1] != lt) --start;
+  const void* before = pos > floor ? ::memrchr(hay.data() + floor, lt, pos - floor) : nullptr;
+  const std::size_t start =
+      before == nullptr
+          ? std::min(pos, floor)
+          : static_cast<std::size_t>(static_cast<const char*>(before) - hay.data()) + 1;
   const void* nl = std::memchr(hay.data() + pos, lt, hay.size() - pos);
   std::size_t end = nl == nullptr
                         ? hay.size()
@@ -2168,6 +2172,26 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       s.utf8_checked = true;
     }
     if ((impl_->hs != nullptr || impl_->hashed) && (!impl_->hs_utf8 || s.hs_ok)) {
+      if (s.ahead_valid && start >= s.ahead_from) {
+        // Mostly the line after the last one given; callers may step back (after-context lines
+        // are looked up one by one).
+        std::size_t next = s.ahead_next;
+        if (next >= s.ahead.size() || s.ahead[next].start < start ||
+            (next > 0 && s.ahead[next - 1].start >= start)) {
+          next =
+              static_cast<std::size_t>(std::lower_bound(s.ahead.begin(), s.ahead.end(), start,
+                                                        [](const LineSpan& line, std::size_t at) {
+                                                          return line.start < at;
+                                                        }) -
+                                       s.ahead.begin());
+        }
+        if (next < s.ahead.size()) {
+          s.ahead_next = next + 1;
+          return std::optional<LineSpan>{s.ahead[next]};
+        }
+        if (s.ahead_to_end) return std::optional<LineSpan>{};
+        // Past the last queued line: scan on from `start`.
+      }
       ScanContext ctx{&impl_->line_re,
                       &impl_->ascii_re,
                       impl_->exact,
@@ -2188,15 +2212,6 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
         ctx.literals = &impl_->literals;
       }
       ctx.pattern_of = &impl_->hs_pattern_of;
-      if (s.ahead_valid && start >= s.ahead_from) {
-        // Callers may step back (after-context lines are looked up one by one).
-        const auto next =
-            std::lower_bound(s.ahead.begin(), s.ahead.end(), start,
-                             [](const LineSpan& line, std::size_t at) { return line.start < at; });
-        if (next != s.ahead.end()) return std::optional<LineSpan>{*next};
-        if (s.ahead_to_end) return std::optional<LineSpan>{};
-        // Past the last queued line: scan on from `start`.
-      }
       s.ahead.clear();
       s.ahead_from = start;
       ctx.ahead = &s.ahead;
@@ -2219,6 +2234,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
             [](const LineSpan& a, const LineSpan& b) { return a.start < b.start; })};
       }
       if (s.ahead.empty()) return std::optional<LineSpan>{};
+      s.ahead_next = 1;
       return std::optional<LineSpan>{s.ahead.front()};
     }
     if (impl_->options.line_terminator != '\n' && !impl_->nul_scan) {

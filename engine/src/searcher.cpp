@@ -320,6 +320,48 @@ void FileBuffer::release_before(const char* at) {
   released_ = to;
 }
 
+Status FileBuffer::scan(std::size_t from, const std::function<bool(std::string_view)>& each) {
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  char* map = static_cast<char*>(map_);
+  if (map == nullptr) return {};
+  std::unique_ptr<char[]> scratch;
+  off_t file_start = 0;  // the file offset of byte 0 (filling: the fd's offset less filled_)
+  if (fd_ >= 0) {
+    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    if (at < 0) return Error::from_errno(errno, fill_path_);
+    file_start = at - static_cast<off_t>(filled_);
+    scratch = std::make_unique<char[]>(kPiece);
+  }
+  for (std::size_t at = from; at < map_bytes_;) {
+    const std::size_t n = std::min(kPiece, map_bytes_ - at);
+    std::string_view piece;
+    if (fd_ < 0 || at + n <= filled_) {
+      piece = std::string_view(map + at, n);
+    } else {
+      std::size_t got = 0;
+      while (got < n) {
+        const ssize_t r =
+            ::pread(fd_, scratch.get() + got, n - got, file_start + static_cast<off_t>(at + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return Error::from_errno(errno, fill_path_);
+        if (r == 0) break;  // the file shrank: the search reports it
+        got += static_cast<std::size_t>(r);
+      }
+      piece = std::string_view(scratch.get(), got);
+    }
+    const bool more = each(piece);
+    if (fd_ < 0) {  // drop the pages wholly inside what was scanned, past what release_before did
+      const std::size_t first = std::max((at + page - 1) / page * page, released_);
+      const std::size_t last = (at + n) / page * page;
+      if (first < last) ::madvise(map + first, last - first, MADV_DONTNEED);
+    }
+    if (!more || piece.size() < n) break;
+    at += n;
+  }
+  return {};
+}
+
 Status FileBuffer::fill_to(std::size_t end) {
   end = std::min(end, map_bytes_);
   if (fd_ < 0 || end <= filled_) return {};
@@ -1051,11 +1093,16 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     }
     return true;
   };
+  // The end of the window that starts at `from`, its bytes arrived (a failed fill: error()).
   auto window_end = [&](std::size_t from) {
-    if (hay.size() - from <= options.window_bytes) return hay.size();
+    if (hay.size() - from <= options.window_bytes) {
+      arrivals.to(hay.size());
+      return hay.size();
+    }
     const std::size_t nl = line_end(from + options.window_bytes);
     return nl < hay.size() ? nl + 1 : hay.size();
   };
+  std::size_t window_until = 0;  // the end of the current window (windowed)
   while (pos <= hay.size() && !arrivals.error()) {
     std::size_t until = hay.size();
     if (rounds) {
@@ -1063,7 +1110,10 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
       if (roll) until = roll->end();
       if (!progress(pos)) break;
     } else if (windowed && pos < hay.size()) {
-      until = window_end(pos);
+      // A window is kept until the search passes its end: a view that changed with every hit
+      // would make find_line start over (its look-ahead is per haystack), a scan per line.
+      if (pos >= window_until) window_until = window_end(pos);
+      until = window_until;
     }
     // The haystack as far as this scan may look (windows: up to the window's end).
     const std::string_view view = hay.substr(0, windowed ? until : hay.size());

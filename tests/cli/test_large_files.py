@@ -6,8 +6,9 @@
    for the same-sized file with one match (output streams; nothing per match is kept), and, for
    an unsanitized build, within 1.5x ripgrep's peak on the same file (plus 8 MiB for our larger
    binary and thread pool) when rg is installed; so is the peak for a large file found by the
-   walk (searched a window at a time, its mapped pages dropped behind the search), and under
-   --no-mmap (the file read a window at a time as the search goes).
+   walk (searched a window at a time, its mapped pages dropped behind the search), under
+   --no-mmap (the file read a window at a time as the search goes), and for a UTF-16 file
+   (decoded as a stream of pieces).
 2. Output on large files (a text file, a file with a NUL after the first 64 KiB, one with a NUL
    in the first 64 KiB, a UTF-16LE file) is byte-for-byte ripgrep's, found by the walk and named;
    so is the output of files named on the command line that are large enough (8 MiB) to be
@@ -111,6 +112,8 @@ def check_walked_memory(tmp: str) -> list[str]:
     failures = []
     if not RG or sanitized(CTX):
         return failures
+    with open(os.path.join(tmp, "few.txt")) as src, open(os.path.join(tmp, "wide.txt"), "wb") as f:
+        f.write(b"\xff\xfe" + src.read().encode("utf-16-le"))
     for args in (["-n", "match", "-g", "many.txt"], ["-c", "nowhere", "-g", "many.txt"],
                  ["-n", "match", "-g", "few.txt"], ["-v", "-c", "other", "-g", "few.txt"],
                  # Read without a map: the file arrives a window at a time (FileBuffer filling).
@@ -121,7 +124,13 @@ def check_walked_memory(tmp: str) -> list[str]:
                  # Named among more than 10 paths: read as rg reads it, converted as it arrives.
                  ["-c", "match"] + ["few.txt"] * 11,
                  # stdin redirected from a large file (`ctxsearch -n match < few.txt`).
-                 ["-n", "match", "<", "few.txt"]):
+                 ["-n", "match", "<", "few.txt"],
+                 # UTF-16 (a BOM): decoded as a stream, as rg's decoder reads it, mapped, filled,
+                 # named among 11 paths and from stdin.
+                 ["-n", "match", "-g", "wide.txt"],
+                 ["--no-mmap", "-c", "-C1", "match", "-g", "wide.txt"],
+                 ["-c", "match"] + ["wide.txt"] * 11,
+                 ["-n", "match", "<", "wide.txt"]):
         stdin = args[-1] if "<" in args else None
         argv = args[:-2] if stdin else args
         code, ours, out = peak_rss_kb([CTX] + argv, tmp, stdin)
@@ -133,6 +142,7 @@ def check_walked_memory(tmp: str) -> list[str]:
         if ours > 1.5 * theirs + 8 * 1024:
             failures.append(f"walked {args}: peak RSS {ours} KiB is above 1.5x rg's {theirs} KiB "
                             f"+ 8 MiB")
+    os.unlink(os.path.join(tmp, "wide.txt"))
     return failures
 
 

@@ -327,3 +327,30 @@ TEST_CASE("-E none searches a BOM'd file as it is, BOM included", "[engine][enco
                "a\x00\n\x00"s,
                options) == std::vector<std::string>{"1@0:a"});
 }
+
+TEST_CASE("may_decode_to_nul agrees with decoding, piece by piece", "[engine][encoding]") {
+  using ctx::engine::may_decode_to_nul;
+  std::mt19937 rng(17);
+  for (const Encoding e : {Encoding::kUtf16Le, Encoding::kUtf16Be, Encoding::kWindows1252,
+                           Encoding::kShiftJis, Encoding::kGb18030}) {
+    for (int round = 0; round < 2000; ++round) {
+      // Mostly ASCII-looking bytes with a few zero bytes anywhere: UTF-16 text holds a zero byte
+      // in every ASCII unit, and a zero unit only where two zero bytes share a unit.
+      std::string in(rng() % 64, '\0');
+      for (char& c : in) c = rng() % 5 == 0 ? '\0' : static_cast<char>('a' + rng() % 26);
+      if (rng() % 2 == 0 && in.size() >= 2) in[rng() % (in.size() - 1) & ~1U] = '\x80';
+      const bool decoded_nul = decode(e, in).find('\0') != std::string::npos;
+      const bool may = may_decode_to_nul(e, in);
+      INFO("encoding " << static_cast<int>(e) << " input size " << in.size());
+      if (e == Encoding::kUtf16Le || e == Encoding::kUtf16Be) {
+        CHECK(may == decoded_nul);  // exact
+        // In pieces that start at a code unit: the same answer.
+        const std::size_t cut = (rng() % (in.size() + 1)) & ~std::size_t{1};
+        CHECK((may_decode_to_nul(e, std::string_view(in).substr(0, cut)) ||
+               may_decode_to_nul(e, std::string_view(in).substr(cut))) == may);
+      } else {
+        CHECK((!decoded_nul || may));  // never misses one
+      }
+    }
+  }
+}

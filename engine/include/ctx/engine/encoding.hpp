@@ -128,4 +128,11 @@ DecodePlan plan_decoding(std::string_view head, std::optional<Encoding> explicit
 std::string decode_haystack(Encoding encoding, std::string_view in, std::size_t first_read,
                             std::size_t buffered_end, std::vector<std::size_t>* read_ends);
 
+// Whether decoding `in` from `encoding` may give a U+0000 (binary data to ripgrep): for UTF-16 a
+// zero code unit (`in` starting at a code unit), for the other encodings a NUL byte (only a NUL
+// byte decodes to U+0000 in them; ISO-2022-JP's decoder sometimes gives U+FFFD for one instead,
+// hence "may"). Pieces of one input give the same answer as the whole when each starts at a code
+// unit.
+bool may_decode_to_nul(Encoding encoding, std::string_view in);
+
 }  // namespace ctx::engine

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -211,6 +212,11 @@ class FileBuffer final : public HaystackFill {
   void prefer_filling(bool prefer) { prefer_filling_ = prefer; }
   // Whether the last file read arrives as the search goes (see allow_filling).
   bool filling() const { return fd_ >= 0; }
+  // Gives `each` the last file's bytes from offset `from` on, in order, in pieces of 1 MiB (the
+  // last shorter), without keeping them: a mapping's pages are dropped again behind each piece,
+  // and a filling buffer's bytes past what is filled are read with pread(2) into a scratch
+  // buffer, leaving the buffer as it was. Stops when `each` returns false. Errors name the path.
+  Status scan(std::size_t from, const std::function<bool(std::string_view)>& each);
   Status fill_to(std::size_t end) override;
   void convert_nuls(char term) override;
   std::optional<std::size_t> first_nul() const override { return first_nul_; }
