@@ -2162,6 +2162,26 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     s.ahead_valid = false;
     s.ahead_want = 1;
   }
+  // The next line of the queue a scan of this haystack filled (see `general` below; its scans
+  // run only where Hyperscan or the hashed literals do, and queue only then).
+  if (s.ahead_valid && from >= s.ahead_from) {
+    // Mostly the line after the last one given; callers may step back (after-context lines are
+    // looked up one by one).
+    std::size_t next = s.ahead_next;
+    if (next >= s.ahead.size() || s.ahead[next].start < from ||
+        (next > 0 && s.ahead[next - 1].start >= from)) {
+      next = static_cast<std::size_t>(
+          std::lower_bound(s.ahead.begin(), s.ahead.end(), from,
+                           [](const LineSpan& line, std::size_t at) { return line.start < at; }) -
+          s.ahead.begin());
+    }
+    if (next < s.ahead.size()) {
+      s.ahead_next = next + 1;
+      return std::optional<LineSpan>{s.ahead[next]};
+    }
+    if (s.ahead_to_end) return std::optional<LineSpan>{};
+    // Past the last queued line: scan on from `from`.
+  }
   // ripgrep's fast line search (`until` given) finds the empty match in a CRLF (Impl::crlf_gap).
   const bool crlf_gap = impl_->crlf_gap && until != std::string_view::npos;
   // Hyperscan (PCRE2 confirming) or PCRE2 alone, over `view` (a prefix of `hay` that ends at a
@@ -2172,26 +2192,6 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       s.utf8_checked = true;
     }
     if ((impl_->hs != nullptr || impl_->hashed) && (!impl_->hs_utf8 || s.hs_ok)) {
-      if (s.ahead_valid && start >= s.ahead_from) {
-        // Mostly the line after the last one given; callers may step back (after-context lines
-        // are looked up one by one).
-        std::size_t next = s.ahead_next;
-        if (next >= s.ahead.size() || s.ahead[next].start < start ||
-            (next > 0 && s.ahead[next - 1].start >= start)) {
-          next =
-              static_cast<std::size_t>(std::lower_bound(s.ahead.begin(), s.ahead.end(), start,
-                                                        [](const LineSpan& line, std::size_t at) {
-                                                          return line.start < at;
-                                                        }) -
-                                       s.ahead.begin());
-        }
-        if (next < s.ahead.size()) {
-          s.ahead_next = next + 1;
-          return std::optional<LineSpan>{s.ahead[next]};
-        }
-        if (s.ahead_to_end) return std::optional<LineSpan>{};
-        // Past the last queued line: scan on from `start`.
-      }
       ScanContext ctx{&impl_->line_re,
                       &impl_->ascii_re,
                       impl_->exact,
