@@ -1085,6 +1085,29 @@ struct PatternSet::Scratch::Impl {
   bool ahead_valid = false;
   bool ahead_to_end = false;
   std::uint32_t ahead_want = 1;
+
+  enum class Queued : std::uint8_t { kLine, kNone, kScan };
+  // The queue's answer for the line at or after `from` (a line start) of the haystack it was
+  // filled for: kLine (in `line`), kNone (no match there), or kScan (the queue does not know).
+  Queued queued_line(std::size_t from, LineSpan& line) {
+    if (!ahead_valid || from < ahead_from) return Queued::kScan;
+    // Mostly the line after the last one given; callers may step back (after-context lines are
+    // looked up one by one).
+    std::size_t next = ahead_next;
+    if (next >= ahead.size() || ahead[next].start < from ||
+        (next > 0 && ahead[next - 1].start >= from)) {
+      next = static_cast<std::size_t>(
+          std::lower_bound(ahead.begin(), ahead.end(), from,
+                           [](const LineSpan& l, std::size_t at) { return l.start < at; }) -
+          ahead.begin());
+    }
+    if (next < ahead.size()) {
+      ahead_next = next + 1;
+      line = ahead[next];
+      return Queued::kLine;
+    }
+    return ahead_to_end ? Queued::kNone : Queued::kScan;
+  }
   // Multiline mode: the haystack whose match starts (BitMatcher::match_starts) are in ml_starts.
   const char* ml_data = nullptr;
   std::size_t ml_size = 0;
@@ -2026,7 +2049,7 @@ struct ScanContext {
 
 // A matching line: the scan's answer, or one more line queued ahead. Hyperscan's verdict: 1 stops
 // the scan.
-int report_line(ScanContext* ctx, const LineSpan& line) {
+int report_line(ScanContext* ctx, LineSpan line) {  // by value: in registers
   if (ctx->ahead == nullptr) {
     ctx->found = line;
     return 1;
@@ -2132,6 +2155,21 @@ std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes
 
 }  // namespace
 
+Result<bool> PatternSet::next_line(std::string_view hay, std::size_t from, Scratch& scratch,
+                                   std::size_t until, LineSpan& line) const {
+  // find_line's first steps, up to its queue (the same haystack, not ripgrep's buffer search).
+  Scratch::Impl& s = *scratch.impl_;
+  if (from != 0 && s.hay_data == hay.data() && s.hay_size == hay.size() &&
+      !(impl_->buffer_search && until != std::string_view::npos) &&
+      s.queued_line(from, line) == Scratch::Impl::Queued::kLine) {
+    return true;
+  }
+  CTX_TRY_ASSIGN(std::optional<LineSpan> found, find_line(hay, from, scratch, until));
+  if (!found) return false;
+  line = *found;
+  return true;
+}
+
 Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std::size_t from,
                                                       Scratch& scratch, std::size_t until) const {
   Scratch::Impl& s = *scratch.impl_;
@@ -2164,23 +2202,14 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
   }
   // The next line of the queue a scan of this haystack filled (see `general` below; its scans
   // run only where Hyperscan or the hashed literals do, and queue only then).
-  if (s.ahead_valid && from >= s.ahead_from) {
-    // Mostly the line after the last one given; callers may step back (after-context lines are
-    // looked up one by one).
-    std::size_t next = s.ahead_next;
-    if (next >= s.ahead.size() || s.ahead[next].start < from ||
-        (next > 0 && s.ahead[next - 1].start >= from)) {
-      next = static_cast<std::size_t>(
-          std::lower_bound(s.ahead.begin(), s.ahead.end(), from,
-                           [](const LineSpan& line, std::size_t at) { return line.start < at; }) -
-          s.ahead.begin());
-    }
-    if (next < s.ahead.size()) {
-      s.ahead_next = next + 1;
-      return std::optional<LineSpan>{s.ahead[next]};
-    }
-    if (s.ahead_to_end) return std::optional<LineSpan>{};
-    // Past the last queued line: scan on from `from`.
+  LineSpan queued;
+  switch (s.queued_line(from, queued)) {
+    case Scratch::Impl::Queued::kLine:
+      return std::optional<LineSpan>{queued};
+    case Scratch::Impl::Queued::kNone:
+      return std::optional<LineSpan>{};
+    case Scratch::Impl::Queued::kScan:
+      break;
   }
   // ripgrep's fast line search (`until` given) finds the empty match in a CRLF (Impl::crlf_gap).
   const bool crlf_gap = impl_->crlf_gap && until != std::string_view::npos;

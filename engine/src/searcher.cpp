@@ -1121,7 +1121,10 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     // -P, --passthru, --null-data (slow_lines), --stop-on-nonmatch after a match.
     const bool fast = !options.slow_lines && !(stop_on_nonmatch && reported > 0);
     const std::size_t upto = !fast ? std::string_view::npos : rounds ? until : view.size();
-    CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(view, pos, scratch, upto));
+    std::optional<LineSpan> hit;
+    LineSpan found;
+    CTX_TRY_ASSIGN(const bool any, patterns.next_line(view, pos, scratch, upto, found));
+    if (any) hit = found;
     // The empty line a window's last line feed starts is the next window's first line.
     if (hit && hit->start >= until && until < hay.size()) hit.reset();
     if (options.invert) {
