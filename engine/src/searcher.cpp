@@ -542,7 +542,10 @@ class Arrivals {
   }
   bool converting() const { return converting_; }
   // Converting: the first NUL byte that arrived (it reads as the terminator now), if any.
+  // Whether the bytes arrive as the search goes (else they are all there).
+  bool has_fill() const { return fill_ != nullptr; }
   std::optional<std::size_t> first_nul() const {
+    if (fill_ == nullptr) return std::nullopt;
     const std::optional<std::size_t> at = fill_->first_nul();
     if (!at || *at < base_) return std::nullopt;
     return *at - base_;
@@ -739,8 +742,8 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   const bool windows_fit = options.window_bytes > 0 && hay.size() / 2 > options.window_bytes &&
                            !(options.invert && options.stop_on_nonmatch);
   const bool by_windows = windows_fit && !multiline && !whole && !suppress &&
-                          (mode != BinaryMode::kConvert || options.fill != nullptr) &&
-                          term == '\n' && !patterns.searches_buffer();
+                          (mode != BinaryMode::kConvert || arrivals.has_fill()) && term == '\n' &&
+                          !patterns.searches_buffer();
   if (!by_windows && !arrivals.all()) return *arrivals.error();
   const bool convert_as_arriving = by_windows && mode == BinaryMode::kConvert;
   if (convert_as_arriving) arrivals.convert_nuls(term);

@@ -166,8 +166,15 @@ def check_outputs(tmp: str) -> list[str]:
         f.write(body[: 3 << 20] + b"\0needle after nul\n" + body[: 2 << 20])
     with open(os.path.join(tree, "early_nul.bin"), "wb") as f:
         f.write(b"needle first\n\0" + body)
+    # Its only match in its last window (--no-mmap once scanned that window before it arrived).
+    with open(os.path.join(tree, "last.txt"), "wb") as f:
+        f.write(body.replace(b"needle", b"hay") + b"needle at the end\n")
     with open(os.path.join(tree, "utf16.txt"), "wb") as f:
         f.write(b"\xff\xfe" + body[: 3 << 20].decode().encode("utf-16-le"))
+    # A decoded NUL: searched whole (where rg notices it depends on its decoder's reads).
+    with open(os.path.join(tree, "utf16_nul.txt"), "wb") as f:
+        f.write(b"\xff\xfe" + (body[: 2 << 20] + b"nul \0 here\n" + body[: 1 << 20])
+                .decode().encode("utf-16-le"))
     # Past 8 MiB, a named file is searched in chunks on several threads (cli/src/chunked.hpp).
     with open(os.path.join(tree, "huge.txt"), "wb") as f:
         f.write(body + b"needle no newline at the end" + b"\n" + body + b"last needle")
@@ -210,6 +217,11 @@ def check_outputs(tmp: str) -> list[str]:
         ["--no-mmap", "-n", "needle", "huge_nul.bin"],
         ["--no-mmap", "-c", "nul", "huge_nul.bin", "late_nul.bin"],
         ["--no-mmap", "-n", "-C1", "-b", "needle|nul", "huge_nul.bin", "early_nul.bin"],
+        # UTF-16 with a decoded NUL, filled (it crashed: the decoded search converted NULs as
+        # they arrived in a fill it no longer had).
+        ["--no-mmap", "-n", "-C1", "needle 3[0-9]*0 |nul", "utf16_nul.txt"],
+        ["--no-mmap", "-c", "needle", "-g", "utf16*"],
+        ["-c", "needle"] + ["utf16_nul.txt", "utf16.txt"] * 6,
         # More than 10 paths: named files are not mapped (ripgrep's roll buffer reads them).
         ["-n", "-C1", "needle|nul"] + ["huge_nul.bin", "late_nul.bin", "text.txt"] * 4,
     ]
