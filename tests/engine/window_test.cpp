@@ -222,3 +222,25 @@ TEST_CASE("windows: progress reaches the end of a haystack without a match",
   REQUIRE(rolled.progress.size() >= 3);
   CHECK(rolled.progress.back() > hay.size() - (128 << 10));
 }
+
+TEST_CASE("windows: a filled haystack's last window has arrived before it is scanned",
+          "[engine][searcher][window]") {
+  // The only match is in the last line, the last window is shorter than a window, and the fill
+  // brings bytes in only as asked (PoisonFill): scanned before it arrived, it read as NULs and
+  // line feeds (a --no-mmap file missed its last matches so).
+  std::string hay;
+  for (int i = 0; i < 60000; ++i) hay += "hay " + std::to_string(i) + "\n";
+  hay += "needle at the end\n";
+  auto set = ctx::testing::compile_ok({"needle"});
+  for (const bool whole_file : {false, true}) {
+    for (const BinaryMode mode : {BinaryMode::kQuit, BinaryMode::kConvert, BinaryMode::kText}) {
+      Case c{hay, {"needle"}, {}, {}};
+      c.options.whole_file = whole_file;
+      c.options.binary = mode;
+      INFO("whole file " << whole_file << ", mode " << static_cast<int>(mode));
+      const Recorder whole = run(set, c, 0);
+      REQUIRE(whole.seen.back() == "reported 1");
+      CHECK(run_filled(set, c, std::size_t{100} << 10).seen == whole.seen);
+    }
+  }
+}
