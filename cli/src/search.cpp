@@ -1074,16 +1074,18 @@ class Search {
     options.stdin_reader = is_stdin;
     // A large mapped file is searched a window at a time, its pages dropped behind the search; a
     // large file read without a map arrives a window at a time.
-    const bool filling = !piped && !streamed && !held_stream && w.buffer.filling();
-    options.window_bytes =
-        (!piped && !streamed && !held_stream && w.buffer.mapped()) || filling ? kWindowBytes : 0;
+    // (The searches of a stream see its pieces, not the buffer.)
+    const bool streams = streamed || held_stream;
+    const bool buffer_searched = !piped && !streams;
+    const bool filling = buffer_searched && w.buffer.filling();
+    options.window_bytes = (buffer_searched && w.buffer.mapped()) || filling ? kWindowBytes : 0;
     options.fill = filling ? &w.buffer : nullptr;
     std::string_view shown = is_stdin ? std::string_view("<stdin>") : path;
     const auto started = std::chrono::steady_clock::now();
     // --crlf on a file without a CR byte matches as without --crlf (except -P, whose lines keep
     // their LF): the set without it keeps the Hyperscan and BitMatcher prefilters.
-    const bool plain = plain_ && !streamed && !held_stream &&
-                       std::string_view(*bytes).find('\r') == std::string_view::npos;
+    const bool plain =
+        plain_ && !streams && std::string_view(*bytes).find('\r') == std::string_view::npos;
     if (plain && !w.plain_scratch) w.plain_scratch.emplace(plain_->make_scratch());
     const engine::PatternSet& set = plain ? *plain_ : patterns_;
     engine::PatternSet::Scratch& scratch = plain ? *w.plain_scratch : w.scratch;
@@ -1101,8 +1103,8 @@ class Search {
     std::uint64_t total_bytes = bytes->size();
     // A large named file is searched in chunks on several threads, where its output allows it
     // (the printer sees the same calls; --stats and --json count what one search would).
-    const bool chunked = !streamed && !held_stream && !piped && !printer_limits_quit() &&
-                         !args_.stats && !print_.json && !options.max_count &&
+    const bool chunked = buffer_searched && !printer_limits_quit() && !args_.stats &&
+                         !print_.json && !options.max_count &&
                          can_search_in_chunks(set, options, *bytes, chunk_limits());
     if (chunked) debug_line(args_, 2, "{}: searched in chunks on several threads", shown);
     Status searched = [&]() -> Status {
@@ -1138,7 +1140,7 @@ class Search {
       Stats file;
       // A search cut short (-m, binary data) says where it stopped, as ripgrep counts.
       const std::uint64_t searched_bytes =
-          streamed || held_stream ? total_bytes : printer.searched_bytes(total_bytes);
+          streams ? total_bytes : printer.searched_bytes(total_bytes);
       printer.fill_stats(searched_bytes, std::chrono::steady_clock::now() - started, file);
       if (print_.json && program_end != ProgramEnd::kFailedAtEnd) printer.finish_json(file);
       std::lock_guard lock(stats_mutex_);
@@ -1281,7 +1283,7 @@ class Search {
   // searched yet. `total` gets the bytes searched, as the searches counted them (decoded ones).
   //
   // `read` gives the stream's next bytes: read(dst, n) writes up to n bytes at dst and returns
-  // how many (0: the end), or an error (see read_stdin, read_held).
+  // how many (0: the end), or an error (see read_stdin, HeldReader).
   template <class Read>
   Status search_stream(FilePrinter& printer, const engine::SearchOptions& options, Worker& w,
                        OutputStream& stream, std::uint64_t& total, Read read) {

@@ -430,14 +430,12 @@ class Translator {
       }
       atom_size_ = out_.size() - atom_start_;
       atom_nullable_ = hir_.back().items.empty() || hir_.back().items.back().nullable;
-      repeat_wrapped_ = false;
       repeat_ = Repeat::kOther;
       if (simple == Repeat::kOther) {
         out_ += text;
         if (lazy) out_ += '?';
       } else {
-        render_repeat(simple == Repeat::kStarLazy && atom_nullable_ ? Repeat::kStarLazyOverEmpty
-                                                                    : simple);
+        render_repeat(over_atom(simple));
       }
     }
     quantified_ = true;
@@ -499,8 +497,18 @@ class Translator {
       return outer == Repeat::kStar || outer == Repeat::kPlus ? Repeat::kLazyThenGreedy
                                                               : Repeat::kStarLazyOverEmpty;
     }
-    const Repeat r = kFold[static_cast<int>(inner)][static_cast<int>(outer)];
+    return over_atom(kFold[static_cast<int>(inner)][static_cast<int>(outer)]);
+  }
+
+  // `r` over the last atom: a lazy star over an atom that may match the empty string is
+  // kStarLazyOverEmpty.
+  Repeat over_atom(Repeat r) const {
     return r == Repeat::kStarLazy && atom_nullable_ ? Repeat::kStarLazyOverEmpty : r;
+  }
+
+  // Whether `r` is written with a "(?:" before the atom.
+  static bool wrapped(Repeat r) {
+    return r == Repeat::kLazyThenGreedy || r == Repeat::kGreedyThenLazy;
   }
 
   // (?:x{inner}){outer} as the Repeat with the same matches (the order of preference aside, as
@@ -527,10 +535,9 @@ class Translator {
   // Writes the last atom (atom_size_ bytes at atom_start_) repeated as `r`, in place of its
   // last repetition.
   void render_repeat(Repeat r) {
-    if (repeat_wrapped_) out_.erase(atom_start_, 3);
+    if (wrapped(repeat_)) out_.erase(atom_start_, 3);
     out_.resize(atom_start_ + atom_size_);
-    repeat_wrapped_ = r == Repeat::kLazyThenGreedy || r == Repeat::kGreedyThenLazy;
-    if (repeat_wrapped_) out_.insert(atom_start_, "(?:");
+    if (wrapped(r)) out_.insert(atom_start_, "(?:");
     out_ += kRepeatSuffix[static_cast<std::size_t>(r)];
     repeat_ = r;
   }
@@ -1223,7 +1230,6 @@ class Translator {
   bool quantified_ = false;              // a quantifier follows that atom
   std::size_t atom_size_ = 0;            // the length of that atom, before its repetition
   Repeat repeat_ = Repeat::kOther;       // the atom's repetition (when quantified_)
-  bool repeat_wrapped_ = false;          // that repetition put "(?:" before the atom
   bool atom_nullable_ = false;           // that atom may match the empty string
   bool assertion_ = false;               // that atom is an assertion
   // There is an atom a quantifier can repeat: not at the start of the pattern, of a group or of an

@@ -2155,21 +2155,6 @@ std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes
 
 }  // namespace
 
-Result<bool> PatternSet::next_line(std::string_view hay, std::size_t from, Scratch& scratch,
-                                   std::size_t until, LineSpan& line) const {
-  // find_line's first steps, up to its queue (the same haystack, not ripgrep's buffer search).
-  Scratch::Impl& s = *scratch.impl_;
-  if (from != 0 && s.hay_data == hay.data() && s.hay_size == hay.size() &&
-      !(impl_->buffer_search && until != std::string_view::npos) &&
-      s.queued_line(from, line) == Scratch::Impl::Queued::kLine) {
-    return true;
-  }
-  CTX_TRY_ASSIGN(std::optional<LineSpan> found, find_line(hay, from, scratch, until));
-  if (!found) return false;
-  line = *found;
-  return true;
-}
-
 Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std::size_t from,
                                                       Scratch& scratch, std::size_t until) const {
   Scratch::Impl& s = *scratch.impl_;

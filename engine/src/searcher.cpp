@@ -541,9 +541,9 @@ class Arrivals {
     converting_ = true;
   }
   bool converting() const { return converting_; }
-  // Converting: the first NUL byte that arrived (it reads as the terminator now), if any.
   // Whether the bytes arrive as the search goes (else they are all there).
   bool has_fill() const { return fill_ != nullptr; }
+  // Converting: the first NUL byte that arrived (it reads as the terminator now), if any.
   std::optional<std::size_t> first_nul() const {
     if (fill_ == nullptr) return std::nullopt;
     const std::optional<std::size_t> at = fill_->first_nul();
@@ -1124,10 +1124,7 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
     // -P, --passthru, --null-data (slow_lines), --stop-on-nonmatch after a match.
     const bool fast = !options.slow_lines && !(stop_on_nonmatch && reported > 0);
     const std::size_t upto = !fast ? std::string_view::npos : rounds ? until : view.size();
-    std::optional<LineSpan> hit;
-    LineSpan found;
-    CTX_TRY_ASSIGN(const bool any, patterns.next_line(view, pos, scratch, upto, found));
-    if (any) hit = found;
+    CTX_TRY_ASSIGN(std::optional<LineSpan> hit, patterns.find_line(view, pos, scratch, upto));
     // The empty line a window's last line feed starts is the next window's first line.
     if (hit && hit->start >= until && until < hay.size()) hit.reset();
     if (options.invert) {

@@ -127,12 +127,6 @@ class PatternSet {
   Result<std::optional<LineSpan>> find_line(std::string_view haystack, std::size_t from,
                                             Scratch& scratch,
                                             std::size_t until = std::string_view::npos) const;
-  // find_line for a searcher's loop over many matching lines: true with the line in `line`, or
-  // false. (A line the last scan queued ahead comes back without building an optional; measured:
-  // returning one per line cost a store-forwarding stall each, ~8% of a search where every line
-  // matches.)
-  Result<bool> next_line(std::string_view haystack, std::size_t from, Scratch& scratch,
-                         std::size_t until, LineSpan& line) const;
 
   // --null-data where ripgrep runs its regex over its buffer, not over each line alone (-U with
   // patterns that cannot match a NUL): `^` and \A then match at line feeds and where the search
