@@ -15,6 +15,7 @@
 #include "hashed_literals.hpp"
 #include "large_repeats.hpp"
 #include "line_anchors.hpp"
+#include "required_literals.hpp"
 #include "rust_hir.hpp"
 #include "rust_syntax.hpp"
 #include "unicode_props.hpp"
@@ -1010,6 +1011,33 @@ bool matches_empty_in_crlf_gap(const std::vector<std::string>& bodies,
   return false;
 }
 
+// The required-literal prefilter's database (PatternSet::Impl::required_hs) for `hirs`, where
+// required_prefilter picks a set; else null.
+HsDatabase required_literals_database(const std::vector<detail::HirSummary>& hirs,
+                                      RequiredLiterals mode) {
+  HsDatabase none{nullptr, &hs_free_database};
+  const std::optional<detail::RequiredSet> set = detail::required_prefilter(hirs, mode);
+  if (!set) return none;
+  std::vector<const char*> texts;
+  std::vector<std::size_t> lengths;
+  std::vector<unsigned> flags, ids;
+  for (const detail::RequiredLiteral& literal : *set) {
+    texts.push_back(literal.bytes.data());
+    lengths.push_back(literal.bytes.size());
+    flags.push_back(literal.caseless ? HS_FLAG_CASELESS : 0U);
+    ids.push_back(static_cast<unsigned>(ids.size()));
+  }
+  hs_database_t* db = nullptr;
+  hs_compile_error_t* err = nullptr;
+  if (hs_compile_lit_multi(texts.data(), flags.data(), ids.data(), lengths.data(),
+                           static_cast<unsigned>(texts.size()), HS_MODE_BLOCK, nullptr, &db,
+                           &err) != HS_SUCCESS) {
+    hs_free_compile_error(err);
+    return none;  // not expected; Hyperscan alone then
+  }
+  return HsDatabase{db, &hs_free_database};
+}
+
 }  // namespace
 
 struct PatternSet::Impl {
@@ -1046,6 +1074,9 @@ struct PatternSet::Impl {
   Alternation ml_re;                             // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
+  // Line mode: the required-literal prefilter (required_literals.hpp), Hyperscan's literal search
+  // for a set of literals that every match holds, much rarer than what the regex starts with.
+  HsDatabase required_hs{nullptr, &hs_free_database};
   // Line mode: decides lines of pure-ASCII haystacks alone, ahead of Hyperscan (bit_matcher.hpp).
   std::optional<detail::BitMatcher> bits;
   // Multiline mode: where matches may start, so that PCRE2 tries only there (ml_re is compiled
@@ -1108,6 +1139,11 @@ struct PatternSet::Scratch::Impl {
     }
     return ahead_to_end ? Queued::kNone : Queued::kScan;
   }
+  // The required-literal prefilter on this haystack: where it started, the candidate lines it
+  // gave, and whether it is off (they came too densely: Hyperscan over the rest costs less).
+  std::size_t required_start = 0;
+  std::size_t required_lines = 0;
+  bool required_off = false;
   // Multiline mode: the haystack whose match starts (BitMatcher::match_starts) are in ml_starts.
   const char* ml_data = nullptr;
   std::size_t ml_size = 0;
@@ -1153,6 +1189,7 @@ PatternSet::Scratch::Scratch(Scratch&&) noexcept = default;
 PatternSet::Scratch::~Scratch() = default;
 
 bool PatternSet::hyperscan_exact() const { return impl_->exact; }
+bool PatternSet::uses_required_literals() const { return impl_->required_hs != nullptr; }
 bool PatternSet::multiline() const { return impl_->multiline; }
 bool PatternSet::searches_buffer() const { return impl_->buffer_search; }
 char PatternSet::line_terminator() const { return impl_->options.line_terminator; }
@@ -1617,6 +1654,16 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       !nul && !options.fixed_strings && !options.word && !any_empty && !patterns.empty() &&
       !impl->exact && impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
+  }
+  if (impl->hs != nullptr && !impl->bits && impl->literals.mode == LiteralMode::kNone &&
+      !impl->multiline && hirs.size() == patterns.size()) {
+    impl->required_hs = required_literals_database(hirs, options.required_literals);
+    if (impl->required_hs != nullptr) {
+      hs_scratch_t* proto = impl->hs_proto.release();
+      const bool allocated = hs_alloc_scratch(impl->required_hs.get(), &proto) == HS_SUCCESS;
+      impl->hs_proto.reset(proto);
+      if (!allocated) return Error{ErrorCode::kIo, "could not allocate Hyperscan scratch space"};
+    }
   }
   // Literals that Hyperscan's literal API matches (impl->literals) need no PCRE2 at all.
   if (impl->literals.mode == LiteralMode::kNone) {
@@ -2153,6 +2200,20 @@ std::size_t window_end(std::string_view hay, std::size_t from, std::size_t bytes
                        : static_cast<std::size_t>(static_cast<const char*>(nl) - hay.data()) + 1;
 }
 
+// The required-literal prefilter's report: the end of the first literal found (never 0, literals
+// not being empty), and the scan stops.
+int on_required_hit(unsigned /*id*/, unsigned long long /*from*/, unsigned long long to,
+                    unsigned /*flags*/, void* end) {
+  *static_cast<std::size_t*>(end) = static_cast<std::size_t>(to);
+  return 1;
+}
+
+// The required-literal prefilter is dropped for the rest of a haystack once kRequiredLinesTried
+// candidate lines have come on average closer than kRequiredLineSpacing bytes apart: each costs
+// two scans started, which Hyperscan's own pass over such bytes costs less than.
+constexpr std::size_t kRequiredLinesTried = 32;
+constexpr std::size_t kRequiredLineSpacing = 1024;
+
 }  // namespace
 
 Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std::size_t from,
@@ -2184,6 +2245,9 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     s.bits_ok = impl_->bits.has_value();
     s.ahead_valid = false;
     s.ahead_want = 1;
+    s.required_start = from;
+    s.required_lines = 0;
+    s.required_off = false;
   }
   // The next line of the queue a scan of this haystack filled (see `general` below; its scans
   // run only where Hyperscan or the hashed literals do, and queue only then).
@@ -2350,6 +2414,30 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     }
     if (found.end >= hay.size()) return std::optional<LineSpan>{};
     from = found.end + 1;
+  }
+  // The required-literal prefilter: the next line that holds a required literal, searched alone
+  // (as every line is), while such lines come sparsely.
+  while (impl_->required_hs != nullptr && !s.required_off) {
+    if (from >= hay.size()) return std::optional<LineSpan>{};  // no match is empty
+    InterruptState& interrupt = s.interrupt;
+    if (interrupt.stop != nullptr && (s.required_lines & 15) == 15 && (*interrupt.stop)()) {
+      return interrupted_error();
+    }
+    const std::string_view rest = hay.substr(from);
+    std::size_t to = 0;  // the end of the first literal found, relative to `from`; 0: none
+    hs_scan(impl_->required_hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
+            on_required_hit, &to);
+    if (to == 0) return std::optional<LineSpan>{};
+    const LineSpan line = line_around(hay, from + to - 1, from);
+    const std::size_t next = std::min(line.end + 1, hay.size());
+    ++s.required_lines;
+    CTX_TRY_ASSIGN(std::optional<LineSpan> found, general(hay.substr(0, next), line.start));
+    s.ahead_valid = false;  // what it queued ends at that line
+    if (found) return found;
+    from = next;
+    s.required_off = impl_->options.required_literals == RequiredLiterals::kAuto &&
+                     s.required_lines >= kRequiredLinesTried &&
+                     from - s.required_start < s.required_lines * kRequiredLineSpacing;
   }
   return general(hay, from);
 }

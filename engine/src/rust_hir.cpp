@@ -260,6 +260,89 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> trie_costs(
   return std::pair(*forward, *reverse);
 }
 
+
+// A literal, or an ASCII letter with its two cases (a caseless letter), as a piece of a required
+// literal; `whole`: all of its bytes are kept (of a longer literal, the first kKeptLiteral).
+struct Piece {
+  RequiredLiteral literal;
+  bool whole = true;
+};
+std::optional<Piece> literal_piece(const HirSummary& h) {
+  if (h.kind == Kind::kLiteral) {
+    return Piece{{h.literal, false}, h.literal.size() == h.literal_size};
+  }
+  if (h.kind == Kind::kClass && h.members.size() == 2 &&
+      h.members[0].first == h.members[0].second && h.members[1].first == h.members[1].second) {
+    const std::uint32_t upper = h.members[0].first, lower = h.members[1].first;
+    if (upper >= 'A' && upper <= 'Z' && lower == upper + 0x20) {
+      return Piece{{std::string(1, static_cast<char>(lower)), true}, true};
+    }
+  }
+  return std::nullopt;
+}
+
+// `into` and the literals of `more` not in it; empty when that holds more than kRequiredSetMax
+// or either is empty (none known).
+RequiredSet united(RequiredSet into, const RequiredSet& more) {
+  if (into.empty() || more.empty()) return {};
+  for (const RequiredLiteral& l : more) {
+    if (std::ranges::find(into, l) == into.end()) into.push_back(l);
+  }
+  if (into.size() > kRequiredSetMax) into.clear();
+  return into;
+}
+
+// A concatenation's required literals (HirSummary::required, ::leading) from its items (two or
+// more; adjacent literals merged): each run of literals and caseless letters, with zero-width
+// items between them left out (they consume nothing), is one literal; any other item offers its
+// own set. The rarest set is kept, and the set of the first item that consumes something.
+void concat_required(HirSummary& h, const std::vector<HirSummary>& items) {
+  std::vector<RequiredSet> sets;
+  RequiredLiteral run;
+  bool open = false;
+  std::optional<std::size_t> leading_run;  // the index in `sets` the first run gets
+  const auto flush = [&] {
+    if (!open) return;
+    if (run.caseless) {
+      for (char& c : run.bytes) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 0x20) : c;
+    }
+    sets.push_back({std::move(run)});
+    run = {};
+    open = false;
+  };
+  bool first = true;
+  for (const HirSummary& item : items) {
+    if (item.zero_width) continue;
+    if (const std::optional<Piece> piece = literal_piece(item)) {
+      if (!open) {
+        open = true;
+        if (first) leading_run = sets.size();
+      }
+      if (run.bytes.size() < kRequiredBytesMax) {
+        run.bytes += piece->literal.bytes.substr(0, kRequiredBytesMax - run.bytes.size());
+      }
+      run.caseless = run.caseless || piece->literal.caseless;
+      if (!piece->whole) flush();  // its last bytes are not kept: what follows is not adjacent
+    } else {
+      flush();
+      if (RequiredSet set = required_of(item); !set.empty()) sets.push_back(std::move(set));
+      if (first) h.leading = leading_of(item);
+    }
+    first = false;
+  }
+  flush();
+  if (leading_run) h.leading = sets[*leading_run];
+  const RequiredSet* best = nullptr;
+  double best_score = 0;
+  for (const RequiredSet& set : sets) {
+    const double score = rarity_score(set);
+    if (best == nullptr || score < best_score) {
+      best = &set;
+      best_score = score;
+    }
+  }
+  if (best != nullptr) h.required = *best;
+}
 }  // namespace
 
 HirSummary hir_empty() {
@@ -365,6 +448,7 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
     h.text_end = h.text_end || it->text_end;
     if (!it->zero_width) break;
   }
+  concat_required(h, out);
   return h;
 }
 
@@ -427,6 +511,12 @@ HirSummary alternation_of(const std::vector<HirSummary>& branches, std::string_v
     sum = add(sum, b.nfa_bytes);
     reverse_most = std::max(reverse_most, b.reverse_nfa_bytes);
     reverse_sum = add(reverse_sum, b.reverse_nfa_bytes);
+  }
+  h.required = required_of(branches.front());
+  h.leading = leading_of(branches.front());
+  for (std::size_t i = 1; i < branches.size(); ++i) {
+    h.required = united(std::move(h.required), required_of(branches[i]));
+    h.leading = united(std::move(h.leading), leading_of(branches[i]));
   }
   // Literals only: a trie of them (at least as large as the longest). Concatenations only (or
   // nested alternations, which regex-syntax flattens): their common start may be shared.
@@ -494,6 +584,10 @@ HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::
   };
   h.nfa_bytes = cost(sub.nfa_bytes);
   h.reverse_nfa_bytes = cost(sub.reverse_nfa_bytes);
+  if (min > 0) {  // every match holds a copy of the sub
+    h.required = required_of(sub);
+    h.leading = leading_of(sub);
+  }
   return h;
 }
 
@@ -513,6 +607,8 @@ HirSummary hir_capture(const HirSummary& sub) {
   h.looks = sub.looks;
   h.nfa_bytes = add(sub.nfa_bytes, 2 * kState);  // the reverse NFA has no capture states
   h.reverse_nfa_bytes = sub.reverse_nfa_bytes;
+  h.required = required_of(sub);
+  h.leading = leading_of(sub);
   return h;
 }
 
@@ -536,6 +632,16 @@ HirSummary hir_of_literal(std::string_view pattern, bool caseless) {
   h.kind = Kind::kOther;
   h.concat = true;
   return h;
+}
+
+RequiredSet required_of(const HirSummary& h) {
+  if (const std::optional<Piece> piece = literal_piece(h)) return {piece->literal};
+  return h.kind == Kind::kOther ? h.required : RequiredSet{};
+}
+
+RequiredSet leading_of(const HirSummary& h) {
+  if (const std::optional<Piece> piece = literal_piece(h)) return {piece->literal};
+  return h.kind == Kind::kOther ? h.leading : RequiredSet{};
 }
 
 bool holds_literal_byte(const std::vector<HirSummary>& patterns, char byte) {

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "required_literals.hpp"
 #include "unicode_props.hpp"
 
 namespace ctx::engine::detail {
@@ -60,6 +61,12 @@ struct HirSummary {
   bool exact_empty = true;
   bool captures = false;  // it has a capture group
   bool looks = false;     // it has a look-around assertion
+  // Required literals (required_literals.hpp) of a kOther node: `required`, the rarest set found
+  // of which every match holds a literal, and `leading`, a set of which every match starts with a
+  // literal (what Hyperscan anchors on); empty where none is known. A literal or a letter with
+  // its two cases is its own set (required_of, leading_of).
+  RequiredSet required;
+  RequiredSet leading;
 };
 
 inline constexpr std::uint64_t kNfaMax = std::uint64_t{1} << 60;
@@ -93,6 +100,11 @@ HirSummary hir_unknown();
 // The HIR of a pattern that is a plain literal (-F, or no meta character), under case folding
 // (-i) or not, without parsing it.
 HirSummary hir_of_literal(std::string_view pattern, bool caseless);
+
+// The required literals of `h` (HirSummary::required; a literal or a letter with its two cases:
+// itself), and the leading ones (HirSummary::leading). Empty: none known.
+RequiredSet required_of(const HirSummary& h);
+RequiredSet leading_of(const HirSummary& h);
 
 // Whether the alternation of `patterns` (ripgrep joins its patterns so) holds `byte` ('\n', '\r'
 // or NUL) as ripgrep's ban::check and strip_from_match find it: then ripgrep refuses the patterns.

@@ -19,6 +19,15 @@
 
 namespace ctx::engine {
 
+// Whether the required-literal prefilter runs (PatternOptions::required_literals): a literal that
+// every match holds, much rarer than the one the regex starts with, is looked for first, and the
+// regex runs on the lines holding it only (while they are sparse).
+enum class RequiredLiterals : std::uint8_t {
+  kAuto,    // where a set of literals of 3+ bytes is much rarer by byte frequencies
+  kAlways,  // wherever every pattern has one, however dense (tests compare its results)
+  kNever,
+};
+
 struct PatternOptions {
   bool fixed_strings = false;     // -F: patterns are literals
   bool case_insensitive = false;  // -i
@@ -65,6 +74,7 @@ struct PatternOptions {
   // limit of N", as in ripgrep, where the size is known to exceed it (a large count of a piece,
   // `x{4000000}`); near the limit ripgrep may refuse patterns accepted here.
   std::uint64_t regex_size_limit = std::uint64_t{100} << 20;
+  RequiredLiterals required_literals = RequiredLiterals::kAuto;
 };
 
 // A line of a haystack: [start, end), `end` excluding the line terminator.
@@ -150,6 +160,9 @@ class PatternSet {
 
   // True when no match can be wider than one line and Hyperscan alone decides lines.
   bool hyperscan_exact() const;
+
+  // True when find_line looks for a required literal first (PatternOptions::required_literals).
+  bool uses_required_literals() const;
 
   // Multiline mode (-U): true when -U was given and some pattern can match a line feed (as in
   // ripgrep, -U with patterns that cannot is plain line-by-line search); with --null-data, a NUL.

@@ -1,0 +1,153 @@
+// The required-literal prefilter (engine/src/required_literals.hpp): which literals the HIR
+// summary finds that every match must hold, when the prefilter is chosen, and that the lines it
+// finds are exactly those the regex finds without it, on random regexes and haystacks.
+#include "../../engine/src/required_literals.hpp"
+
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../../engine/src/byte_mode.hpp"
+#include "../../engine/src/rust_hir.hpp"
+#include "ctx/engine/pattern_set.hpp"
+#include "line_starts.hpp"
+
+namespace {
+
+using ctx::engine::PatternOptions;
+using ctx::engine::PatternSet;
+using ctx::engine::RequiredLiterals;
+using ctx::engine::detail::HirSummary;
+using ctx::engine::detail::RequiredLiteral;
+using ctx::engine::detail::RequiredSet;
+using ctx::testing::line_starts;
+
+HirSummary hir_of(const std::string& pattern, bool caseless = false) {
+  ctx::engine::detail::ByteRegexOptions options;
+  options.caseless = caseless;
+  options.superset = true;
+  ctx::engine::detail::RustFacts facts;
+  auto out = ctx::engine::detail::rust_to_bytes(pattern, options, &facts);
+  if (!out.ok()) FAIL("does not parse: " << pattern);
+  return facts.hir;
+}
+
+RequiredSet set_of(std::initializer_list<const char*> literals, bool caseless = false) {
+  RequiredSet set;
+  for (const char* l : literals) set.push_back(RequiredLiteral{l, caseless});
+  return set;
+}
+
+bool chosen(const std::vector<std::string>& patterns, bool caseless = false) {
+  std::vector<HirSummary> hirs;
+  for (const std::string& p : patterns) hirs.push_back(hir_of(p, caseless));
+  return ctx::engine::detail::required_prefilter(hirs, RequiredLiterals::kAuto).has_value();
+}
+
+}  // namespace
+
+TEST_CASE("required literals of a regex", "[engine][required]") {
+  using ctx::engine::detail::leading_of;
+  using ctx::engine::detail::required_of;
+  CHECK(required_of(hir_of("return.*ENOMEM")) == set_of({"ENOMEM"}));
+  CHECK(leading_of(hir_of("return.*ENOMEM")) == set_of({"return"}));
+  CHECK(required_of(hir_of("line.1499999 ")) == set_of({"1499999 "}));
+  // Zero-width items consume nothing: the bytes around them are adjacent.
+  CHECK(required_of(hir_of("^foo\\bbar")) == set_of({"foobar"}));
+  CHECK(leading_of(hir_of("^foo\\bbar")) == set_of({"foobar"}));
+  // Alternations unite their branches' sets; a repetition that may be absent has none.
+  CHECK(required_of(hir_of("(?:abc|xyz)\\d+")) == set_of({"abc", "xyz"}));
+  CHECK(required_of(hir_of("(?:abc|x*)\\d+")).empty());
+  CHECK(required_of(hir_of("(?:XQZ)+y")) == set_of({"XQZ"}));
+  CHECK(required_of(hir_of("(?:XQZ)?y")) == set_of({"y"}));
+  CHECK(required_of(hir_of("a*")).empty());
+  CHECK(leading_of(hir_of("a?bcd")).empty());
+  // Case-insensitive letters are caseless pieces (lowercase); k and s, which fold to non-ASCII
+  // characters too, end a piece.
+  CHECK(required_of(hir_of("if.*ENOMEM", true)) == set_of({"enomem"}, true));
+  CHECK(required_of(hir_of("(?i)if.*(?-i)NULL")) == set_of({"NULL"}));
+  CHECK(required_of(hir_of("x.*(?i)Zoo(?-i)ZZ")) == set_of({"zoozz"}, true));
+  const RequiredSet suspend = required_of(hir_of("suspend", true));
+  REQUIRE(suspend.size() == 1);
+  CHECK((suspend.front().bytes == "pend" || suspend.front().bytes == "u"));
+  // A long literal keeps its first bytes.
+  const RequiredSet longer = required_of(hir_of("a.ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"));
+  REQUIRE(longer.size() == 1);
+  CHECK(std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789").starts_with(longer.front().bytes));
+}
+
+TEST_CASE("the required-literal prefilter is chosen where it is much rarer", "[engine][required]") {
+  CHECK(chosen({"return.*ENOMEM"}));
+  CHECK(chosen({"line.1499999 "}));
+  CHECK(chosen({"return.*ENOMEM", "goto.*EINVAL"}));
+  CHECK_FALSE(chosen({"ENOMEM.*return"}));  // the leading literal is the rarest
+  CHECK_FALSE(chosen({"\\w+ENOMEM"}));      // Hyperscan anchors on the only literal
+  CHECK_FALSE(chosen({"static.*_suspend"}));  // not 8 times rarer
+  CHECK_FALSE(chosen({"return.*EN"}));        // too short
+  CHECK_FALSE(chosen({"return.*ENOMEM", "\\w+"}));  // a pattern without one
+  // The patterns of a set: compiled with it where chosen.
+  const auto set = PatternSet::compile({"return.*ENOMEM"}, {});
+  REQUIRE(set.ok());
+  CHECK(set->uses_required_literals());
+  PatternOptions never;
+  never.required_literals = RequiredLiterals::kNever;
+  const auto without = PatternSet::compile({"return.*ENOMEM"}, never);
+  REQUIRE(without.ok());
+  CHECK_FALSE(without->uses_required_literals());
+}
+
+TEST_CASE("the required-literal prefilter finds the lines the regex finds",
+          "[engine][required]") {
+  std::mt19937 rng(20261124);
+  const auto below = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  const std::vector<std::string> literals = {"ab", "ba", "aab", "Ab", "xyz", "bb", "\xC3\xA9"
+                                                                                    "a"};
+  const std::vector<std::string> others = {".*", "\\d+", "[ab]", "\\w*", " ", "(?:q|)", "\\b",
+                                           "a?", "(?:ab|ba)", "(?:xyz)+", "^", "$", "[^a]"};
+  const std::vector<std::string> words = {"ab", "ba", "aab", "AB", "Ab", "xyz", "XyZ", "b", "1",
+                                          "22", " ", "q", "\xC3\xA9", "\xC3\x89", "\xFF"};
+  std::size_t used = 0;
+  for (int round = 0; round < 600; ++round) {
+    std::vector<std::string> patterns;
+    const std::size_t count = 1 + below(2);
+    for (std::size_t p = 0; p < count; ++p) {
+      std::string pattern;
+      const std::size_t items = 1 + below(5);
+      for (std::size_t i = 0; i < items; ++i) {
+        pattern += below(2) == 0 ? literals[below(literals.size())] : others[below(others.size())];
+      }
+      patterns.push_back(pattern);
+    }
+    PatternOptions options;
+    options.case_insensitive = below(3) == 0;
+    options.word = below(4) == 0;
+    options.line = below(8) == 0;
+    std::string hay;
+    const std::size_t lines = below(40);
+    for (std::size_t l = 0; l < lines; ++l) {
+      const std::size_t n = below(8);
+      for (std::size_t w = 0; w < n; ++w) hay += words[below(words.size())];
+      hay += '\n';
+    }
+    if (below(4) == 0) hay += words[below(words.size())];  // no final line feed
+    options.required_literals = RequiredLiterals::kAlways;
+    auto tested = PatternSet::compile(patterns, options);
+    options.required_literals = RequiredLiterals::kNever;
+    auto reference = PatternSet::compile(patterns, options);
+    options.pcre2_only = true;
+    auto pcre2 = PatternSet::compile(patterns, options);
+    REQUIRE(tested.ok() == reference.ok());
+    if (!tested.ok()) continue;
+    REQUIRE(pcre2.ok());
+    if (tested->uses_required_literals()) ++used;
+    INFO("patterns " << patterns[0] << (count > 1 ? " | " + patterns[1] : "")
+                     << (options.case_insensitive ? " -i" : "") << (options.word ? " -w" : "")
+                     << (options.line ? " -x" : "") << " on " << hay);
+    const std::vector<std::size_t> expected = line_starts(*pcre2, hay);
+    CHECK(line_starts(*reference, hay) == expected);
+    CHECK(line_starts(*tested, hay) == expected);
+  }
+  // Most random sets have a required literal and Hyperscan: the prefilter ran on them.
+  CHECK(used > 200);
+}
