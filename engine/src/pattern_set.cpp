@@ -2212,7 +2212,7 @@ int on_required_hit(unsigned /*id*/, unsigned long long /*from*/, unsigned long 
 // candidate lines have come on average closer than kRequiredLineSpacing bytes apart: each costs
 // two scans started, which Hyperscan's own pass over such bytes costs less than.
 constexpr std::size_t kRequiredLinesTried = 32;
-constexpr std::size_t kRequiredLineSpacing = 1024;
+constexpr std::size_t kRequiredLineSpacing = 512;
 
 }  // namespace
 

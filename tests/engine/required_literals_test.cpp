@@ -11,7 +11,9 @@
 #include "../../engine/src/byte_mode.hpp"
 #include "../../engine/src/rust_hir.hpp"
 #include "ctx/engine/pattern_set.hpp"
+#include "ctx/engine/searcher.hpp"
 #include "line_starts.hpp"
+#include "pattern_testing.hpp"
 
 namespace {
 
@@ -150,4 +152,64 @@ TEST_CASE("the required-literal prefilter finds the lines the regex finds",
   }
   // Most random sets have a required literal and Hyperscan: the prefilter ran on them.
   CHECK(used > 200);
+}
+
+TEST_CASE("searches with the required-literal prefilter report what searches without it do",
+          "[engine][required][searcher]") {
+  // Lines where a frequent leading literal ("re") and a rare inner one ("NOM") come and go, so
+  // that candidate lines are sometimes matches, sometimes not, and sometimes dense enough for
+  // the prefilter to give up (kAuto) part way.
+  std::mt19937 rng(1124);
+  const auto below = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  const std::vector<std::string> words = {"re", "ret", "NOM", "ENOMEM", "x", " ", "\t", "\xC3\xA9",
+                                          "NO", "M", "12", "\r", std::string(1, '\0')};
+  const std::vector<std::string> patterns = {"re.*NOM", "ret\\w*NOM", "(?:re|x)\\s*\\d*ENOMEM",
+                                             "\\bre.NOM", "^re.*NOM$", "re.*N(?:OM|O)E"};
+  for (int round = 0; round < 400; ++round) {
+    std::string hay;
+    const std::size_t lines = below(300);
+    const std::size_t density = 1 + below(8);
+    for (std::size_t l = 0; l < lines; ++l) {
+      const std::size_t n = below(6);
+      for (std::size_t w = 0; w < n; ++w) {
+        const std::string& word = words[below(words.size())];
+        if ((word == "NOM" || word == "ENOMEM") && below(density) != 0) continue;
+        hay += word;
+      }
+      hay += '\n';
+    }
+    if (below(4) == 0 && !hay.empty()) hay.pop_back();
+    std::vector<std::string> chosen_patterns = {patterns[below(patterns.size())]};
+    if (below(4) == 0) chosen_patterns.push_back(patterns[below(patterns.size())]);
+    PatternOptions options;
+    options.case_insensitive = below(4) == 0;
+    options.word = below(6) == 0;
+    ctx::engine::SearchOptions search;
+    search.invert = below(4) == 0;
+    if (below(4) == 0) search.max_count = below(6);
+    search.line_numbers = below(2) == 0;
+    if (below(3) == 0) search.before = below(4);
+    if (below(3) == 0) search.after = below(4);
+    const ctx::engine::BinaryMode modes[] = {
+        ctx::engine::BinaryMode::kQuit, ctx::engine::BinaryMode::kConvert,
+        ctx::engine::BinaryMode::kSuppress, ctx::engine::BinaryMode::kText};
+    search.binary = modes[below(4)];
+    search.passthru = below(10) == 0;
+    if (below(2) == 0) search.window_bytes = 1 + below(200);
+    const auto run = [&](RequiredLiterals mode) {
+      options.required_literals = mode;
+      auto set = PatternSet::compile(chosen_patterns, options);
+      REQUIRE(set.ok());
+      auto scratch = set->make_scratch();
+      ctx::testing::CallRecorder recorder;
+      auto reported = ctx::engine::search_buffer(*set, scratch, search, hay, recorder);
+      REQUIRE(reported.ok());
+      recorder.seen.push_back("reported " + std::to_string(*reported));
+      return recorder.seen;
+    };
+    INFO("patterns " << chosen_patterns[0] << " on " << hay);
+    const std::vector<std::string> expected = run(RequiredLiterals::kNever);
+    CHECK(run(RequiredLiterals::kAlways) == expected);
+    CHECK(run(RequiredLiterals::kAuto) == expected);
+  }
 }
