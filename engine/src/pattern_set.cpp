@@ -211,13 +211,15 @@ bool is_ascii(std::string_view p) {
   return true;
 }
 
-// Escapes every ASCII punctuation byte, which PCRE2 and Hyperscan both read as a literal then.
+// Escapes every ASCII punctuation byte, which PCRE2 and Hyperscan both read as a literal then,
+// but `<` and `>`: Rust's regex-syntax (the byte-mode translator) reads `\<` and `\>` as word
+// boundaries, and unescaped they are literals everywhere.
 std::string escape_literal(std::string_view p) {
   std::string out;
   out.reserve(p.size() * 2);
   for (char c : p) {
     auto u = static_cast<unsigned char>(c);
-    if (u < 0x80 && !std::isalnum(u) && c != ' ') out.push_back('\\');
+    if (u < 0x80 && !std::isalnum(u) && c != ' ' && c != '<' && c != '>') out.push_back('\\');
     out.push_back(c);
   }
   return out;

@@ -306,3 +306,22 @@ TEST_CASE("a chain of repetitions becomes one repetition, not nested groups", "[
   // The whole set compiles at once (it took minutes).
   CHECK(spans_of("330" + pluses + "3", "x3300003y") == SpanPairs{{1, 8}});
 }
+
+TEST_CASE("-F literals with < and > stay literals in byte mode", "[engine][bytes]") {
+  // Found by pattern_fuzz: escaped for a regex as `\<`, Rust's syntax read a word start, and
+  // `-F -i --no-unicode '<'` matched every line starting with a word.
+  for (const bool caseless : {false, true}) {
+    for (const bool word : {false, true}) {
+      PatternOptions options;
+      options.fixed_strings = true;
+      options.no_unicode = true;
+      options.case_insensitive = caseless;
+      options.word = word;
+      INFO((caseless ? "-i " : "") << (word ? "-w" : ""));
+      CHECK(spans_of("<", "XXXX", options).empty());
+      CHECK(spans_of("<", "a < b", options) == SpanPairs{{2, 3}});
+      CHECK(spans_of("a>", "a a> b", options) == SpanPairs{{2, 4}});
+      CHECK(spans_of("<a>", "x <a>", options) == SpanPairs{{2, 5}});
+    }
+  }
+}

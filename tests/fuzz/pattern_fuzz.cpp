@@ -109,6 +109,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::size_t> want = lines_by_find_line(*reference, hay, reference_scratch, failed);
   if (failed) return 0;
   if (got != want) trap();
+  // The required-literal prefilter wherever it applies (required_literals.hpp): the same lines.
+  PatternOptions required_options = options;
+  required_options.required_literals = ctx::engine::RequiredLiterals::kAlways;
+  auto required = PatternSet::compile(patterns, required_options);
+  if (!required.ok()) trap();
+  PatternSet::Scratch required_scratch = required->make_scratch();
+  if (lines_by_find_line(*required, hay, required_scratch, failed) != want && !failed) trap();
 
   // search_buffer over the same bytes, as text (NUL is an ordinary byte here).
   SearchOptions search;
