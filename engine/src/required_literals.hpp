@@ -43,8 +43,9 @@ double rarity_score(const RequiredSet& set);
 
 // The literals the required-literal prefilter looks for in lines matching the alternation of
 // `patterns`, or nullopt when it is not to be used: some pattern has no required set, the union
-// holds more than kRequiredSetMax literals, or (RequiredLiterals::kAuto) a literal is shorter than 3 bytes or the
-// sets are not at least 8 times rarer than the leading ones (what Hyperscan anchors on).
+// holds more than kRequiredSetMax literals, or (RequiredLiterals::kAuto) a literal is shorter than
+// 3 bytes or the sets are not at least 8 times rarer than the leading ones (what Hyperscan anchors
+// on).
 std::optional<RequiredSet> required_prefilter(const std::vector<HirSummary>& patterns,
                                               RequiredLiterals mode);
 

@@ -260,7 +260,6 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> trie_costs(
   return std::pair(*forward, *reverse);
 }
 
-
 // A literal, or an ASCII letter with its two cases (a caseless letter), as a piece of a required
 // literal; `whole`: all of its bytes are kept (of a longer literal, the first kKeptLiteral).
 struct Piece {

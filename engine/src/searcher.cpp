@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -30,6 +31,35 @@ constexpr std::uint64_t kMmapMinBytes = 128 << 10;
 // allow_filling), and each fill_to reads at least this much.
 constexpr std::uint64_t kFillMinBytes = 4 << 20;
 constexpr std::size_t kFillStepBytes = 1 << 20;
+// A filled buffer's pages are released and reused (FileBuffer::recycle) in blocks of this size,
+// at offsets that are multiples of it: a page table's reach on x86-64, moved whole by mremap.
+constexpr std::size_t kRecycleBytes = std::size_t{2} << 20;
+constexpr std::size_t kPoolBlocks = 2;  // blocks FileBuffer::keep_pages keeps between files
+
+// An anonymous read-write mapping of `size` bytes (no memory reserved) at a multiple of
+// kRecycleBytes, or nullptr.
+char* map_aligned(std::size_t size) {
+  void* mapped = ::mmap(nullptr, size + kRecycleBytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mapped == MAP_FAILED) return nullptr;
+  const auto start = reinterpret_cast<std::uintptr_t>(mapped);
+  const std::uintptr_t aligned = (start + kRecycleBytes - 1) / kRecycleBytes * kRecycleBytes;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t end = (aligned + size + page - 1) / page * page;
+  if (aligned > start) ::munmap(mapped, aligned - start);
+  if (start + size + kRecycleBytes > end) {
+    ::munmap(reinterpret_cast<void*>(end), start + size + kRecycleBytes - end);
+  }
+  return reinterpret_cast<char*>(aligned);
+}
+
+// Maps untouched anonymous memory over [at, at + size) (pages moved away left a hole there).
+void refill_hole(char* at, std::size_t size) {
+  if (::mmap(at, size, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED) {
+    std::abort();  // the address range is ours and was just mapped: not expected
+  }
+}
 
 }  // namespace
 
@@ -312,12 +342,36 @@ void FileBuffer::release_before(const char* at) {
   const char* map = static_cast<const char*>(map_);
   if (map == nullptr || at < map || at > map + map_bytes_) return;
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t to = static_cast<std::size_t>(at - map) / page * page;
+  // A filled buffer (2 MiB aligned) moves its pages in whole page tables (recycle).
+  const std::size_t unit = fd_ >= 0 ? kRecycleBytes : page;
+  const std::size_t to = static_cast<std::size_t>(at - map) / unit * unit;
   if (to <= released_) return;
-  // Only drops this process's mapping of the pages: the next touch maps the page cache's copy
-  // (or, past a truncation, the zero pages on_sigbus puts there) again.
-  ::madvise(static_cast<char*>(map_) + released_, to - released_, MADV_DONTNEED);
+  if (fd_ >= 0) {
+    recycle(released_, to);
+  } else {
+    // Only drops this process's mapping of the pages: the next touch maps the page cache's copy
+    // (or, past a truncation, the zero pages on_sigbus puts there) again.
+    ::madvise(static_cast<char*>(map_) + released_, to - released_, MADV_DONTNEED);
+  }
   released_ = to;
+}
+
+void FileBuffer::recycle(std::size_t from, std::size_t to) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  char* map = static_cast<char*>(map_);
+  // Where no page has been touched yet: past the block filled_ is in, and past pages moved
+  // before (blocks of kRecycleBytes, so that the kernel moves whole page tables).
+  const std::size_t target =
+      std::max((filled_ + kRecycleBytes - 1) / kRecycleBytes * kRecycleBytes, recycled_end_);
+  const std::size_t limit = (map_bytes_ + page - 1) / page * page;
+  const std::size_t moved = std::min(to - from, limit > target ? limit - target : 0);
+  if (moved > 0 && ::mremap(map + from, moved, moved, MREMAP_MAYMOVE | MREMAP_FIXED,
+                            map + target) != MAP_FAILED) {
+    recycled_end_ = target + moved;
+    refill_hole(map + from, moved);  // zeros, as MADV_DONTNEED leaves them
+    from += moved;
+  }
+  if (from < to) ::madvise(map + from, to - from, MADV_DONTNEED);
 }
 
 Status FileBuffer::scan(std::size_t from, const std::function<bool(std::string_view)>& each) {
@@ -372,8 +426,11 @@ Status FileBuffer::fill_to(std::size_t end) {
     const ssize_t n = ::read(fd_, buffer + filled_, want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Error::from_errno(errno, fill_path_);
-    if (n == 0) {  // the file shrank: the rest stays zeros, as a truncated map reads
+    if (n == 0) {  // the file shrank: the rest reads as zeros, as a truncated map reads
       truncated_.store(1, std::memory_order_relaxed);
+      if (recycled_end_ > filled_) {  // recycled pages hold old bytes
+        std::memset(buffer + filled_, 0, std::min(recycled_end_, map_bytes_) - filled_);
+      }
       filled_ = map_bytes_;
       break;
     }
@@ -402,9 +459,11 @@ void FileBuffer::unmap() {
   truncated_.store(0, std::memory_order_relaxed);
   released_ = 0;
   if (fd_ >= 0) {  // a buffer being filled: anonymous memory, never on t_mapped
+    keep_pages();
     ::close(fd_);
     fd_ = -1;
     filled_ = 0;
+    recycled_end_ = 0;
     nul_to_.reset();
     first_nul_.reset();
     ::munmap(map_, map_bytes_);
@@ -425,7 +484,42 @@ void FileBuffer::unmap() {
   map_bytes_ = 0;
 }
 
-FileBuffer::~FileBuffer() { unmap(); }
+FileBuffer::~FileBuffer() {
+  unmap();
+  if (pool_ != nullptr) ::munmap(pool_, kPoolBlocks * kRecycleBytes);
+}
+
+void FileBuffer::keep_pages() {
+  if (pool_blocks_ == kPoolBlocks) return;
+  if (pool_ == nullptr && (pool_ = map_aligned(kPoolBlocks * kRecycleBytes)) == nullptr) return;
+  char* map = static_cast<char*>(map_);
+  // The resident blocks: from the first not released to the end of what was filled or moved.
+  const std::size_t end = std::min(std::max(filled_, recycled_end_), map_bytes_);
+  for (std::size_t at = released_; at + kRecycleBytes <= end && pool_blocks_ < kPoolBlocks;
+       at += kRecycleBytes) {
+    char* slot = pool_ + pool_blocks_ * kRecycleBytes;
+    if (::mremap(map + at, kRecycleBytes, kRecycleBytes, MREMAP_MAYMOVE | MREMAP_FIXED, slot) ==
+        MAP_FAILED) {
+      break;
+    }
+    refill_hole(map + at, kRecycleBytes);
+    ++pool_blocks_;
+  }
+}
+
+void FileBuffer::take_kept_pages(char* buffer, std::size_t size) {
+  while (pool_blocks_ > 0 && (recycled_end_ + kRecycleBytes) <= size) {
+    --pool_blocks_;
+    char* slot = pool_ + pool_blocks_ * kRecycleBytes;
+    if (::mremap(slot, kRecycleBytes, kRecycleBytes, MREMAP_MAYMOVE | MREMAP_FIXED,
+                 buffer + recycled_end_) == MAP_FAILED) {
+      ++pool_blocks_;
+      return;
+    }
+    refill_hole(slot, kRecycleBytes);
+    recycled_end_ += kRecycleBytes;
+  }
+}
 
 Result<std::string_view> FileBuffer::read_fd(int fd, std::string_view path, bool stop_at_nul) {
   unmap();
@@ -456,9 +550,11 @@ std::optional<Result<std::string_view>> FileBuffer::start_filling(int fd, std::s
                                                                   std::size_t got,
                                                                   std::string_view path,
                                                                   bool stop_at_nul) {
-  void* buffer = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (buffer == MAP_FAILED) return std::nullopt;
+  // Aligned to kRecycleBytes: see recycle.
+  char* buffer = map_aligned(size);
+  if (buffer == nullptr) return std::nullopt;
+  recycled_end_ = 0;
+  take_kept_pages(buffer, size);
   map_ = buffer;
   map_bytes_ = size;
   if (got > 0) std::memcpy(buffer, data_.get(), got);

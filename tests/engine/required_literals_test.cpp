@@ -83,10 +83,10 @@ TEST_CASE("the required-literal prefilter is chosen where it is much rarer", "[e
   CHECK(chosen({"return.*ENOMEM"}));
   CHECK(chosen({"line.1499999 "}));
   CHECK(chosen({"return.*ENOMEM", "goto.*EINVAL"}));
-  CHECK_FALSE(chosen({"ENOMEM.*return"}));  // the leading literal is the rarest
-  CHECK_FALSE(chosen({"\\w+ENOMEM"}));      // Hyperscan anchors on the only literal
-  CHECK_FALSE(chosen({"static.*_suspend"}));  // not 8 times rarer
-  CHECK_FALSE(chosen({"return.*EN"}));        // too short
+  CHECK_FALSE(chosen({"ENOMEM.*return"}));          // the leading literal is the rarest
+  CHECK_FALSE(chosen({"\\w+ENOMEM"}));              // Hyperscan anchors on the only literal
+  CHECK_FALSE(chosen({"static.*_suspend"}));        // not 8 times rarer
+  CHECK_FALSE(chosen({"return.*EN"}));              // too short
   CHECK_FALSE(chosen({"return.*ENOMEM", "\\w+"}));  // a pattern without one
   // The patterns of a set: compiled with it where chosen.
   const auto set = PatternSet::compile({"return.*ENOMEM"}, {});
@@ -99,16 +99,23 @@ TEST_CASE("the required-literal prefilter is chosen where it is much rarer", "[e
   CHECK_FALSE(without->uses_required_literals());
 }
 
-TEST_CASE("the required-literal prefilter finds the lines the regex finds",
-          "[engine][required]") {
+TEST_CASE("the required-literal prefilter finds the lines the regex finds", "[engine][required]") {
   std::mt19937 rng(20261124);
   const auto below = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-  const std::vector<std::string> literals = {"ab", "ba", "aab", "Ab", "xyz", "bb", "\xC3\xA9"
-                                                                                    "a"};
-  const std::vector<std::string> others = {".*", "\\d+", "[ab]", "\\w*", " ", "(?:q|)", "\\b",
-                                           "a?", "(?:ab|ba)", "(?:xyz)+", "^", "$", "[^a]"};
-  const std::vector<std::string> words = {"ab", "ba", "aab", "AB", "Ab", "xyz", "XyZ", "b", "1",
-                                          "22", " ", "q", "\xC3\xA9", "\xC3\x89", "\xFF"};
+  const std::vector<std::string> literals = {"ab",
+                                             "ba",
+                                             "aab",
+                                             "Ab",
+                                             "xyz",
+                                             "bb",
+                                             "\xC3\xA9"
+                                             "a"};
+  const std::vector<std::string> others = {".*",     "\\d+", "[ab]", "\\w*",      " ",
+                                           "(?:q|)", "\\b",  "a?",   "(?:ab|ba)", "(?:xyz)+",
+                                           "^",      "$",    "[^a]"};
+  const std::vector<std::string> words = {"ab",  "ba",  "aab",      "AB",       "Ab",
+                                          "xyz", "XyZ", "b",        "1",        "22",
+                                          " ",   "q",   "\xC3\xA9", "\xC3\x89", "\xFF"};
   std::size_t used = 0;
   for (int round = 0; round < 600; ++round) {
     std::vector<std::string> patterns;
@@ -161,10 +168,21 @@ TEST_CASE("searches with the required-literal prefilter report what searches wit
   // the prefilter to give up (kAuto) part way.
   std::mt19937 rng(1124);
   const auto below = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-  const std::vector<std::string> words = {"re", "ret", "NOM", "ENOMEM", "x", " ", "\t", "\xC3\xA9",
-                                          "NO", "M", "12", "\r", std::string(1, '\0')};
-  const std::vector<std::string> patterns = {"re.*NOM", "ret\\w*NOM", "(?:re|x)\\s*\\d*ENOMEM",
-                                             "\\bre.NOM", "^re.*NOM$", "re.*N(?:OM|O)E"};
+  const std::vector<std::string> words = {"re",
+                                          "ret",
+                                          "NOM",
+                                          "ENOMEM",
+                                          "x",
+                                          " ",
+                                          "\t",
+                                          "\xC3\xA9",
+                                          "NO",
+                                          "M",
+                                          "12",
+                                          "\r",
+                                          std::string(1, '\0')};
+  const std::vector<std::string> patterns = {"re.*NOM",   "ret\\w*NOM", "(?:re|x)\\s*\\d*ENOMEM",
+                                             "\\bre.NOM", "^re.*NOM$",  "re.*N(?:OM|O)E"};
   for (int round = 0; round < 400; ++round) {
     std::string hay;
     const std::size_t lines = below(300);

@@ -199,7 +199,8 @@ class FileBuffer final : public HaystackFill {
   // the bytes read; anything else is ignored): they are dropped from this process (MADV_DONTNEED;
   // the page cache keeps them, and a later read of them maps them again, unchanged), so a large
   // file costs a window of memory, not its size. `at` must be a bound the search gave
-  // (LineSink::on_progress): a filled buffer's dropped bytes read as zeros.
+  // (LineSink::on_progress): a filled buffer's dropped bytes read as zeros (its pages are reused
+  // ahead: recycle).
   void release_before(const char* at);
   // Whether the last file read is memory-mapped.
   bool mapped() const { return map_ != nullptr && fd_ < 0; }
@@ -252,6 +253,16 @@ class FileBuffer final : public HaystackFill {
   // still the caller's then). The view is cut at a binary first chunk, as read_at's.
   std::optional<Result<std::string_view>> start_filling(int fd, std::size_t size, std::size_t got,
                                                         std::string_view path, bool stop_at_nul);
+  // Filling: release_before's drop of the page-aligned [from, to), whose pages move ahead of
+  // what is filled to be read into again (no page fault and no zeroing per page: a filled 128 MB
+  // file took 3x rg's time in those); zero pages take their place.
+  void recycle(std::size_t from, std::size_t to);
+  // Filling: the next file's first blocks reuse the last file's resident pages too: unmap moves
+  // up to two whole blocks of them into pool_ (a reserved, aligned region of this buffer's own),
+  // start_filling moves them to the new buffer's start. (Each new file otherwise faulted in its
+  // first 4 MiB afresh: 11 named 30 MB files took 1.4x rg's time.)
+  void keep_pages();
+  void take_kept_pages(char* buffer, std::size_t size);
   // convert_nuls on the filled bytes [from, to).
   void convert_range(std::size_t from, std::size_t to);
   static void install_sigbus_handler();
@@ -263,6 +274,10 @@ class FileBuffer final : public HaystackFill {
   // it is in, and its path for errors.
   int fd_ = -1;
   std::size_t filled_ = 0;
+  // Filling: the end of the pages release_before moved ahead of filled_ for reuse (recycle).
+  std::size_t recycled_end_ = 0;
+  char* pool_ = nullptr;         // see keep_pages
+  std::size_t pool_blocks_ = 0;  // whole blocks in pool_
   std::string fill_path_;
   std::optional<char> nul_to_;  // convert_nuls' line terminator
   std::optional<std::size_t> first_nul_;
