@@ -36,16 +36,21 @@ constexpr std::size_t kFillStepBytes = 1 << 20;
 constexpr std::size_t kRecycleBytes = std::size_t{2} << 20;
 constexpr std::size_t kPoolBlocks = 2;  // blocks FileBuffer::keep_pages keeps between files
 
-// An anonymous read-write mapping of `size` bytes (no memory reserved) at a multiple of
-// kRecycleBytes, or nullptr.
+// `size` rounded up to a multiple of kRecycleBytes.
+std::size_t whole_blocks(std::size_t size) {
+  return (size + kRecycleBytes - 1) / kRecycleBytes * kRecycleBytes;
+}
+
+// An anonymous read-write mapping of whole_blocks(size) bytes (no memory reserved) at a multiple
+// of kRecycleBytes, or nullptr.
 char* map_aligned(std::size_t size) {
+  size = whole_blocks(size);
   void* mapped = ::mmap(nullptr, size + kRecycleBytes, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapped == MAP_FAILED) return nullptr;
   const auto start = reinterpret_cast<std::uintptr_t>(mapped);
   const std::uintptr_t aligned = (start + kRecycleBytes - 1) / kRecycleBytes * kRecycleBytes;
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const std::uintptr_t end = (aligned + size + page - 1) / page * page;
+  const std::uintptr_t end = aligned + size;
   if (aligned > start) ::munmap(mapped, aligned - start);
   if (start + size + kRecycleBytes > end) {
     ::munmap(reinterpret_cast<void*>(end), start + size + kRecycleBytes - end);
@@ -357,13 +362,12 @@ void FileBuffer::release_before(const char* at) {
 }
 
 void FileBuffer::recycle(std::size_t from, std::size_t to) {
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   char* map = static_cast<char*>(map_);
   // Where no page has been touched yet: past the block filled_ is in, and past pages moved
   // before (blocks of kRecycleBytes, so that the kernel moves whole page tables).
   const std::size_t target =
       std::max((filled_ + kRecycleBytes - 1) / kRecycleBytes * kRecycleBytes, recycled_end_);
-  const std::size_t limit = (map_bytes_ + page - 1) / page * page;
+  const std::size_t limit = whole_blocks(map_bytes_);  // the mapping's end
   const std::size_t moved = std::min(to - from, limit > target ? limit - target : 0);
   if (moved > 0 && ::mremap(map + from, moved, moved, MREMAP_MAYMOVE | MREMAP_FIXED,
                             map + target) != MAP_FAILED) {
@@ -457,16 +461,16 @@ void FileBuffer::convert_range(std::size_t from, std::size_t to) {
 
 void FileBuffer::unmap() {
   truncated_.store(0, std::memory_order_relaxed);
+  if (fd_ >= 0) keep_pages();  // before released_ is reset: it bounds what is resident
   released_ = 0;
   if (fd_ >= 0) {  // a buffer being filled: anonymous memory, never on t_mapped
-    keep_pages();
     ::close(fd_);
     fd_ = -1;
     filled_ = 0;
     recycled_end_ = 0;
     nul_to_.reset();
     first_nul_.reset();
-    ::munmap(map_, map_bytes_);
+    ::munmap(map_, whole_blocks(map_bytes_));
     map_ = nullptr;
     map_bytes_ = 0;
     return;
@@ -493,8 +497,9 @@ void FileBuffer::keep_pages() {
   if (pool_blocks_ == kPoolBlocks) return;
   if (pool_ == nullptr && (pool_ = map_aligned(kPoolBlocks * kRecycleBytes)) == nullptr) return;
   char* map = static_cast<char*>(map_);
-  // The resident blocks: from the first not released to the end of what was filled or moved.
-  const std::size_t end = std::min(std::max(filled_, recycled_end_), map_bytes_);
+  // The resident blocks: from the first not released to the end of what was filled or moved
+  // (the mapping holds whole blocks: see map_aligned).
+  const std::size_t end = std::min(std::max(filled_, recycled_end_), whole_blocks(map_bytes_));
   for (std::size_t at = released_; at + kRecycleBytes <= end && pool_blocks_ < kPoolBlocks;
        at += kRecycleBytes) {
     char* slot = pool_ + pool_blocks_ * kRecycleBytes;

@@ -187,3 +187,84 @@ TEST_CASE(
   CHECK(*got == bytes);
   CHECK_FALSE(buffer.truncated());
 }
+
+namespace {
+
+// Reads `path` into `buffer` as a filling buffer and walks it as a search does: each MiB filled
+// before it is read, the pages behind released; every byte read must be the file's, and every
+// byte behind the release zero.
+void walk_filled(FileBuffer& buffer, const std::string& path, const std::string& content) {
+  auto hay = buffer.read(path.c_str(), false);
+  REQUIRE(hay.ok());
+  REQUIRE(buffer.filling());
+  REQUIRE(hay->size() == content.size());
+  constexpr std::size_t kStep = std::size_t{1} << 20;
+  for (std::size_t at = 0; at < content.size(); at += kStep) {
+    const std::size_t end = std::min(content.size(), at + kStep);
+    REQUIRE(buffer.fill_to(end).ok());
+    REQUIRE(hay->substr(at, end - at) == std::string_view(content).substr(at, end - at));
+    if (at >= 3 * kStep) {
+      buffer.release_before(hay->data() + at - kStep);
+      // The first byte of every page behind the release reads as zero (a filled buffer drops
+      // whole 2 MiB blocks: what lies more than that behind).
+      const std::size_t behind = at - kStep - std::min(at - kStep, 2 * kStep);
+      for (std::size_t page = 0; page + 4096 <= behind; page += 4096) {
+        if ((*hay)[page] != '\0') FAIL("byte " << page << " behind the release is not zero");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a filled buffer gives every byte while its pages are reused ahead and across files",
+          "[file_buffer]") {
+  TempDir dir;
+  // Sizes around the 2 MiB blocks the pages move in, the second file's bytes differing from the
+  // first's at every offset (a page reused with old bytes would show).
+  const std::size_t mib = std::size_t{1} << 20;
+  const std::vector<std::size_t> sizes = {13 * mib + 12345, 6 * mib, 5 * mib - 1, 17 * mib + 4097,
+                                          4 * mib + 1};
+  FileBuffer buffer;
+  buffer.allow_filling(true);
+  buffer.prefer_filling(true);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::string content = pattern_bytes(sizes[i]);
+    for (char& c : content) c = static_cast<char>(c + static_cast<char>(i));
+    const std::string path = dir.path() + "/f" + std::to_string(i);
+    std::ofstream(path, std::ios::binary) << content;
+    INFO("file " << i << " of " << sizes[i] << " bytes");
+    walk_filled(buffer, path, content);
+  }
+}
+
+TEST_CASE("a filled file that shrinks reads as zeros past its end, reused pages too",
+          "[file_buffer]") {
+  TempDir dir;
+  const std::size_t mib = std::size_t{1} << 20;
+  FileBuffer buffer;
+  buffer.allow_filling(true);
+  buffer.prefer_filling(true);
+  // A first file leaves pages to reuse; the second is cut while it is read.
+  const std::string first = dir.path() + "/first";
+  const std::string first_content = pattern_bytes(9 * mib);
+  std::ofstream(first, std::ios::binary) << first_content;
+  walk_filled(buffer, first, first_content);
+  const std::string second = dir.path() + "/second";
+  std::string content = pattern_bytes(12 * mib);
+  for (char& c : content) c = static_cast<char>(c + 1);
+  std::ofstream(second, std::ios::binary) << content;
+  auto hay = buffer.read(second.c_str(), false);
+  REQUIRE(hay.ok());
+  REQUIRE(buffer.filling());
+  for (std::size_t at = 0; at < 6 * mib; at += mib) {
+    REQUIRE(buffer.fill_to(at + mib).ok());
+    if (at >= 3 * mib) buffer.release_before(hay->data() + at - mib);
+  }
+  REQUIRE(::truncate(second.c_str(), static_cast<off_t>(7 * mib)) == 0);
+  REQUIRE(buffer.fill_to(hay->size()).ok());
+  CHECK(buffer.truncated());
+  CHECK(hay->substr(5 * mib, 2 * mib) == std::string_view(content).substr(5 * mib, 2 * mib));
+  const std::string_view past = hay->substr(7 * mib);
+  CHECK(past.find_first_not_of('\0') == std::string_view::npos);
+}
