@@ -1482,6 +1482,21 @@ class Search {
     return exit_code();
   }
 
+  // Whether `paths` are a few named files (2 up to the walker's kParallelRootFiles, which it
+  // emits one after the other in the order given), searched in parallel and written in that
+  // order (OrderedRun) instead of one by one: rg searches named files on all threads (11 named
+  // 30 MB logs took 1.75x rg's time on one). Directories among them are walked as usual.
+  static bool named_files_in_order(const walker::WalkOptions& walk_options,
+                                   const std::vector<std::string>& paths) {
+    constexpr std::size_t kParallelRootFiles = 64;  // walker.cpp's
+    const unsigned threads = walk_options.threads != 0 ? walk_options.threads : walker::cores();
+    if (threads < 2 || paths.size() < 2 || paths.size() >= kParallelRootFiles) return false;
+    return std::ranges::all_of(paths, [](const std::string& p) {
+      struct stat st {};
+      return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    });
+  }
+
   // Walks `paths` (none: the current directory) and searches what it finds. `stdins`: under
   // --sortr path, how many `-` paths to search where "<stdin>" sorts among the files.
   void walk_paths(walker::WalkOptions walk_options, const std::vector<std::string>& paths,
@@ -1489,7 +1504,7 @@ class Search {
     if (stop_.load()) return;
     walk_options.paths = paths;
     walk_options.probe_file_systems = true;  // for FileBuffer::read_at
-    if (walk_options.sort == walker::SortBy::kNone) {
+    if (walk_options.sort == walker::SortBy::kNone && !named_files_in_order(walk_options, paths)) {
       Sink sink(*this);
       if (Status s = walker::walk(walk_options, sink); !s.ok()) out_.error(s.error().detail);
       return;

@@ -687,6 +687,26 @@ golden("a walked binary file with a match before a late NUL: the match, then a w
        S + ["-n", "foo", "bin/late"],
        b"bin/late/late.dat:1:foo first\nbin/late/late.dat: WARNING: stopped searching binary file "
        b"after match (found \"\\0\" byte around offset %d)\n" % LATE_NUL_OFFSET, 0)
+golden("named files around a missing one", ["-j2", "-n", "foo", "d/sub/c.txt", "nope.txt", "d/a.txt"],
+       b"d/sub/c.txt:1:x foo\nd/a.txt:1:foo one\nd/a.txt:3:foo two\n", 2,
+       err=[("prefix", "ctxsearch: nope.txt: ")])
+
+
+@case
+def named_files_print_in_the_order_given():
+    """A few named files are searched on all threads and written in the order given (rg -j2
+    writes them as its threads finish: any order there)."""
+    for args, want in (
+            (["-c", "foo", "mlm/b.txt", "d/a.txt", "d/sub/c.txt", "d/b.txt", "u/nonl.txt"],
+             b"mlm/b.txt:5\nd/a.txt:2\nd/sub/c.txt:1\nu/nonl.txt:1\n"),
+            (["-l", "foo", "u/nonl.txt", "d/b.txt", "d/a.txt"], b"u/nonl.txt\nd/a.txt\n"),
+            (["-n", "foo", "d/a.txt", "d/sub/c.txt"],
+             b"d/a.txt:1:foo one\nd/a.txt:3:foo two\nd/sub/c.txt:1:x foo\n")):
+        rc, out, err = tree().run(["--color", "never", "-j2"] + args)
+        got = out if not IS_RG else b"".join(sorted(out.splitlines(True), key=want.find))
+        check(rc == 0 and got == want and not err, "%s: rc=%d stdout=%r" % (args, rc, out))
+
+
 golden("a binary file named on the command line reports a binary match",
        ["foo", "bin/only/bin.dat"], OFF11, 0)
 golden("named binary file among others is prefixed with its path",

@@ -206,7 +206,7 @@ void walk_filled(FileBuffer& buffer, const std::string& path, const std::string&
     if (at >= 3 * kStep) {
       buffer.release_before(hay->data() + at - kStep);
       // The first byte of every page behind the release reads as zero (a filled buffer drops
-      // whole 2 MiB blocks: what lies more than that behind).
+      // whole blocks of up to 2 MiB: what lies more than that behind).
       const std::size_t behind = at - kStep - std::min(at - kStep, 2 * kStep);
       for (std::size_t page = 0; page + 4096 <= behind; page += 4096) {
         if ((*hay)[page] != '\0') FAIL("byte " << page << " behind the release is not zero");
@@ -220,7 +220,7 @@ void walk_filled(FileBuffer& buffer, const std::string& path, const std::string&
 TEST_CASE("a filled buffer gives every byte while its pages are reused ahead and across files",
           "[file_buffer]") {
   TempDir dir;
-  // Sizes around the 2 MiB blocks the pages move in, the second file's bytes differing from the
+  // Sizes around the blocks (1-2 MiB) the pages move in, the second file's bytes differing from the
   // first's at every offset (a page reused with old bytes would show).
   const std::size_t mib = std::size_t{1} << 20;
   const std::vector<std::size_t> sizes = {13 * mib + 12345, 6 * mib, 5 * mib - 1, 17 * mib + 4097,
