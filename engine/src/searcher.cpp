@@ -50,14 +50,13 @@ char* map_aligned(std::size_t size) {
   void* mapped = ::mmap(nullptr, size + kRecycleBytes, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapped == MAP_FAILED) return nullptr;
-  const auto start = reinterpret_cast<std::uintptr_t>(mapped);
-  const std::uintptr_t aligned = (start + kRecycleBytes - 1) / kRecycleBytes * kRecycleBytes;
-  const std::uintptr_t end = aligned + size;
-  if (aligned > start) ::munmap(mapped, aligned - start);
-  if (start + size + kRecycleBytes > end) {
-    ::munmap(reinterpret_cast<void*>(end), start + size + kRecycleBytes - end);
-  }
-  return reinterpret_cast<char*>(aligned);
+  char* base = static_cast<char*>(mapped);
+  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(base) % kRecycleBytes;
+  const std::size_t head = misaligned == 0 ? 0 : kRecycleBytes - misaligned;
+  char* aligned = base + head;
+  if (head > 0) ::munmap(base, head);
+  if (head < kRecycleBytes) ::munmap(aligned + size, kRecycleBytes - head);
+  return aligned;
 }
 
 // Maps untouched anonymous memory over [at, at + size) (pages moved away left a hole there).
