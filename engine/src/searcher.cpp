@@ -2,6 +2,7 @@
 
 #include <emmintrin.h>
 #include <fcntl.h>
+#include <immintrin.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -69,22 +70,22 @@ void refill_hole(char* at, std::size_t size) {
 
 }  // namespace
 
+std::uint64_t count_newlines(std::string_view s) { return count_byte(s, '\n'); }
+
+namespace {
+
 // SSE2 (every x86-64 has it): compare 16 bytes at a time, accumulate the 0/-1 results in 8-bit
 // lanes for at most 255 blocks, then fold the lanes with a sum of absolute differences (GCC does
 // not vectorize std::count at -O2).
-std::uint64_t count_newlines(std::string_view s) { return count_byte(s, '\n'); }
-
-std::uint64_t count_byte(std::string_view s, char byte) {
-  const char* p = s.data();
-  std::size_t n = s.size();
+std::uint64_t count_byte_sse2(const char* p, std::size_t n, char byte) {
   std::uint64_t total = 0;
-  const __m128i newline = _mm_set1_epi8(byte);
+  const __m128i wanted = _mm_set1_epi8(byte);
   while (n >= 16) {
     std::size_t blocks = std::min<std::size_t>(n / 16, 255);
     __m128i lanes = _mm_setzero_si128();
     for (std::size_t i = 0; i < blocks; ++i, p += 16) {
       __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(bytes, newline));
+      lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(bytes, wanted));
     }
     __m128i sums = _mm_sad_epu8(lanes, _mm_setzero_si128());
     total += static_cast<std::uint64_t>(_mm_cvtsi128_si64(sums)) +
@@ -93,6 +94,45 @@ std::uint64_t count_byte(std::string_view s, char byte) {
   }
   for (; n > 0; --n, ++p) total += *p == byte ? 1 : 0;
   return total;
+}
+
+// The same 64 bytes at a time in two AVX2 accumulators: 2-4x SSE2's speed on bytes in the caches
+// (a line count over what the search just scanned), 1.3x from memory.
+__attribute__((target("avx2"))) std::uint64_t count_byte_avx2(const char* p, std::size_t n,
+                                                              char byte) {
+  std::uint64_t total = 0;
+  const __m256i wanted = _mm256_set1_epi8(byte);
+  while (n >= 64) {
+    const std::size_t blocks = std::min<std::size_t>(n / 64, 255);
+    __m256i low = _mm256_setzero_si256(), high = _mm256_setzero_si256();
+    for (std::size_t i = 0; i < blocks; ++i, p += 64) {
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
+      low = _mm256_sub_epi8(low, _mm256_cmpeq_epi8(a, wanted));
+      high = _mm256_sub_epi8(high, _mm256_cmpeq_epi8(b, wanted));
+    }
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i sums = _mm256_add_epi64(_mm256_sad_epu8(low, zero), _mm256_sad_epu8(high, zero));
+    total += static_cast<std::uint64_t>(_mm256_extract_epi64(sums, 0)) +
+             static_cast<std::uint64_t>(_mm256_extract_epi64(sums, 1)) +
+             static_cast<std::uint64_t>(_mm256_extract_epi64(sums, 2)) +
+             static_cast<std::uint64_t>(_mm256_extract_epi64(sums, 3));
+    n -= blocks * 64;
+  }
+  return total + count_byte_sse2(p, n, byte);
+}
+
+// Set before main (the CPU's features read first, as a constructor may run before libgcc's).
+const bool kHasAvx2 = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+
+}  // namespace
+
+std::uint64_t count_byte(std::string_view s, char byte) {
+  return kHasAvx2 && s.size() >= 64 ? count_byte_avx2(s.data(), s.size(), byte)
+                                    : count_byte_sse2(s.data(), s.size(), byte);
 }
 
 namespace {

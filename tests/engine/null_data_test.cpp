@@ -2,6 +2,7 @@
 // is an ordinary byte that Rust's (?m) anchors still see, binary detection is off, and -U
 // searches in multiline mode only for patterns that can match a NUL. Expected results are
 // ripgrep 14.1.1's (`rg --null-data ...`).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
@@ -212,4 +213,23 @@ TEST_CASE("count_byte counts any byte as count_newlines counts line feeds", "[en
   CHECK(ctx::engine::count_byte(s, '\0') == 143);
   CHECK(ctx::engine::count_byte(s, '\n') == ctx::engine::count_newlines(s));
   CHECK(ctx::engine::count_newlines(s) == 857);
+}
+
+TEST_CASE("count_byte agrees with a plain count at every length and alignment",
+          "[engine][null_data]") {
+  // The wide path takes 64 bytes at a time, 255 blocks per fold: lengths around both.
+  std::string s;
+  for (std::size_t i = 0; i < 40000; ++i)
+    s += static_cast<char>("a\n\0b\nxyz\n\n"[(i * 7 + i / 13) % 10]);
+  for (const std::size_t offset : {0U, 1U, 7U, 31U, 33U, 63U}) {
+    for (const std::size_t length : {0U, 1U, 15U, 16U, 63U, 64U, 65U, 127U, 128U, 1000U, 16320U,
+                                     16384U, 16385U, 32704U, 39000U}) {
+      const std::string_view piece = std::string_view(s).substr(offset, length);
+      for (const char byte : {'\n', '\0', 'x'}) {
+        INFO("offset " << offset << " length " << length << " byte " << int(byte));
+        CHECK(ctx::engine::count_byte(piece, byte) ==
+              static_cast<std::uint64_t>(std::count(piece.begin(), piece.end(), byte)));
+      }
+    }
+  }
 }
