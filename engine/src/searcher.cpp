@@ -123,7 +123,7 @@ __attribute__((target("avx2"))) std::uint64_t count_byte_avx2(const char* p, std
 }
 
 // Set before main (the CPU's features read first, as a constructor may run before libgcc's).
-const bool kHasAvx2 = [] {
+const bool cpu_has_avx2 = [] {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") != 0;
 }();
@@ -131,8 +131,8 @@ const bool kHasAvx2 = [] {
 }  // namespace
 
 std::uint64_t count_byte(std::string_view s, char byte) {
-  return kHasAvx2 && s.size() >= 64 ? count_byte_avx2(s.data(), s.size(), byte)
-                                    : count_byte_sse2(s.data(), s.size(), byte);
+  return cpu_has_avx2 && s.size() >= 64 ? count_byte_avx2(s.data(), s.size(), byte)
+                                        : count_byte_sse2(s.data(), s.size(), byte);
 }
 
 namespace {
