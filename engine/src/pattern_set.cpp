@@ -183,6 +183,16 @@ bool has_literal(std::string_view s) {
   return false;
 }
 
+// Whether `p` may set flags inline (`(?i)`, `(?-u:...)`): a `(?` not opening a non-capturing or
+// named group. (Hyperscan's rewrites of those are supersets: `k(?i)abc` matched `kKxabc`.)
+bool has_inline_flags(std::string_view p) {
+  for (std::size_t at = p.find("(?"); at != std::string_view::npos; at = p.find("(?", at + 2)) {
+    const char next = at + 2 < p.size() ? p[at + 2] : '\0';
+    if (next != ':' && next != 'P' && next != '<') return true;
+  }
+  return false;
+}
+
 bool is_literal(std::string_view p) {
   for (char c : p) {
     if (is_regex_meta(c)) return false;
@@ -242,6 +252,8 @@ constexpr std::size_t kMaxWindowBytes = std::size_t{1} << 20;
 // {min(n, kHsRepeatMax),} (Hyperscan refuses bounded repeats above 32767 and takes seconds to
 // compile large ones: `ab{0,32000}c` 0.8 s, `ab{1000,}c` 25 ms, `ab*c` well under 1 ms).
 constexpr std::uint32_t kHsRepeatMax = 1000;
+// -x: the most regexes Hyperscan gets anchored at both line ends (see build_exprs in compile).
+constexpr std::size_t kAnchoredLineMax = 64;
 
 constexpr auto kWindowTarget = std::chrono::microseconds(1000);
 
@@ -1460,6 +1472,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
   bool use_hs = !options.pcre2 && !options.pcre2_only && !options.crlf && !nul && !any_empty &&
                 !patterns.empty();
+  // Every expression Hyperscan got is the regex itself over bytes: a literal or its byte-mode
+  // rewrite (no UTF-8 superset, no prefilter mode), as plain_ascii below needs.
+  bool hs_same_regex = true;
   // Multiline mode never looks for lines (find_line): only its own prefilter is compiled below.
   if (use_hs && !impl->multiline) {
     std::vector<const char*> exprs;
@@ -1521,7 +1536,6 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       // anchored ones cost superlinear compile time (for -f lines mixing identifiers and regexes
       // 64 took 0.03 s more, 128 0.13 s, 256 0.45 s, thousands minutes), which 64 earned back on
       // a 549 MB tree (1.5 s CPU unanchored, 1.05 s anchored) and 128 no longer did.
-      constexpr std::size_t kAnchoredLineMax = 64;
       const bool anchored = options.line && regexes.size() <= kAnchoredLineMax;
       hs_patterns = regexes;
       if (options.line) all_literal = false;
@@ -1546,6 +1560,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           }
         }
         const bool utf8 = !is_ascii(regexes[i]) || !is_literal(regexes[i]);
+        if (!is_literal(regexes[i])) hs_same_regex = false;
         if (utf8 && !options.fixed_strings) {  // Hyperscan's Unicode tables are older: supersets
           hs_patterns[i] = superset_for_hyperscan(originals[i], impl->caseless, anchored);
         }
@@ -1614,6 +1629,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       // never drops a true match; PCRE2 confirms every candidate line, as for any regex.
       build_exprs();
       for (unsigned& f : flags) f |= HS_FLAG_PREFILTER;
+      hs_same_regex = false;
       all_literal = false;
       compiled = try_compile();
     }
@@ -1656,6 +1672,19 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
       !nul && !options.fixed_strings && !options.word && !any_empty && !patterns.empty() &&
       !impl->exact && impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
+  }
+  // Regexes of ASCII literals and classes, line anchors and small counts (plain_ascii), where the
+  // BitMatcher does not take them: Hyperscan's expression for them is the same regex over bytes,
+  // so its match decides the line without PCRE2 confirming it (every line of a dense match was
+  // a PCRE2 call). Not under -w (PCRE2's wrapping), nor -x past kAnchoredLineMax regexes (then
+  // unanchored in Hyperscan).
+  if (!impl->exact && !impl->bits && impl->hs != nullptr && hs_same_regex && !byte_mode &&
+      !options.pcre2 && !options.crlf && !nul && !impl->multiline && !options.word &&
+      !options.fixed_strings && impl->literals.mode == LiteralMode::kNone &&
+      !(options.line && patterns.size() > kAnchoredLineMax) && hirs.size() == patterns.size() &&
+      std::ranges::all_of(hirs, [](const detail::HirSummary& h) { return h.plain_ascii; }) &&
+      std::ranges::none_of(patterns, has_inline_flags)) {
+    impl->exact = true;
   }
   if (impl->hs != nullptr && !impl->bits && impl->literals.mode == LiteralMode::kNone &&
       !impl->multiline && hirs.size() == patterns.size()) {

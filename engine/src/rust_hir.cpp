@@ -346,6 +346,7 @@ void concat_required(HirSummary& h, const std::vector<HirSummary>& items) {
 
 HirSummary hir_empty() {
   HirSummary h;
+  h.plain_ascii = true;
   h.nfa_bytes = h.reverse_nfa_bytes = kState;
   return h;
 }
@@ -364,6 +365,9 @@ HirSummary hir_literal(std::string_view bytes) {
   h.zero_width = false;
   h.nullable = false;
   h.nfa_bytes = h.reverse_nfa_bytes = times(bytes.size(), kState);
+  h.plain_ascii = h.holds == 0 && std::ranges::none_of(bytes, [](char c) {
+                    return static_cast<unsigned char>(c) >= 0x80;
+                  });
   return h;
 }
 
@@ -389,6 +393,7 @@ HirSummary hir_class(const CodepointRanges& members, bool bytes, std::string_vie
       }
     }
   }
+  h.plain_ascii = !bytes && h.ascii_class && (h.matches & kHoldsLf) == 0;
   return h;
 }
 
@@ -400,6 +405,7 @@ HirSummary hir_look(HirLook look) {
   // ripgrep counts every anchor as matching a line feed (a known approximation of its own).
   if (look != HirLook::kWord) h.matches = kHoldsLf;
   h.looks = true;
+  h.plain_ascii = look == HirLook::kLine;
   h.nfa_bytes = h.reverse_nfa_bytes = kState;
   return h;
 }
@@ -443,6 +449,7 @@ HirSummary hir_concat(std::vector<HirSummary> items) {
     h.captures = h.captures || item.captures;
     h.looks = h.looks || item.looks;
   }
+  h.plain_ascii = std::ranges::all_of(out, [](const HirSummary& item) { return item.plain_ascii; });
   for (auto it = out.rbegin(); it != out.rend(); ++it) {  // the same from the end
     h.text_end = h.text_end || it->text_end;
     if (!it->zero_width) break;
@@ -484,6 +491,7 @@ HirSummary alternation_of(const std::vector<HirSummary>& branches, std::string_v
       }
       HirSummary h = class_of_several(canonical_ranges(std::move(members)), !unicode);
       for (const HirSummary& b : branches) h.matches |= b.matches;
+      h.plain_ascii = unicode && h.ascii_class && (h.matches & kHoldsLf) == 0;
       return h;
     }
   }
@@ -511,6 +519,7 @@ HirSummary alternation_of(const std::vector<HirSummary>& branches, std::string_v
     reverse_most = std::max(reverse_most, b.reverse_nfa_bytes);
     reverse_sum = add(reverse_sum, b.reverse_nfa_bytes);
   }
+  h.plain_ascii = std::ranges::all_of(branches, [](const HirSummary& b) { return b.plain_ascii; });
   h.required = required_of(branches.front());
   h.leading = leading_of(branches.front());
   for (std::size_t i = 1; i < branches.size(); ++i) {
@@ -583,6 +592,7 @@ HirSummary hir_repetition(HirSummary sub, std::uint32_t min, std::optional<std::
   };
   h.nfa_bytes = cost(sub.nfa_bytes);
   h.reverse_nfa_bytes = cost(sub.reverse_nfa_bytes);
+  h.plain_ascii = sub.plain_ascii && min <= kPlainRepeatMax && max.value_or(0) <= kPlainRepeatMax;
   if (min > 0) {  // every match holds a copy of the sub
     h.required = required_of(sub);
     h.leading = leading_of(sub);
@@ -608,6 +618,7 @@ HirSummary hir_capture(const HirSummary& sub) {
   h.reverse_nfa_bytes = sub.reverse_nfa_bytes;
   h.required = required_of(sub);
   h.leading = leading_of(sub);
+  h.plain_ascii = sub.plain_ascii;
   return h;
 }
 
@@ -630,6 +641,7 @@ HirSummary hir_of_literal(std::string_view pattern, bool caseless) {
   HirSummary h = hir_literal(pattern);
   h.kind = Kind::kOther;
   h.concat = true;
+  h.plain_ascii = false;  // k and s fold to non-ASCII characters too
   return h;
 }
 

@@ -61,6 +61,10 @@ struct HirSummary {
   bool exact_empty = true;
   bool captures = false;  // it has a capture group
   bool looks = false;     // it has a look-around assertion
+  // Every match is of ASCII literals and classes of ASCII members (no line terminator among them),
+  // with line anchors (^ $) as its only assertions and counts up to kPlainRepeatMax: Hyperscan
+  // over bytes matches exactly the lines it matches (no confirmation needed).
+  bool plain_ascii = false;
   // Required literals (required_literals.hpp) of a kOther node: `required`, the rarest set found
   // of which every match holds a literal, and `leading`, a set of which every match starts with a
   // literal (what Hyperscan anchors on); empty where none is known. A literal or a letter with
@@ -70,6 +74,8 @@ struct HirSummary {
 };
 
 inline constexpr std::uint64_t kNfaMax = std::uint64_t{1} << 60;
+// The largest count HirSummary::plain_ascii allows (Hyperscan gets larger ones widened).
+inline constexpr std::uint32_t kPlainRepeatMax = 1000;
 // Line terminator bytes (HirSummary::holds, ::matches): one bit each.
 inline constexpr std::uint8_t kHoldsLf = 1, kHoldsCr = 2, kHoldsNul = 4;
 // The bit of `byte` ('\n', '\r' or NUL; 0 for any other).

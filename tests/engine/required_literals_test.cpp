@@ -231,3 +231,68 @@ TEST_CASE("searches with the required-literal prefilter report what searches wit
     CHECK(run(RequiredLiterals::kAuto) == expected);
   }
 }
+
+TEST_CASE("plain ASCII regexes are decided by Hyperscan alone, and exactly",
+          "[engine][plain_ascii]") {
+  // Regexes of ASCII literals and classes, line anchors and small counts: no PCRE2 confirmation.
+  // (Each holds a literal of 3+ bytes: the BitMatcher, exact on ASCII lines, takes the others.)
+  const std::vector<std::string> plain = {"took=[0-9]{3}ms",     "^abc+d$",
+                                          "(?:abc|cde)+[x-z]?e", "[A-Z]{2,5}_xyz[0-9]+",
+                                          "a\\.b\\|c",           "(xyz)y*z"};
+  // Everything else keeps it: any character (`.`, negated classes, Unicode \d \w \s), word
+  // boundaries, inline flags, -i letters that fold to non-ASCII ones, -w.
+  const std::vector<std::string> confirmed = {"a.c",   "x[^a]y",   "\\d{3}ms", "\\w+z",
+                                              "\\bab", "k(?i)abc", "a\\s+b"};
+  std::mt19937 rng(7);
+  const std::vector<std::string> pieces = {"took=123ms",
+                                           "abc",
+                                           "abccd",
+                                           "cde",
+                                           "AB_xyz12",
+                                           "a.b|c",
+                                           "xyz",
+                                           "k",
+                                           "K",
+                                           "\xE2\x84\xAA",
+                                           "\xC3\xA9",
+                                           "\xFF",
+                                           "\r",
+                                           " ",
+                                           "1",
+                                           "xz",
+                                           "a\xC3\xA9"
+                                           "c",
+                                           "x\xC3\xA9y"};
+  std::string hay;
+  for (int line = 0; line < 400; ++line) {
+    for (std::size_t n = rng() % 5; n > 0; --n) hay += pieces[rng() % pieces.size()];
+    hay += '\n';
+  }
+  for (const bool caseless : {false, true}) {
+    for (const bool word : {false, true}) {
+      PatternOptions options;
+      options.case_insensitive = caseless;
+      options.word = word;
+      for (const std::string& pattern : plain) {
+        auto set = PatternSet::compile({pattern}, options);
+        REQUIRE(set.ok());
+        INFO(pattern << (caseless ? " -i" : "") << (word ? " -w" : ""));
+        // Under -i, k and s (and ranges holding them) fold to non-ASCII characters too.
+        const bool folds_wide = caseless && (pattern.find('k') != std::string::npos ||
+                                             pattern.find("A-Z") != std::string::npos);
+        CHECK(set->hyperscan_exact() == (!word && !folds_wide));
+        PatternOptions reference = options;
+        reference.pcre2_only = true;
+        auto pcre2 = PatternSet::compile({pattern}, reference);
+        REQUIRE(pcre2.ok());
+        CHECK(line_starts(*set, hay) == line_starts(*pcre2, hay));
+      }
+      for (const std::string& pattern : confirmed) {
+        auto set = PatternSet::compile({pattern}, options);
+        REQUIRE(set.ok());
+        INFO(pattern << (caseless ? " -i" : "") << (word ? " -w" : ""));
+        CHECK_FALSE(set->hyperscan_exact());
+      }
+    }
+  }
+}
