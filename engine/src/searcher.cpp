@@ -404,17 +404,20 @@ void FileBuffer::release_before(const char* at) {
 
 void FileBuffer::recycle(std::size_t from, std::size_t to) {
   char* map = static_cast<char*>(map_);
-  // Where no page has been touched yet: past the block filled_ is in, and past pages moved
-  // before (blocks of kRecycleBytes).
-  const std::size_t target =
-      std::max((filled_ + kRecycleBytes - 1) / kRecycleBytes * kRecycleBytes, recycled_end_);
   const std::size_t limit = whole_blocks(map_bytes_);  // the mapping's end
-  const std::size_t moved = std::min(to - from, limit > target ? limit - target : 0);
-  if (moved > 0 && ::mremap(map + from, moved, moved, MREMAP_MAYMOVE | MREMAP_FIXED,
-                            map + target) != MAP_FAILED) {
-    recycled_end_ = target + moved;
-    refill_hole(map + from, moved);  // zeros, as MADV_DONTNEED leaves them
-    from += moved;
+  // One block at a time (mremap takes a range of one mapping, and moved blocks are mappings of
+  // their own), each to where no page has been touched yet: past the block filled_ is in, and past
+  // blocks moved before.
+  for (; from < to; from += kRecycleBytes) {
+    const std::size_t target =
+        std::max((filled_ + kRecycleBytes - 1) / kRecycleBytes * kRecycleBytes, recycled_end_);
+    if (target + kRecycleBytes > limit ||
+        ::mremap(map + from, kRecycleBytes, kRecycleBytes, MREMAP_MAYMOVE | MREMAP_FIXED,
+                 map + target) == MAP_FAILED) {
+      break;
+    }
+    recycled_end_ = target + kRecycleBytes;
+    refill_hole(map + from, kRecycleBytes);  // zeros, as MADV_DONTNEED leaves them
   }
   if (from < to) ::madvise(map + from, to - from, MADV_DONTNEED);
 }
