@@ -1482,15 +1482,14 @@ class Search {
     return exit_code();
   }
 
-  // Whether `paths` are a few named files (2 up to the walker's kParallelRootFiles, which it
-  // emits one after the other in the order given), searched in parallel and written in that
-  // order (OrderedRun) instead of one by one: rg searches named files on all threads (11 named
-  // 30 MB logs took 1.75x rg's time on one). Directories among them are walked as usual.
+  // Whether `paths` are a few named files (2 up to walker::kParallelRootFiles, which the walk
+  // gives one after the other in the order given), to be searched in parallel and written in
+  // that order (OrderedRun) instead of one by one: rg searches named files on all threads (11
+  // named 30 MB logs took 1.75x rg's time on one).
   static bool named_files_in_order(const walker::WalkOptions& walk_options,
                                    const std::vector<std::string>& paths) {
-    constexpr std::size_t kParallelRootFiles = 64;  // walker.cpp's
     const unsigned threads = walk_options.threads != 0 ? walk_options.threads : walker::cores();
-    if (threads < 2 || paths.size() < 2 || paths.size() >= kParallelRootFiles) return false;
+    if (threads < 2 || paths.size() < 2 || paths.size() >= walker::kParallelRootFiles) return false;
     return std::ranges::all_of(paths, [](const std::string& p) {
       struct stat st {};
       return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);

@@ -52,12 +52,7 @@ class Rewriter {
  public:
   Rewriter(std::string_view re, bool caseless) : re_(re), caseless_(caseless) {
     // Inline (?i) anywhere makes case folding possible anywhere: stay conservative.
-    if (re.find("(?i") != std::string_view::npos) caseless_ = true;
-    for (std::size_t i = 0; i + 2 < re.size(); ++i) {
-      if (re[i] == '(' && re[i + 1] == '?' && re.substr(i, 4).find('i') != std::string_view::npos) {
-        caseless_ = true;
-      }
-    }
+    if (folds_case_inline(re)) caseless_ = true;
   }
 
   std::optional<std::string> run() {
@@ -559,6 +554,16 @@ class Rewriter {
 };
 
 }  // namespace
+
+bool folds_case_inline(std::string_view regex) {
+  for (std::size_t i = 0; i + 2 < regex.size(); ++i) {
+    if (regex[i] == '(' && regex[i + 1] == '?' &&
+        regex.substr(i, 4).find('i') != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
 
 std::optional<std::string> byte_prefilter(std::string_view regex, bool caseless) {
   if (regex.find('\0') != std::string_view::npos) return std::nullopt;

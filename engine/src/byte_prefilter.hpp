@@ -23,4 +23,9 @@ namespace ctx::engine::detail {
 // UTF-8 Hyperscan path. `caseless`: the whole regex is case-insensitive (-i, or -S deciding so).
 std::optional<std::string> byte_prefilter(std::string_view regex, bool caseless);
 
+// Whether `regex` may turn case folding on inline (a group of flags holding `i`: `(?i)`,
+// `(?mi:..)`). byte_prefilter then folds case in the whole regex, a superset of where the flag
+// holds.
+bool folds_case_inline(std::string_view regex);
+
 }  // namespace ctx::engine::detail

@@ -183,16 +183,6 @@ bool has_literal(std::string_view s) {
   return false;
 }
 
-// Whether `p` may set flags inline (`(?i)`, `(?-u:...)`): a `(?` not opening a non-capturing or
-// named group. (Hyperscan's rewrites of those are supersets: `k(?i)abc` matched `kKxabc`.)
-bool has_inline_flags(std::string_view p) {
-  for (std::size_t at = p.find("(?"); at != std::string_view::npos; at = p.find("(?", at + 2)) {
-    const char next = at + 2 < p.size() ? p[at + 2] : '\0';
-    if (next != ':' && next != 'P' && next != '<') return true;
-  }
-  return false;
-}
-
 bool is_literal(std::string_view p) {
   for (char c : p) {
     if (is_regex_meta(c)) return false;
@@ -1677,13 +1667,14 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   // BitMatcher does not take them: Hyperscan's expression for them is the same regex over bytes,
   // so its match decides the line without PCRE2 confirming it (every line of a dense match was
   // a PCRE2 call). Not under -w (PCRE2's wrapping), nor -x past kAnchoredLineMax regexes (then
-  // unanchored in Hyperscan).
+  // unanchored in Hyperscan), nor with an inline (?i), which the byte-mode rewrite takes as
+  // folding the whole regex (`k(?i)abc` matched a line with U+212A "abc").
   if (!impl->exact && !impl->bits && impl->hs != nullptr && hs_same_regex && !byte_mode &&
       !options.pcre2 && !options.crlf && !nul && !impl->multiline && !options.word &&
       !options.fixed_strings && impl->literals.mode == LiteralMode::kNone &&
       !(options.line && patterns.size() > kAnchoredLineMax) && hirs.size() == patterns.size() &&
       std::ranges::all_of(hirs, [](const detail::HirSummary& h) { return h.plain_ascii; }) &&
-      std::ranges::none_of(patterns, has_inline_flags)) {
+      std::ranges::none_of(patterns, detail::folds_case_inline)) {
     impl->exact = true;
   }
   if (impl->hs != nullptr && !impl->bits && impl->literals.mode == LiteralMode::kNone &&

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "rust_hir.hpp"
 
@@ -71,6 +72,15 @@ double literal_score(const RequiredLiteral& literal) {
 
 }  // namespace
 
+RequiredSet united(RequiredSet into, const RequiredSet& more) {
+  if (into.empty() || more.empty()) return {};
+  for (const RequiredLiteral& l : more) {
+    if (std::ranges::find(into, l) == into.end()) into.push_back(l);
+  }
+  if (into.size() > kRequiredSetMax) into.clear();
+  return into;
+}
+
 double rarity_score(const RequiredSet& set) {
   double score = 0;
   for (const RequiredLiteral& literal : set) score += literal_score(literal);
@@ -84,11 +94,8 @@ std::optional<RequiredSet> required_prefilter(const std::vector<HirSummary>& pat
   double leading_score = 0;
   for (const HirSummary& pattern : patterns) {
     const RequiredSet required = required_of(pattern);
-    if (required.empty()) return std::nullopt;
-    for (const RequiredLiteral& literal : required) {
-      if (std::ranges::find(all, literal) == all.end()) all.push_back(literal);
-    }
-    if (all.size() > kRequiredSetMax) return std::nullopt;
+    all = &pattern == &patterns.front() ? required : united(std::move(all), required);
+    if (all.empty()) return std::nullopt;
     // Without a leading set Hyperscan anchors on a literal of its own choosing, presumably as
     // rare: no gain is assumed.
     const RequiredSet leading = leading_of(pattern);

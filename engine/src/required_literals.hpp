@@ -35,6 +35,10 @@ using RequiredSet = std::vector<RequiredLiteral>;
 inline constexpr std::size_t kRequiredSetMax = 16;
 inline constexpr std::size_t kRequiredBytesMax = 32;
 
+// `into` and the literals of `more` not in it; empty when that holds more than kRequiredSetMax
+// or either is empty (none known): the set of an alternation of the two.
+RequiredSet united(RequiredSet into, const RequiredSet& more);
+
 // How often a set's literals may be expected to occur: the sum over its literals of the product
 // of the frequencies of their two rarest bytes (a literal of one byte: its frequency), each
 // byte's frequency as measured in C, C++ and other source text (under `caseless` a letter's two

@@ -280,17 +280,6 @@ std::optional<Piece> literal_piece(const HirSummary& h) {
   return std::nullopt;
 }
 
-// `into` and the literals of `more` not in it; empty when that holds more than kRequiredSetMax
-// or either is empty (none known).
-RequiredSet united(RequiredSet into, const RequiredSet& more) {
-  if (into.empty() || more.empty()) return {};
-  for (const RequiredLiteral& l : more) {
-    if (std::ranges::find(into, l) == into.end()) into.push_back(l);
-  }
-  if (into.size() > kRequiredSetMax) into.clear();
-  return into;
-}
-
 // A concatenation's required literals (HirSummary::required, ::leading) from its items (two or
 // more; adjacent literals merged): each run of literals and caseless letters, with zero-width
 // items between them left out (they consume nothing), is one literal; any other item offers its

@@ -50,8 +50,7 @@ constexpr std::string_view kDotIgnore = ".ignore";
 constexpr std::string_view kRgIgnore = ".rgignore";
 constexpr std::string_view kCtxIgnore = ".ctxignore";
 constexpr std::string_view kDotGit = ".git";
-constexpr std::size_t kParallelRootFiles = 64;  // from this many named files on: on all threads
-constexpr std::size_t kMaxInlineDepth = 256;    // walk_order: deeper directories wait their turn
+constexpr std::size_t kMaxInlineDepth = 256;  // walk_order: deeper directories wait their turn
 
 // This thread's task arena of `threads` concurrency, made on its first walk and kept until the
 // thread ends. Not one per walk: oneTBB 2021.8 keeps about 7 KiB for every task_arena

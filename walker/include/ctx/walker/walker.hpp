@@ -144,4 +144,8 @@ Status walk(const WalkOptions& options, WalkSink& sink);
 // none is asked for.
 unsigned cores();
 
+// Unsorted, fewer named files than this (paths that are not directories) reach the sink one after
+// the other in the order given; from this many on, on all threads as they come.
+inline constexpr std::size_t kParallelRootFiles = 64;
+
 }  // namespace ctx::walker
