@@ -1039,9 +1039,9 @@ class Search {
       // --no-mmap: a large file arrives as the search goes (not with --crlf, whose check for a
       // CR byte below reads the whole file).
       w.buffer.allow_filling(!plain_);
-      // A large file named among more than 10 paths is read as ripgrep reads it, through its
-      // roll buffer, which converts NUL bytes as they come: filled a window at a time, not
-      // mapped and looked through whole for a NUL first.
+      // A large file named among more than 10 paths is searched as ripgrep reads it, through its
+      // roll buffer, which converts NUL bytes as they come: it arrives a window at a time (still
+      // mapped, unless --no-mmap), not looked through whole for a NUL first.
       w.buffer.prefer_filling(explicit_file && !whole_files_);
       bytes =
           is_stdin ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)

@@ -222,7 +222,8 @@ def check_outputs(tmp: str) -> list[str]:
         ["--no-mmap", "-n", "-C1", "needle 3[0-9]*0 |nul", "utf16_nul.txt"],
         ["--no-mmap", "-c", "needle", "-g", "utf16*"],
         ["-c", "needle"] + ["utf16_nul.txt", "utf16.txt"] * 6,
-        # More than 10 paths: named files are not mapped (ripgrep's roll buffer reads them).
+        # More than 10 paths: named files arrive as ripgrep's roll buffer reads them (mapped,
+        # but NULs converted a window at a time).
         ["-n", "-C1", "needle|nul"] + ["huge_nul.bin", "late_nul.bin", "text.txt"] * 4,
     ]
     for args in cases:

@@ -3,9 +3,12 @@
 // fd; and a mapped file truncated by someone else while its bytes are read does not end the
 // process (SIGBUS): the vanished part reads as NUL bytes and truncated() reports it.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstddef>
 #include <cstdlib>
@@ -217,8 +220,10 @@ void walk_filled(FileBuffer& buffer, const std::string& path, const std::string&
 
 }  // namespace
 
-TEST_CASE("a filled buffer gives every byte while its pages are reused ahead and across files",
-          "[file_buffer]") {
+TEST_CASE(
+    "a filled buffer (--no-mmap) gives every byte while its pages are reused ahead and "
+    "across files",
+    "[file_buffer]") {
   TempDir dir;
   // Sizes around the blocks (1-2 MiB) the pages move in, the second file's bytes differing from the
   // first's at every offset (a page reused with old bytes would show).
@@ -226,8 +231,8 @@ TEST_CASE("a filled buffer gives every byte while its pages are reused ahead and
   const std::vector<std::size_t> sizes = {13 * mib + 12345, 6 * mib, 5 * mib - 1, 17 * mib + 4097,
                                           4 * mib + 1};
   FileBuffer buffer;
+  buffer.allow_mapping(false);  // --no-mmap (else the file is mapped: see the tests below)
   buffer.allow_filling(true);
-  buffer.prefer_filling(true);
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     std::string content = pattern_bytes(sizes[i]);
     for (char& c : content) c = static_cast<char>(c + static_cast<char>(i));
@@ -243,8 +248,8 @@ TEST_CASE("a filled file that shrinks reads as zeros past its end, reused pages 
   TempDir dir;
   const std::size_t mib = std::size_t{1} << 20;
   FileBuffer buffer;
+  buffer.allow_mapping(false);
   buffer.allow_filling(true);
-  buffer.prefer_filling(true);
   // A first file leaves pages to reuse; the second is cut while it is read.
   const std::string first = dir.path() + "/first";
   const std::string first_content = pattern_bytes(9 * mib);
@@ -267,4 +272,128 @@ TEST_CASE("a filled file that shrinks reads as zeros past its end, reused pages 
   CHECK(hay->substr(5 * mib, 2 * mib) == std::string_view(content).substr(5 * mib, 2 * mib));
   const std::string_view past = hay->substr(7 * mib);
   CHECK(past.find_first_not_of('\0') == std::string_view::npos);
+}
+
+namespace {
+
+// `size` bytes of pattern_bytes with NUL bytes at `nuls`.
+std::string with_nuls(std::size_t size, const std::vector<std::size_t>& nuls) {
+  std::string content = pattern_bytes(size);
+  for (std::size_t at : nuls) content[at] = '\0';
+  return content;
+}
+
+}  // namespace
+
+TEST_CASE("a large file filled where it could be mapped is mapped, and converts only what arrived",
+          "[file_buffer]") {
+  TempDir dir;
+  const std::size_t mib = std::size_t{1} << 20;
+  const std::vector<std::size_t> nuls = {100, 3 * mib + 5, 8 * mib + 7};
+  const std::string content = with_nuls(9 * mib, nuls);
+  const fs::path file = dir.file("nuls.bin", content);
+  FileBuffer buffer;
+  buffer.allow_filling(true);
+  buffer.prefer_filling(true);
+  for (int round = 0; round < 2; ++round) {  // the second read starts clean
+    INFO("round " << round);
+    auto hay = buffer.read(file.c_str(), false);
+    REQUIRE(hay.ok());
+    REQUIRE(buffer.filling());
+    REQUIRE(buffer.mapped());
+    REQUIRE(hay->size() == content.size());
+    REQUIRE(buffer.fill_to(mib).ok());
+    buffer.convert_nuls('\n');
+    CHECK((*hay)[100] == '\n');
+    CHECK(buffer.first_nul() == std::optional<std::size_t>(100));
+    CHECK((*hay)[3 * mib + 5] == '\0');  // not arrived yet
+    REQUIRE(buffer.fill_to(4 * mib).ok());
+    CHECK((*hay)[3 * mib + 5] == '\n');
+    CHECK((*hay)[8 * mib + 7] == '\0');
+    buffer.release_before(hay->data() + 2 * mib);
+    REQUIRE(buffer.fill_to(hay->size()).ok());
+    std::string expect = content;
+    for (std::size_t at : nuls) expect[at] = '\n';
+    const auto differs = static_cast<std::size_t>(
+        std::mismatch(expect.begin() + 2 * mib, expect.end(), hay->begin() + 2 * mib).first -
+        expect.begin());
+    CHECK(differs == expect.size());
+    CHECK(buffer.first_nul() == std::optional<std::size_t>(100));
+    CHECK_FALSE(buffer.truncated());
+  }
+  // The file itself is unchanged (the mapping is private).
+  std::ifstream in(file, std::ios::binary);
+  const std::string on_disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK((on_disk == content));
+}
+
+TEST_CASE("a filled mapping that shrinks reads as zeros past its end, left unconverted",
+          "[file_buffer]") {
+  TempDir dir;
+  const std::size_t mib = std::size_t{1} << 20;
+  const std::string content = with_nuls(12 * mib, {10, 5 * mib + 1});
+  const fs::path file = dir.file("shrinks.bin", content);
+  FileBuffer buffer;
+  buffer.allow_filling(true);
+  buffer.prefer_filling(true);
+  auto hay = buffer.read(file.c_str(), false);
+  REQUIRE(hay.ok());
+  REQUIRE(buffer.mapped());
+  REQUIRE(buffer.fill_to(mib).ok());
+  buffer.convert_nuls('\n');
+  REQUIRE(::truncate(file.c_str(), static_cast<off_t>(7 * mib)) == 0);
+  // Converting the rest meets the truncation (a SIGBUS, turned into zero pages): no crash, and
+  // what lies before it is converted.
+  REQUIRE(buffer.fill_to(hay->size()).ok());
+  CHECK(buffer.truncated());
+  CHECK((*hay)[5 * mib + 1] == '\n');
+  const std::string_view past = hay->substr(7 * mib);
+  CHECK(past.find_first_not_of('\0') == std::string_view::npos);
+  // The next read starts clean.
+  const std::string again = with_nuls(6 * mib, {4 * mib});
+  const fs::path other = dir.file("other.bin", again);
+  auto next = buffer.read(other.c_str(), false);
+  REQUIRE(next.ok());
+  CHECK_FALSE(buffer.truncated());
+  REQUIRE(buffer.fill_to(next->size()).ok());
+  buffer.convert_nuls('\n');
+  CHECK((*next)[4 * mib] == '\n');
+}
+
+TEST_CASE("moving a filled buffer's pages never touches another thread's new mappings",
+          "[file_buffer]") {
+  // The pages' move once left a hole for a moment and then mapped over it: another thread's
+  // mmap could be given the hole in between and lose its bytes (seen as a crash joining a
+  // thread whose stack it was). Here a thread keeps mapping, writing and checking small regions
+  // while this one fills files whose pages move.
+  TempDir dir;
+  const std::size_t mib = std::size_t{1} << 20;
+  const std::string content = pattern_bytes(24 * mib);
+  const std::string path = dir.path() + "/moved";
+  std::ofstream(path, std::ios::binary) << content;
+  std::atomic<bool> done{false};
+  std::atomic<std::size_t> clobbered{0}, mapped{0};
+  std::thread other([&] {
+    while (!done.load()) {
+      for (const std::size_t bytes : {mib, 64 * std::size_t{1024}, 4 * mib}) {
+        void* at =
+            ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (at == MAP_FAILED) continue;
+        auto* bytes_at = static_cast<unsigned char*>(at);
+        for (std::size_t i = 0; i < bytes; i += 4096) bytes_at[i] = 0xA5;
+        std::this_thread::yield();
+        for (std::size_t i = 0; i < bytes; i += 4096) clobbered += bytes_at[i] != 0xA5 ? 1 : 0;
+        ::munmap(at, bytes);
+        ++mapped;
+      }
+    }
+  });
+  FileBuffer buffer;
+  buffer.allow_mapping(false);
+  buffer.allow_filling(true);
+  for (int round = 0; round < 60; ++round) walk_filled(buffer, path, content);
+  done = true;
+  other.join();
+  INFO(mapped.load() << " mappings checked");
+  CHECK(clobbered.load() == 0);
 }
