@@ -131,6 +131,7 @@ struct Worker {
   std::string stream;       // stdin searched as it arrives: unread lines (decoding: bytes)
   std::string stream_text;  // stdin decoded as it arrives: unread lines
   std::string piped;        // --pre / -z: the program's output
+  std::unique_ptr<char[]> stdin_reads;  // StdinReader's buffer (made when used)
 };
 
 // A printed unit, as ripgrep's printer sees it: a matching line (or, in multiline mode, a block of
@@ -965,19 +966,19 @@ class FilePrinter final : public engine::LineSink {
 };
 
 // Search::search_stream's reader of `bytes`, the file `buffer` holds (mapped, or filled as it is
-// read): each read copies the next bytes, and the buffer drops what was copied.
+// read): each read gives a view of the next bytes, and the buffer drops what the last view held.
 class HeldReader {
  public:
   HeldReader(engine::FileBuffer& buffer, std::string_view bytes) : buffer_(buffer), bytes_(bytes) {}
 
-  Result<std::size_t> operator()(char* dst, std::size_t n) {
-    n = std::min(n, bytes_.size() - at_);
-    if (n == 0) return std::size_t{0};
-    if (buffer_.filling()) CTX_TRY(buffer_.fill_to(at_ + n));
-    std::memcpy(dst, bytes_.data() + at_, n);
-    at_ += n;
+  Result<std::string_view> operator()(std::size_t n) {
     buffer_.release_before(bytes_.data() + at_);
-    return n;
+    n = std::min(n, bytes_.size() - at_);
+    if (n == 0) return std::string_view();
+    if (buffer_.filling()) CTX_TRY(buffer_.fill_to(at_ + n));
+    const std::string_view next = bytes_.substr(at_, n);
+    at_ += n;
+    return next;
   }
 
  private:
@@ -986,13 +987,33 @@ class HeldReader {
   std::size_t at_ = 0;
 };
 
+// Search::search_stream's reader of stdin: each read gives a view of what one read(2) into
+// `reads` (kBytes, made at the first read) brought.
+class StdinReader {
+ public:
+  static constexpr std::size_t kBytes = std::size_t{64} << 10;
+  explicit StdinReader(std::unique_ptr<char[]>& reads) : reads_(reads) {}
+
+  Result<std::string_view> operator()(std::size_t n) {
+    if (reads_ == nullptr) reads_ = std::make_unique_for_overwrite<char[]>(kBytes);
+    for (;;) {
+      const ssize_t got = ::read(STDIN_FILENO, reads_.get(), std::min(n, kBytes));
+      if (got >= 0) return std::string_view(reads_.get(), static_cast<std::size_t>(got));
+      if (errno != EINTR) return Error::from_errno(errno, "<stdin>");
+    }
+  }
+
+ private:
+  std::unique_ptr<char[]>& reads_;
+};
+
 class Search {
  public:
   static constexpr std::size_t kWindowBytes = std::size_t{1} << 20;  // see SearchOptions
 
   Search(const Args& args, engine::PatternSet patterns, PrintOptions print)
       : args_(args), patterns_(std::move(patterns)), print_(print), workers_([this] {
-          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+          return Worker{patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
         }) {
     out_.set_messages(!args.no_messages);
   }
@@ -1108,7 +1129,8 @@ class Search {
                          can_search_in_chunks(set, options, *bytes, chunk_limits());
     if (chunked) debug_line(args_, 2, "{}: searched in chunks on several threads", shown);
     Status searched = [&]() -> Status {
-      if (streamed) return search_stream(printer, options, w, stream, total_bytes, read_stdin);
+      if (streamed)
+        return search_stream(printer, options, w, stream, total_bytes, StdinReader(w.stdin_reads));
       if (held_stream) {
         return search_stream(printer, options, w, stream, total_bytes,
                              HeldReader(w.buffer, *bytes));
@@ -1282,8 +1304,8 @@ class Search {
   // piece, as a file would be: the raw bytes, decoded by the search itself, when nothing was
   // searched yet. `total` gets the bytes searched, as the searches counted them (decoded ones).
   //
-  // `read` gives the stream's next bytes: read(dst, n) writes up to n bytes at dst and returns
-  // how many (0: the end), or an error (see read_stdin, HeldReader).
+  // `read` gives the stream's next bytes: read(n) returns a view of up to n of them (empty: the
+  // end; valid until the next call), or an error (see StdinReader, HeldReader).
   template <class Read>
   Status search_stream(FilePrinter& printer, const engine::SearchOptions& options, Worker& w,
                        OutputStream& stream, std::uint64_t& total, Read read) {
@@ -1304,14 +1326,11 @@ class Search {
     total = 0;
     while (!eof) {
       const std::size_t old = buf.size();
-      buf.resize(old + kRead);
-      const Result<std::size_t> n = read(buf.data() + old, kRead);
-      if (!n.ok()) {
-        buf.resize(old);
-        return n.error();
-      }
-      buf.resize(old + *n);
-      eof = *n == 0;
+      CTX_TRY_ASSIGN(const std::string_view arrived, read(kRead));
+      eof = arrived.empty();
+      // Decoding past the first search, the raw bytes are not kept: decoded where they are.
+      const bool decode_in_place = decoder && base > 0 && buf.empty();
+      if (!decode_in_place) buf.append(arrived);
       if (!planned) {
         // A BOM (or -E's encoding) decides; up to 3 bytes are needed where one may start.
         const bool bom_lead =
@@ -1328,7 +1347,7 @@ class Search {
       const bool searched_any = base > 0;
       if (decoder) {
         const std::size_t from = text.size();
-        decoder->decode(std::string_view(buf).substr(fed), eof, text);
+        decoder->decode(decode_in_place ? arrived : std::string_view(buf).substr(fed), eof, text);
         fed = buf.size();
         if (!whole && options.binary != engine::BinaryMode::kText &&
             text.find('\0', from) != std::string::npos) {
@@ -1413,15 +1432,6 @@ class Search {
       return !nul;
     });
     return scanned.ok() && !nul;
-  }
-
-  // search_stream's reader of stdin.
-  static Result<std::size_t> read_stdin(char* dst, std::size_t n) {
-    for (;;) {
-      const ssize_t got = ::read(STDIN_FILENO, dst, n);
-      if (got >= 0) return static_cast<std::size_t>(got);
-      if (errno != EINTR) return Error::from_errno(errno, "<stdin>");
-    }
   }
 
   // Searches the paths in argument order: "-" is stdin; the others are walked, in runs.

@@ -406,7 +406,7 @@ inline const std::uint8_t* copy_ascii_utf16(const std::uint8_t* p, const std::ui
       b = _mm_or_si128(_mm_slli_epi16(b, 8), _mm_srli_epi16(b, 8));
     }
     const __m128i high = _mm_and_si128(_mm_or_si128(a, b), outside);
-    if (_mm_movemask_epi8(_mm_cmpeq_epi8(high, _mm_setzero_si128())) != 0xFFFF) break;
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(high, _mm_setzero_si128())) != 0xFFFF) break;
     _mm_storeu_si128(reinterpret_cast<__m128i*>(w), _mm_packus_epi16(a, b));
     p += 32;
     w += 16;
@@ -1099,9 +1099,22 @@ bool may_decode_to_nul(Encoding encoding, std::string_view in) {
   if (encoding != Encoding::kUtf16Le && encoding != Encoding::kUtf16Be) {
     return std::memchr(in.data(), '\0', in.size()) != nullptr;
   }
-  // Four code units at a time: a zero 16-bit lane (either byte order).
-  constexpr std::uint64_t kLow = 0x0001000100010001ULL, kHigh = 0x8000800080008000ULL;
+  // A zero 16-bit lane (either byte order): 32 code units at a time (SSE2; four at a time with
+  // 64-bit words was 10% of a UTF-16 file's search), then four, then one.
   std::size_t i = 0;
+  const __m128i zero = _mm_setzero_si128();
+  for (; i + 64 <= in.size(); i += 64) {
+    const char* p = in.data() + i;
+    const __m128i a = _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), zero);
+    const __m128i b =
+        _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)), zero);
+    const __m128i c =
+        _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32)), zero);
+    const __m128i d =
+        _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 48)), zero);
+    if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) != 0) return true;
+  }
+  constexpr std::uint64_t kLow = 0x0001000100010001ULL, kHigh = 0x8000800080008000ULL;
   for (; i + 8 <= in.size(); i += 8) {
     std::uint64_t w;
     std::memcpy(&w, in.data() + i, 8);

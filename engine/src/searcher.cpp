@@ -454,7 +454,7 @@ Status FileBuffer::scan(std::size_t from, const std::function<bool(std::string_v
     const off_t at = ::lseek(fd_, 0, SEEK_CUR);
     if (at < 0) return Error::from_errno(errno, fill_path_);
     file_start = at - static_cast<off_t>(filled_);
-    scratch = std::make_unique<char[]>(kPiece);
+    scratch = std::make_unique_for_overwrite<char[]>(kPiece);
   }
   for (std::size_t at = from; at < map_bytes_;) {
     const std::size_t n = std::min(kPiece, map_bytes_ - at);
