@@ -1,5 +1,7 @@
 #include "content_cache.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace ctx::agent {
@@ -32,9 +34,7 @@ std::optional<ContentFacts> ContentCache::find(const struct stat& st) {
 bool ContentCache::put(const struct stat& before, const struct stat& after,
                        std::int64_t read_started_ns, ContentFacts facts) {
   const Key key{before.st_dev, before.st_ino};
-  const std::int64_t newest = std::max(timestamp_ns(before.st_mtim), timestamp_ns(before.st_ctim));
-  const bool keep =
-      same_version(before, after) && max_entries_ > 0 && newest < read_started_ns - kRacyWindowNs;
+  const bool keep = max_entries_ > 0 && cacheable_version(before, after, read_started_ns);
   std::lock_guard lock(mutex_);
   if (auto it = index_.find(key); it != index_.end()) {
     entries_.erase(it->second);
@@ -49,6 +49,17 @@ bool ContentCache::put(const struct stat& before, const struct stat& after,
     entries_.pop_back();
   }
   return true;
+}
+
+bool cacheable_version(const struct stat& before, const struct stat& after,
+                       std::int64_t read_started_ns) {
+  const std::int64_t newest = std::max(timestamp_ns(before.st_mtim), timestamp_ns(before.st_ctim));
+  return same_version(before, after) && newest < read_started_ns - ContentCache::kRacyWindowNs;
+}
+
+std::string file_version(const struct stat& st) {
+  return fmt::format("{}:{}:{}:{}:{}", st.st_dev, st.st_ino, st.st_size, timestamp_ns(st.st_mtim),
+                     timestamp_ns(st.st_ctim));
 }
 
 std::size_t ContentCache::size() const {

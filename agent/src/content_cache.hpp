@@ -80,4 +80,13 @@ inline std::int64_t timestamp_ns(const struct timespec& t) {
   return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + static_cast<std::int64_t>(t.tv_nsec);
 }
 
+// Whether what was read from a file between its stats `before` and `after` may be kept for its
+// version (dev, inode, size, mtime, ctime; see file_version): the two agree, and neither time is
+// within ContentCache::kRacyWindowNs of `read_started_ns` (CLOCK_REALTIME taken before `before`).
+bool cacheable_version(const struct stat& before, const struct stat& after,
+                       std::int64_t read_started_ns);
+
+// The file's version as a key: "dev:inode:size:mtime:ctime" (nanoseconds).
+std::string file_version(const struct stat& st);
+
 }  // namespace ctx::agent

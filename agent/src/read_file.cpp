@@ -12,14 +12,17 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 
 #include "append_cursor.hpp"
+#include "content_cache.hpp"
 #include "ctx/base/json.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "cursor.hpp"
 #include "file_reading.hpp"
 #include "json_writer.hpp"
+#include "session.hpp"
 #include "tool_common.hpp"
 #include "tool_impls.hpp"
 
@@ -227,15 +230,9 @@ std::string read_file_output_schema() {
 
 namespace {
 
-// One rendering of the window. `budget_cap` (a renderer's retry, see run_read_file) limits the
-// lines shown as the budget would have; `trimmed` says the budget's finish dropped body text.
-Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& context,
-                                      std::optional<std::uint64_t> budget_cap, bool& trimmed,
-                                      std::uint64_t& shown_count) {
-  const std::string user_path = args.string("path").value_or("");
-  CTX_TRY_ASSIGN(OpenedPath file, open_visible(context, user_path));
-  const std::string& path = file.canonical;
-  const std::string shown_path = path.empty() ? "." : path;
+// read_file's refusal of what open_visible found at `user_path` when it is no regular file.
+ToolStatus regular_file_only(const OpenedPath& file, std::string_view user_path) {
+  const std::string shown_path = file.canonical.empty() ? "." : file.canonical;
   if (file.kind == EntryKind::kDirectory) {
     return ToolError{ToolErrorCode::kNotAFile, fmt::format("'{}' is a directory", user_path),
                      fmt::format("call list_directory with path={}", quoted(shown_path))};
@@ -246,6 +243,19 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
         fmt::format("'{}' is not a regular file (a FIFO, socket or device)", user_path),
         "read regular files only; call list_directory to see the files here"};
   }
+  return {};
+}
+
+// One rendering of the window of `file` (a regular file open for reading). `budget_cap` (a
+// renderer's retry, see run_read_file) limits the lines shown as the budget would have;
+// `trimmed` says the budget's finish dropped body text.
+Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& context,
+                                      const OpenedPath& file,
+                                      std::optional<std::uint64_t> budget_cap, bool& trimmed,
+                                      std::uint64_t& shown_count) {
+  const std::string user_path = args.string("path").value_or("");
+  const std::string& path = file.canonical;
+  const std::string shown_path = path.empty() ? "." : path;
   // One read for the sniff and the first chunk.
   TextChunkReader reader(file.fd.get(), user_path);
   CTX_TRY_ASSIGN(TextEncoding encoding, reader.sniff());
@@ -635,18 +645,56 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   return out;
 }
 
+// What a read_file result depends on besides the file's bytes: its version (while that is
+// unchanged, so are the bytes: see cacheable_version), the path shown and the arguments.
+std::string read_key(const ToolArgs& args, const CallContext& context, const OpenedPath& file) {
+  const std::optional<std::int64_t> limit = args.integer("limit");
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}", file_version(file.st),
+                     args.integer("offset").value_or(1), limit ? std::to_string(*limit) : "-",
+                     budget_tokens(args, context), context.config.limits.max_line_bytes,
+                     context.count_tokens, file.canonical);
+}
+
 }  // namespace
 
 Expected<ToolOutput> run_read_file(const ToolArgs& args, const CallContext& context) {
+  // Before the file's stat is taken: what cacheable_version judges raciness against.
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const std::int64_t started_ns = timestamp_ns(now);
+  const std::string user_path = args.string("path").value_or("");
+  // Looked up first: a result kept for this version of the file is given without reading it.
+  CTX_TRY_ASSIGN(OpenedPath file, open_visible(context, user_path, Sandbox::OpenFor::kLookup));
+  CTX_TRY(regular_file_only(file, user_path));
+  LruCache<ToolOutput>* cache =
+      context.session != nullptr ? &context.session->impl().reads : nullptr;
+  const struct stat looked_up = file.st;
+  std::string key;
+  if (cache != nullptr) {
+    key = read_key(args, context, file);
+    if (std::shared_ptr<const ToolOutput> kept = cache->find(key)) return *kept;
+  }
+  CTX_TRY(reopen_visible(context, user_path, file));
   // When the whole text had to be trimmed (a counter whose counts are not additive), render
   // again with fewer lines, so the structured result lists exactly the lines the text shows.
   std::optional<std::uint64_t> cap;
   for (;;) {
     bool trimmed = false;
     std::uint64_t shown = 0;
-    CTX_TRY_ASSIGN(ToolOutput out, render_read_file(args, context, cap, trimmed, shown));
-    if (!trimmed || shown == 0) return out;
-    cap = shown - std::max<std::uint64_t>(1, shown / 4);
+    CTX_TRY_ASSIGN(ToolOutput out, render_read_file(args, context, file, cap, trimmed, shown));
+    if (trimmed && shown > 0) {
+      cap = shown - std::max<std::uint64_t>(1, shown / 4);
+      continue;
+    }
+    // Kept only when the file read was the version looked up, not changing meanwhile nor
+    // racily clean, and the deadline did not cut the reading short.
+    struct stat after {};
+    if (cache != nullptr && !context.expired() && ::fstat(file.fd.get(), &after) == 0 &&
+        cacheable_version(looked_up, after, started_ns)) {
+      const std::size_t bytes = out.structured.size() + out.text.size() + out.text_json.size();
+      cache->put(key, std::make_shared<const ToolOutput>(out), bytes);
+    }
+    return out;
   }
 }
 

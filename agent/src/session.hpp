@@ -17,29 +17,58 @@ namespace ctx::agent {
 
 struct SearchResults;  // search_results.hpp
 
-// A few recent result sets keyed by the exact list-defining arguments of their call, least
-// recently used dropped first. Bounded by entries and by the results' memory; a result set larger
-// than the byte bound is not kept. Thread-safe. Entries are shared and immutable, so a page being
-// rendered keeps its results alive even if the entry is dropped meanwhile.
-class ResultCache {
+// A few recent values keyed by a string, least recently used dropped first. Bounded by entries
+// and by the values' memory; a value larger than the byte bound is not kept. Thread-safe.
+// Entries are shared and immutable, so a caller still using a value keeps it alive even if the
+// entry is dropped meanwhile. (Few entries: looked up by a linear scan.)
+template <class Value>
+class LruCache {
  public:
-  ResultCache(std::size_t max_entries, std::size_t max_bytes)
+  LruCache(std::size_t max_entries, std::size_t max_bytes)
       : max_entries_(max_entries), max_bytes_(max_bytes) {}
 
-  std::shared_ptr<const SearchResults> find(const std::string& key);
-  // Adds (or replaces) the entry for `key`; `bytes` is the results' memory.
-  void put(const std::string& key, std::shared_ptr<const SearchResults> results, std::size_t bytes);
+  std::shared_ptr<const Value> find(const std::string& key) {
+    std::lock_guard lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->key != key) continue;
+      entries_.splice(entries_.begin(), entries_, it);  // most recently used first
+      return entries_.front().value;
+    }
+    return nullptr;
+  }
+  // Adds (or replaces) the entry for `key`; `bytes` is the value's memory.
+  void put(const std::string& key, std::shared_ptr<const Value> value, std::size_t bytes) {
+    std::lock_guard lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->key != key) continue;
+      bytes_ -= it->bytes;
+      entries_.erase(it);
+      break;
+    }
+    if (bytes > max_bytes_ || max_entries_ == 0) return;
+    entries_.push_front(Entry{key, std::move(value), bytes});
+    bytes_ += bytes;
+    while (entries_.size() > max_entries_ || bytes_ > max_bytes_) {
+      bytes_ -= entries_.back().bytes;
+      entries_.pop_back();
+    }
+  }
 
-  std::size_t size() const;
-  std::size_t bytes() const;
+  std::size_t size() const {
+    std::lock_guard lock(mutex_);
+    return entries_.size();
+  }
+  std::size_t bytes() const {
+    std::lock_guard lock(mutex_);
+    return bytes_;
+  }
 
  private:
   struct Entry {
     std::string key;
-    std::shared_ptr<const SearchResults> results;
+    std::shared_ptr<const Value> value;
     std::size_t bytes;
   };
-  void drop_back_locked();
 
   std::size_t max_entries_;
   std::size_t max_bytes_;
@@ -47,6 +76,9 @@ class ResultCache {
   std::list<Entry> entries_;  // most recently used first
   std::size_t bytes_ = 0;
 };
+
+// The result sets of recent searches, keyed by the exact list-defining arguments of their call.
+using ResultCache = LruCache<SearchResults>;
 
 struct SessionState::Impl {
   static constexpr std::size_t kSearchEntries = 4;
@@ -60,6 +92,11 @@ struct SessionState::Impl {
   // What file_info read from files (blob id, lines, encoding), while their stat is unchanged.
   static constexpr std::size_t kContentEntries = 4096;
   ContentCache contents{kContentEntries};
+  // read_file's last results, keyed by the file's version (see ContentCache: dev, inode, size,
+  // mtime, ctime) and the call's arguments: a file read again unchanged is not rendered again.
+  static constexpr std::size_t kReadEntries = 32;
+  static constexpr std::size_t kReadBytes = std::size_t{8} << 20;
+  LruCache<ToolOutput> reads{kReadEntries, kReadBytes};
 };
 
 }  // namespace ctx::agent

@@ -6,14 +6,19 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "../../agent/src/content_cache.hpp"
 #include "../../agent/src/json_writer.hpp"
+#include "../../agent/src/session.hpp"
 #include "ctx/base/utf8.hpp"
+#include "open_watch.hpp"
 #include "tool_test_env.hpp"
 
 using ctx::agent::ToolErrorCode;
@@ -579,4 +584,50 @@ TEST_CASE("read_file numbers lines right across digit boundaries and past six co
     ctx::agent::append_json_body(escaped, out.text);
     if (!out.text_json.empty()) REQUIRE(out.text_json == escaped);
   }
+}
+
+TEST_CASE("read_file in a session keeps a result for an unchanged file, and never a racy one",
+          "[agent][read_file][content_cache]") {
+  ToolEnv env;
+  ctx::agent::SessionState session;
+  env.session = &session;
+  const std::string args = R"({"path":"a.txt"})";
+  // Fresh files are racy (a write within the same timestamp tick could leave the stat as it
+  // was): rewritten in place with the same size right after each call, each read sees the new
+  // bytes, and nothing is kept.
+  for (const char* version : {"version 1\n", "version 2\n", "version 3\n"}) {
+    env.file("a.txt", version);
+    CHECK(env.ok("read_file", args).text.find(version) != std::string::npos);
+  }
+  CHECK(session.impl().reads.size() == 0);
+  // Once its stat is older than the racy window, a read is kept and the next identical call is
+  // served without opening the file.
+  env.file("old.txt", "one\ntwo\nthree\n");
+  const auto racy_window = std::chrono::nanoseconds(ctx::agent::ContentCache::kRacyWindowNs);
+  std::this_thread::sleep_for(racy_window + std::chrono::milliseconds(100));
+  const std::string old_args = R"({"path":"old.txt","offset":2})";
+  const ctx::agent::ToolOutput first = env.ok("read_file", old_args);
+  CHECK(session.impl().reads.size() == 1);
+  ctx::testing::OpenWatch watch(env.root().string());
+  const ctx::agent::ToolOutput again = env.ok("read_file", old_args);
+  CHECK(watch.opened().count("old.txt") == 0);
+  CHECK(again.text == first.text);
+  CHECK(again.structured == first.structured);
+  CHECK(again.text_json == first.text_json);
+  CHECK(again.tokens == first.tokens);
+  // Other arguments: another result, read from the file.
+  CHECK(env.ok("read_file", R"({"path":"old.txt"})").text.find("one") != std::string::npos);
+  CHECK(watch.opened().count("old.txt") == 1);
+  CHECK(session.impl().reads.size() == 2);
+  // Changed (another size, a new ctime): read again, and the new (racy) version is not kept.
+  env.file("old.txt", "one\nTWO\nthree\nfour\n");
+  const ctx::agent::ToolOutput changed = env.ok("read_file", old_args);
+  CHECK(changed.text.find("TWO") != std::string::npos);
+  CHECK(watch.opened().count("old.txt") == 1);
+  CHECK(session.impl().reads.size() == 2);
+  // A read cut short by the deadline is not kept either.
+  env.file("slow.txt", "x\n");
+  std::this_thread::sleep_for(racy_window + std::chrono::milliseconds(100));
+  static_cast<void>(env.call("read_file", R"({"path":"slow.txt"})", std::chrono::milliseconds(0)));
+  CHECK(session.impl().reads.size() == 2);
 }
