@@ -540,27 +540,24 @@ void FileBuffer::convert_range(std::size_t from, std::size_t to) {
 void FileBuffer::unmap() {
   truncated_.store(0, std::memory_order_relaxed);
   zeroed_from_.store(kNotZeroed, std::memory_order_relaxed);
-  if (fd_ >= 0) keep_pages();  // before released_ is reset: it bounds what is resident
+  if (fd_ >= 0)
+    keep_pages();  // before released_ and filled_ are reset: they bound what is resident
   released_ = 0;
+  // What a fill (read or mapped) kept about the file.
+  filled_ = 0;
+  fill_mapped_ = false;
+  nul_to_.reset();
+  first_nul_.reset();
   if (fd_ >= 0) {  // a buffer being filled: anonymous memory, never on t_mapped
     ::close(fd_);
     fd_ = -1;
-    filled_ = 0;
     recycled_end_ = 0;
-    nul_to_.reset();
-    first_nul_.reset();
     ::munmap(map_, whole_blocks(map_bytes_));
     map_ = nullptr;
     map_bytes_ = 0;
     return;
   }
   if (map_ == nullptr) return;
-  if (fill_mapped_) {
-    fill_mapped_ = false;
-    filled_ = 0;
-    nul_to_.reset();
-    first_nul_.reset();
-  }
   for (FileBuffer** link = &t_mapped; *link != nullptr; link = &(*link)->next_mapped_) {
     if (*link == this) {
       *link = next_mapped_;
