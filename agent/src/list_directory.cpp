@@ -12,6 +12,7 @@
 #include "ctx/base/utf8.hpp"
 #include "cursor.hpp"
 #include "json_writer.hpp"
+#include "session.hpp"
 #include "tool_common.hpp"
 #include "tool_impls.hpp"
 #include "tool_walk.hpp"
@@ -136,9 +137,26 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
     CTX_TRY_ASSIGN(offset, decode_cursor(*cursor, key, "list_directory"));
   }
 
+  // A listing kept for this directory and these arguments is given again while nothing it was
+  // made from changed (its stamp), without walking or stat'ing anything.
+  LruCache<KeptListing>* listings =
+      context.session != nullptr ? &context.session->impl().listings : nullptr;
+  std::string kept_key;
+  std::optional<WatchStamp> stamp;
+  if (listings != nullptr) {
+    kept_key =
+        fmt::format("{}:{}|{}|{}|{}|{}|{}|{}|{}", dir.st.st_dev, dir.st.st_ino, offset, depth,
+                    include_ignored, page, max_tokens, context.count_tokens, dir.canonical);
+    DirWatch& watch = context.session->impl().watch;
+    if (auto kept = listings->find(kept_key); kept != nullptr && watch.unchanged(kept->stamp)) {
+      return kept->output;
+    }
+    stamp = watch.begin();
+  }
+
   auto keep = [](std::string_view, walker::EntryType) { return true; };
-  CTX_TRY_ASSIGN(VisibleWalk walk,
-                 walk_visible(context, dir.canonical, depth, include_ignored, keep));
+  CTX_TRY_ASSIGN(VisibleWalk walk, walk_visible(context, dir.canonical, depth, include_ignored,
+                                                keep, stamp ? &*stamp : nullptr));
   const std::size_t total = walk.entries.size();
   const bool total_exact = walk.stopped.empty();
   if (offset > total) {
@@ -191,6 +209,9 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
     if (e.type != walker::EntryType::kFile) return;
     if (auto st = stat_entry(context, dir, e.path); st && S_ISREG(st->st_mode)) {
       sizes[i - offset] = static_cast<std::uint64_t>(st->st_size);
+      // A file with other links, or on another device (a bind mount), can be written through
+      // a directory whose watch is not the stamp's: its size shown is not kept.
+      if (stamp && (st->st_nlink > 1 || st->st_dev != dir.st.st_dev)) stamp->spoil();
     }
   };
   if (2 * (end - offset) >= total) {
@@ -299,6 +320,11 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   w.reserve(w.str().size() + entries.size() + 16);
   w.key("entries").begin_array().raw_elements(entries).end_array().end_object();
   out.structured = w.take();
+  if (stamp && stamp->usable() && walk.stopped.empty() && walk.unreadable == 0 &&
+      !context.expired()) {
+    const std::size_t bytes = out.structured.size() + out.text.size() + out.text_json.size();
+    listings->put(kept_key, std::make_shared<const KeptListing>(KeptListing{out, *stamp}), bytes);
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "content_cache.hpp"
 #include "ctx/agent/tools.hpp"
 #include "ctx/walker/ignore_cache.hpp"
+#include "dir_watch.hpp"
 
 namespace ctx::agent {
 
@@ -77,6 +78,12 @@ class LruCache {
   std::size_t bytes_ = 0;
 };
 
+// A result kept with the stamp that tells whether what it was made from changed since.
+struct KeptListing {
+  ToolOutput output;
+  WatchStamp stamp;
+};
+
 // The result sets of recent searches, keyed by the exact list-defining arguments of their call.
 using ResultCache = LruCache<SearchResults>;
 
@@ -97,6 +104,12 @@ struct SessionState::Impl {
   static constexpr std::size_t kReadEntries = 32;
   static constexpr std::size_t kReadBytes = std::size_t{8} << 20;
   LruCache<ToolOutput> reads{kReadEntries, kReadBytes};
+  // What tells a kept listing is still true: inotify watches on what it was made from.
+  DirWatch watch;
+  // list_directory's last results, with what they were made from (see list_directory.cpp).
+  static constexpr std::size_t kListEntries = 64;
+  static constexpr std::size_t kListBytes = std::size_t{16} << 20;
+  LruCache<KeptListing> listings{kListEntries, kListBytes};
 };
 
 }  // namespace ctx::agent

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -23,13 +24,53 @@ namespace ctx::agent {
 
 namespace {
 
+// Makes `stamp` depend on the repository's info/exclude that a walk reads in the directory open
+// as `dir_fd` when it holds a `.git` directory: `.git`'s watch sees info/ made or removed,
+// info/'s sees exclude written. A `.git` file (a worktree, a submodule) names a git directory
+// elsewhere, and an exclude file that is a symlink has its content elsewhere: not followed, the
+// stamp is spoiled instead. Absent, `.git` needs nothing more: the watch of its directory (whole,
+// or for its name) sees it made.
+void watch_git_exclude(DirWatch& watch, WatchStamp& stamp, int dir_fd) {
+  struct stat st {};
+  if (::fstatat(dir_fd, ".git", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno != ENOENT) stamp.spoil();
+    return;
+  }
+  UniqueFd git(S_ISDIR(st.st_mode)
+                   ? ::openat(dir_fd, ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                   : -1);
+  if (!git) {
+    stamp.spoil();
+    return;
+  }
+  static constexpr std::string_view kInfo[] = {"info"};
+  watch.watch_names(stamp, git.get(), kInfo);
+  UniqueFd info(::openat(git.get(), "info", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!info) {
+    if (errno != ENOENT) stamp.spoil();
+    return;
+  }
+  static constexpr std::string_view kExclude[] = {"exclude"};
+  watch.watch_names(stamp, info.get(), kExclude);
+  if (::fstatat(info.get(), "exclude", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+    stamp.spoil();
+  }
+}
+
 class VisibleSink final : public walker::WalkSink {
  public:
   static constexpr std::size_t kClockEvery = 16;
 
   VisibleSink(const CallContext& context,
-              const std::function<bool(std::string_view, walker::EntryType)>& keep)
-      : context_(context), keep_(keep) {}
+              const std::function<bool(std::string_view, walker::EntryType)>& keep, DirWatch* watch,
+              WatchStamp* stamp)
+      : context_(context), keep_(keep), watch_(watch), stamp_(stamp) {}
+
+  void on_directory(int dir_fd, std::string_view /*path*/) override {
+    if (stamp_ == nullptr) return;
+    watch_->watch_directory(*stamp_, dir_fd);
+    watch_git_exclude(*watch_, *stamp_, dir_fd);
+  }
 
   walker::Flow on_file(const walker::WalkEntry& entry) override {
     if (stopped_.load(std::memory_order_relaxed) != nullptr) return walker::Flow::kStop;
@@ -101,6 +142,8 @@ class VisibleSink final : public walker::WalkSink {
 
   const CallContext& context_;
   const std::function<bool(std::string_view, walker::EntryType)>& keep_;
+  DirWatch* watch_;
+  WatchStamp* stamp_;  // null: nothing is watched
   struct Kept {
     std::size_t offset;  // in arena_
     std::size_t size;
@@ -154,7 +197,16 @@ std::uint64_t path_order_key(std::string_view path, std::size_t from) {
 Expected<VisibleWalk> walk_visible(
     const CallContext& context, const std::string& start, std::optional<std::size_t> max_depth,
     bool include_ignored,
-    const std::function<bool(std::string_view path, walker::EntryType type)>& keep) {
+    const std::function<bool(std::string_view path, walker::EntryType type)>& keep,
+    WatchStamp* stamp) {
+  DirWatch* watch = nullptr;
+  if (stamp != nullptr && context.session != nullptr) {
+    watch = &context.session->impl().watch;
+    watch_walk_inputs(context, start, *stamp);
+  } else if (stamp != nullptr) {
+    stamp->spoil();
+    stamp = nullptr;
+  }
   walker::WalkOptions options;
   options.paths = {start};
   options.beneath_fd = context.sandbox.root_fd();
@@ -172,7 +224,7 @@ Expected<VisibleWalk> walk_visible(
     options.git_global = false;
     options.dot_ignore = false;
   }
-  VisibleSink sink(context, keep);
+  VisibleSink sink(context, keep, watch, stamp);
   Status status = walker::walk(options, sink);
   if (!status.ok()) {
     return ToolError{ToolErrorCode::kIoError,
@@ -209,6 +261,48 @@ Expected<VisibleWalk> walk_visible(
   for (const Key& key : keys) sorted.push_back(out.entries[key.index]);
   out.entries = std::move(sorted);
   return out;
+}
+
+void watch_walk_inputs(const CallContext& context, const std::string& start, WatchStamp& stamp) {
+  if (context.session == nullptr) {
+    stamp.spoil();
+    return;
+  }
+  SessionState::Impl& session = context.session->impl();
+  // The names from "/" down to `start`: the root's absolute path's, then start's.
+  std::vector<std::string_view> way;
+  auto split = [&way](std::string_view path) {
+    while (!path.empty()) {
+      const std::size_t slash = path.find('/');
+      const std::string_view name = path.substr(0, slash);
+      if (!name.empty()) way.push_back(name);
+      if (slash == std::string_view::npos) break;
+      path.remove_prefix(slash + 1);
+    }
+  };
+  split(context.sandbox.root_path());
+  split(start);
+  UniqueFd dir(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  std::array<std::string_view, walker::kRuleNames.size() + 1> names{};
+  std::copy(walker::kRuleNames.begin(), walker::kRuleNames.end(), names.begin());
+  for (std::string_view next : way) {
+    if (!dir || !stamp.usable()) {
+      stamp.spoil();
+      return;
+    }
+    names.back() = next;
+    session.watch.watch_names(stamp, dir.get(), names);
+    watch_git_exclude(session.watch, stamp, dir.get());
+    // No symlink lies on the way: the root's path is its realpath, `start` is canonical.
+    const std::string name(next);
+    dir =
+        UniqueFd(::openat(dir.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  }
+  if (auto inputs = session.ignores.global_excludes_inputs()) {
+    for (const std::string& input : *inputs) session.watch.watch_path(stamp, input);
+  } else {
+    stamp.spoil();
+  }
 }
 
 std::optional<struct stat> stat_beneath(const CallContext& context, const std::string& path) {

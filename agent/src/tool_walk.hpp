@@ -15,6 +15,7 @@
 #include "ctx/agent/tools.hpp"
 #include "ctx/walker/walker.hpp"
 #include "cursor.hpp"
+#include "dir_watch.hpp"
 #include "json_writer.hpp"
 
 namespace ctx::agent {
@@ -49,10 +50,24 @@ struct VisibleWalk {
 // selective `keep` spares the matching of everything else. Directories are judged by the policy
 // and the ignore rules first, and only visible ones are offered to `keep`. Ignored entries are
 // counted when they are directories or `keep` accepts them.
+//
+// With `stamp` (a DirWatch::begin of the session's watch), the stamp also comes to depend on
+// everything the walk's result does: each directory the walk lists (watched before it is
+// listed), and the names in `start`'s ancestors, up to "/", that could change what the walk
+// finds there or which ignore rules apply (see watch_walk_inputs).
 Expected<VisibleWalk> walk_visible(
     const CallContext& context, const std::string& start, std::optional<std::size_t> max_depth,
     bool include_ignored,
-    const std::function<bool(std::string_view path, walker::EntryType type)>& keep);
+    const std::function<bool(std::string_view path, walker::EntryType type)>& keep,
+    WatchStamp* stamp = nullptr);
+
+// Makes `stamp` depend on what a walk of `start` (root-relative) takes from outside the
+// directories it lists: in each directory from "/" down to `start`'s parent, the next name on
+// the way and the names that bring ignore rules (walker::kRuleNames); a repository's
+// .git/info/exclude in any of them; and the files the global excludes file is found through.
+// The stamp is spoiled where one of them cannot be watched (a `.git` file, a symlinked
+// configuration file, a directory that cannot be opened).
+void watch_walk_inputs(const CallContext& context, const std::string& start, WatchStamp& stamp);
 
 // The words of a page footer that differ from tool to tool. The footer reads, for find_files:
 // (files 1–50 of at least 1,234; cut at max_tokens=500; the walk stopped early (visit_cap):

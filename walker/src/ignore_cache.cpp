@@ -148,6 +148,17 @@ std::optional<std::string> IgnoreCache::global_excludes_path() {
   return state.path;
 }
 
+std::optional<std::vector<std::string>> IgnoreCache::global_excludes_inputs() {
+  std::optional<std::string> excludes = global_excludes_path();
+  std::lock_guard lock(mutex_);
+  if (!config_ || config_->path != excludes) return std::nullopt;
+  std::vector<std::string> inputs;
+  inputs.reserve(config_->files.size() + 1);
+  for (const auto& file : config_->files) inputs.push_back(file.first);
+  if (excludes) inputs.push_back(*excludes);
+  return inputs;
+}
+
 IgnoreCache::Stats IgnoreCache::stats() const {
   std::lock_guard lock(mutex_);
   Stats out = stats_;

@@ -45,11 +45,11 @@ namespace {
 constexpr std::size_t kMaxIgnoreFileBytes = std::size_t{256} << 20;
 constexpr std::size_t kDentBufferBytes = 64 << 10;
 
-constexpr std::string_view kGitIgnore = ".gitignore";
-constexpr std::string_view kDotIgnore = ".ignore";
-constexpr std::string_view kRgIgnore = ".rgignore";
-constexpr std::string_view kCtxIgnore = ".ctxignore";
-constexpr std::string_view kDotGit = ".git";
+constexpr std::string_view kDotGit = kRuleNames[0];
+constexpr std::string_view kGitIgnore = kRuleNames[1];
+constexpr std::string_view kDotIgnore = kRuleNames[2];
+constexpr std::string_view kRgIgnore = kRuleNames[3];
+constexpr std::string_view kCtxIgnore = kRuleNames[4];
 constexpr std::size_t kMaxInlineDepth = 256;  // walk_order: deeper directories wait their turn
 
 // This thread's task arena of `threads` concurrency, made on its first walk and kept until the
@@ -59,24 +59,9 @@ constexpr std::size_t kMaxInlineDepth = 256;  // walk_order: deeper directories 
 // steady growth. Per thread, so walks running at once on different threads stay as isolated
 // from each other as they were with an arena each.
 // Whether a read(2) of a regular file on the file system holding `dir_fd` returns fewer bytes than
-// asked only at the file's end: local disk and memory file systems. Others (procfs, sysfs, FUSE,
-// network file systems) may return short reads before the end, and unknown ones count as such.
-bool short_reads_end_files(int dir_fd) {
-  struct statfs fs {};
-  if (::fstatfs(dir_fd, &fs) != 0) return false;
-  switch (static_cast<unsigned long>(fs.f_type)) {
-    case EXT4_SUPER_MAGIC:  // also ext2 and ext3
-    case XFS_SUPER_MAGIC:
-    case BTRFS_SUPER_MAGIC:
-    case F2FS_SUPER_MAGIC:
-    case TMPFS_MAGIC:
-    case RAMFS_MAGIC:
-    case OVERLAYFS_SUPER_MAGIC:
-      return true;
-    default:
-      return false;
-  }
-}
+// asked only at the file's end: on local file systems (see on_local_file_system). Others (procfs,
+// sysfs, FUSE, network file systems) may return short reads before the end.
+bool short_reads_end_files(int dir_fd) { return on_local_file_system(dir_fd); }
 
 tbb::task_arena& arena_for(unsigned threads) {
   thread_local std::map<unsigned, std::unique_ptr<tbb::task_arena>> arenas;
@@ -731,6 +716,7 @@ void Walker::process(DirTask& task, std::vector<DirTask>& children) {
     }
   }
 
+  sink_.on_directory(fd, task.path);
   // List the directory.
   scratch.names.clear();
   scratch.entries.clear();
@@ -1223,6 +1209,23 @@ unsigned cores() {
   // system calls per walk otherwise).
   static const unsigned count = std::max(1U, std::thread::hardware_concurrency());
   return count;
+}
+
+bool on_local_file_system(int fd) {
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:  // also ext2 and ext3
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+    case RAMFS_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:
+      return true;
+    default:
+      return false;
+  }
 }
 
 Status walk(const WalkOptions& options, WalkSink& sink) {

@@ -56,6 +56,11 @@ class IgnoreCache {
   // reads or the identity (stat) of any configuration file it read or looked for changed.
   std::optional<std::string> global_excludes_path();
 
+  // The absolute paths global_excludes_path depends on: the configuration files it read or
+  // looked for, and the excludes file it found (if any); nullopt when its answer is not kept
+  // (a file among them changed within the racy window), so what it read is not known to hold.
+  std::optional<std::vector<std::string>> global_excludes_inputs();
+
   // Which of the names a walk looks for in a root's parent directories (.git and the ignore
   // files: `present`, a bit per name in the walker's order) a directory held, kept by the
   // directory's identity: device and inode, and mtime and ctime to the nanosecond, which every

@@ -10,6 +10,7 @@
 // one-thread walk meets the files, as ripgrep).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -25,6 +26,12 @@ namespace ctx::walker {
 class IgnoreCache;
 class Overrides;
 class TypeMatcher;
+
+// The names in a directory (its own, or a root's parent's) whose presence or content changes
+// what a walk visits: a repository's `.git` (its info/exclude, and whether git's ignore files
+// count), and the ignore files.
+inline constexpr std::array<std::string_view, 5> kRuleNames = {".git", ".gitignore", ".ignore",
+                                                               ".rgignore", ".ctxignore"};
 
 enum class SortBy : std::uint8_t { kNone, kPath, kModified, kAccessed, kCreated };
 
@@ -134,11 +141,22 @@ class WalkSink {
   // so a sink that wants a few names saves the ignore matching of all the others. Called
   // concurrently too.
   virtual bool wants(const WalkEntry& /*entry*/) { return true; }
+  // Each directory the walk opens (`path` as its entries' paths start), open as `dir_fd` during
+  // the call, before it is listed: a sink that watches directories for changes (inotify) sees
+  // every change made while and after the walk lists it. Called concurrently too.
+  virtual void on_directory(int /*dir_fd*/, std::string_view /*path*/) {}
 };
 
 // Walks `options.paths`. Problems with single paths go to `sink.on_error`; the returned Status is
 // an error only when the walk could not start at all.
 Status walk(const WalkOptions& options, WalkSink& sink);
+
+// Whether the file system holding the open `fd` is a local disk or memory one (ext2/3/4, XFS,
+// Btrfs, F2FS, tmpfs, ramfs, overlayfs), where only this machine's kernel changes files, every
+// change goes through its VFS (inotify sees it), and a read(2) of a regular file that returns
+// fewer bytes than asked has reached its end. False for others (procfs, sysfs, FUSE, network file
+// systems) and when fstatfs fails.
+bool on_local_file_system(int fd);
 
 // The number of CPUs (at least 1): the thread count of a walk, a search or a chunked file when
 // none is asked for.

@@ -1,0 +1,103 @@
+// Whether what a result was made from is still as it was, told by inotify instead of by reading
+// it again: a long-lived server keeps a listing while none of the directories it came from, and
+// none of the ignore files that shaped it, changed.
+//
+// A result's `WatchStamp` names what it depends on: whole directories (any entry created,
+// removed, renamed, written, truncated or given other attributes, and the directory itself moved
+// or removed) and single names in a directory (that entry only, and the directory itself). The
+// watches are added before the inputs are read, so a change made while they are read is seen
+// too; inotify queues an event in the system call that makes the change, so once a change's
+// call has returned, the next `unchanged` sees it.
+//
+// Not everything is seen, so the stamp refuses where it would be blind:
+// - file systems where changes can come from elsewhere (network, FUSE) or where inotify is not
+//   known to see them all: only local disk and memory file systems are watched;
+// - a file changed through another hard link or a bind mount of it elsewhere (its directory here
+//   is not told): the caller spoils the stamp for such files (see spoil());
+// - writes through a shared mapping (no event; they change neither size nor kind);
+// - more watches than kMaxWatches or the user's inotify limit: the stamp is spoiled, and past
+//   kMaxWatches every watch is dropped and every stamp goes stale.
+// A lost event (the queue overflowed) makes every stamp stale. Thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ctx/agent/sandbox.hpp"
+
+namespace ctx::agent {
+
+class WatchStamp {
+ public:
+  // False once something it depends on could not be watched: the result must not be kept.
+  bool usable() const { return usable_; }
+  void spoil() { usable_ = false; }
+
+ private:
+  friend class DirWatch;
+  struct Dependency {
+    int wd;
+    int slot;  // -1: the whole directory; else an index in the watch's names
+    std::uint64_t generation;
+  };
+  std::uint64_t epoch_ = 0;
+  bool usable_ = true;
+  std::vector<Dependency> dependencies_;
+};
+
+class DirWatch {
+ public:
+  static constexpr std::size_t kMaxWatches = 8192;
+
+  DirWatch();
+  DirWatch(const DirWatch&) = delete;
+  DirWatch& operator=(const DirWatch&) = delete;
+
+  // False when inotify is not available (every stamp is then spoiled).
+  bool enabled() const { return fd_.get() >= 0; }
+
+  // A new stamp, before any of its inputs is read (events already queued are taken in first).
+  WatchStamp begin();
+  // `stamp` also depends on every change in the directory open as `dir_fd` (any fd: O_PATH too).
+  void watch_directory(WatchStamp& stamp, int dir_fd);
+  // `stamp` also depends on the entries `names` of the directory open as `dir_fd` (created,
+  // removed, renamed, written, given other attributes) and on the directory itself.
+  void watch_names(WatchStamp& stamp, int dir_fd, std::span<const std::string_view> names);
+  // `stamp` also depends on the file at the absolute `path`, present or not: its directory is
+  // watched for its name; when that directory is missing, the nearest existing ancestor is
+  // watched for the name on the way down. Spoils the stamp when `path` or a directory on its way
+  // is a symlink (the watch would not see the target change).
+  void watch_path(WatchStamp& stamp, const std::string& path);
+
+  // True when `stamp` is usable and nothing it depends on changed since it was watched.
+  bool unchanged(const WatchStamp& stamp);
+
+  // For tests and the audit: watches held, and events read.
+  std::size_t watches() const;
+  std::uint64_t events() const;
+
+ private:
+  struct Watch {
+    std::uint64_t generation = 0;                              // bumped by every event of the watch
+    std::vector<std::pair<std::string, std::uint64_t>> names;  // name, its generation
+  };
+  // Each requires mutex_.
+  void drain();
+  void reset();
+  // The watch of the directory open as `dir_fd`, added if new; -1 (stamp spoiled) on failure.
+  int add(WatchStamp& stamp, int dir_fd);
+
+  mutable std::mutex mutex_;
+  UniqueFd fd_;
+  std::uint64_t epoch_ = 1;  // bumped when watches are dropped or events were lost
+  std::uint64_t events_ = 0;
+  std::unordered_map<int, Watch> watches_;
+};
+
+}  // namespace ctx::agent

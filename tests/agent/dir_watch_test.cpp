@@ -1,0 +1,302 @@
+// DirWatch and the listings it keeps: a stamp stays unchanged exactly while nothing it depends on
+// changed (every kind of change to a watched directory, only the watched names elsewhere, paths
+// that do not exist yet, lost events), and list_directory gives a kept listing again only while
+// nothing it was made from changed: its directories, its files' sizes, the ignore files in it
+// and above it, the repository's info/exclude, and the directory its path names.
+#include "../../agent/src/dir_watch.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "../../agent/src/session.hpp"
+#include "open_watch.hpp"
+#include "tool_test_env.hpp"
+
+using ctx::agent::DirWatch;
+using ctx::agent::UniqueFd;
+using ctx::agent::WatchStamp;
+using ctx::agent::testing::ToolEnv;
+namespace fs = std::filesystem;
+
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "ctxwatchXXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  UniqueFd open(const std::string& rel) const {
+    UniqueFd fd(::open((path_ / rel).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    REQUIRE(fd);
+    return fd;
+  }
+  void write(const std::string& rel, std::string_view text, bool append = false) const {
+    std::ofstream out(path_ / rel, append ? std::ios::binary | std::ios::app : std::ios::binary);
+    out << text;
+  }
+
+ private:
+  fs::path path_;
+};
+
+// Whether `change` makes a stamp of the whole directory `rel` stale.
+bool stales_directory(DirWatch& watch, const TempDir& tmp, const std::string& rel,
+                      const std::function<void()>& change) {
+  WatchStamp stamp = watch.begin();
+  watch.watch_directory(stamp, tmp.open(rel).get());  // closed again, as a walk closes it
+  REQUIRE(stamp.usable());
+  REQUIRE(watch.unchanged(stamp));
+  change();
+  return !watch.unchanged(stamp);
+}
+
+std::vector<std::string> paths_of(const std::string& structured) {
+  simdjson::dom::parser parser;
+  auto json = ctx::agent::testing::parse(parser, structured);
+  std::vector<std::string> out;
+  for (auto e : json["entries"].get_array()) out.emplace_back(std::string_view(e["path"]));
+  return out;
+}
+
+bool lists(const ctx::agent::ToolOutput& out, const std::string& path) {
+  const auto paths = paths_of(out.structured);
+  return std::find(paths.begin(), paths.end(), path) != paths.end();
+}
+
+}  // namespace
+
+TEST_CASE("a watched directory's stamp goes stale on every change in it, and not before",
+          "[agent][dir_watch]") {
+  TempDir tmp;
+  DirWatch watch;
+  REQUIRE(watch.enabled());
+  fs::create_directories(tmp.path() / "d");
+  tmp.write("d/f", "one\n");
+  const fs::path d = tmp.path() / "d";
+  // Reading changes nothing.
+  CHECK_FALSE(stales_directory(watch, tmp, "d", [&] {
+    std::ifstream in(d / "f");
+    std::string line;
+    std::getline(in, line);
+    static_cast<void>(fs::file_size(d / "f"));
+    static_cast<void>(fs::directory_iterator(d));
+  }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { tmp.write("d/new", ""); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { tmp.write("d/f", "more\n", true); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { fs::resize_file(d / "f", 1); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] {
+    fs::permissions(d / "f", fs::perms::owner_read | fs::perms::owner_write);
+  }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { fs::rename(d / "f", d / "g"); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { fs::remove(d / "g"); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { fs::create_directory(d / "sub"); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { fs::create_symlink("sub", d / "link"); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { fs::create_hard_link(d / "new", d / "hard"); }));
+  // The directory itself moved away, or removed.
+  CHECK(stales_directory(watch, tmp, "d", [&] { fs::rename(d, tmp.path() / "moved"); }));
+  fs::create_directories(tmp.path() / "gone");
+  CHECK(stales_directory(watch, tmp, "gone", [&] { fs::remove(tmp.path() / "gone"); }));
+  CHECK(watch.events() > 0);
+}
+
+TEST_CASE("a stamp of names in a directory goes stale only for those names", "[agent][dir_watch]") {
+  TempDir tmp;
+  DirWatch watch;
+  fs::create_directories(tmp.path() / "n");
+  UniqueFd n = tmp.open("n");
+  WatchStamp stamp = watch.begin();
+  const std::string_view names[] = {".gitignore", "sub"};
+  watch.watch_names(stamp, n.get(), names);
+  REQUIRE(stamp.usable());
+  tmp.write("n/other", "x");
+  fs::create_directories(tmp.path() / "n" / "other_dir");
+  CHECK(watch.unchanged(stamp));
+  tmp.write("n/.gitignore", "*.o\n");
+  CHECK_FALSE(watch.unchanged(stamp));
+
+  WatchStamp second = watch.begin();
+  watch.watch_names(second, n.get(), names);
+  CHECK(watch.unchanged(second));
+  fs::create_directories(tmp.path() / "n" / "sub");
+  CHECK_FALSE(watch.unchanged(second));
+  // The same directory watched by another stamp for other names: each goes by its own.
+  WatchStamp third = watch.begin();
+  watch.watch_names(third, n.get(), names);
+  WatchStamp whole = watch.begin();
+  watch.watch_directory(whole, n.get());
+  tmp.write("n/another", "y");
+  CHECK(watch.unchanged(third));
+  CHECK_FALSE(watch.unchanged(whole));
+  // The directory moved: every name's stamp goes stale.
+  fs::rename(tmp.path() / "n", tmp.path() / "n2");
+  CHECK_FALSE(watch.unchanged(third));
+}
+
+TEST_CASE("a watched path that does not exist yet goes stale when any part of it appears",
+          "[agent][dir_watch]") {
+  TempDir tmp;
+  DirWatch watch;
+  fs::create_directories(tmp.path() / "a");
+  const std::string path = (tmp.path() / "a" / "b" / "c").string();
+  auto stamp_of = [&] {
+    WatchStamp stamp = watch.begin();
+    watch.watch_path(stamp, path);
+    REQUIRE(stamp.usable());
+    REQUIRE(watch.unchanged(stamp));
+    return stamp;
+  };
+  WatchStamp before_b = stamp_of();
+  tmp.write("a/unrelated", "x");
+  CHECK(watch.unchanged(before_b));
+  fs::create_directories(tmp.path() / "a" / "b");
+  CHECK_FALSE(watch.unchanged(before_b));
+  WatchStamp before_c = stamp_of();
+  tmp.write("a/b/c", "*.log\n");
+  CHECK_FALSE(watch.unchanged(before_c));
+  WatchStamp present = stamp_of();
+  tmp.write("a/b/c", "*.tmp\n");
+  CHECK_FALSE(watch.unchanged(present));
+  // A symlink on the way: the watch would not see its target change.
+  fs::create_symlink(tmp.path() / "a" / "b" / "c", tmp.path() / "a" / "link");
+  WatchStamp linked = watch.begin();
+  watch.watch_path(linked, (tmp.path() / "a" / "link").string());
+  CHECK_FALSE(linked.usable());
+  CHECK_FALSE(watch.unchanged(linked));
+  WatchStamp relative = watch.begin();
+  watch.watch_path(relative, "a/b/c");
+  CHECK_FALSE(relative.usable());
+}
+
+TEST_CASE("lost events make every stamp stale; later stamps work again", "[agent][dir_watch]") {
+  TempDir tmp;
+  DirWatch watch;
+  fs::create_directories(tmp.path() / "quiet");
+  fs::create_directories(tmp.path() / "busy");
+  UniqueFd quiet = tmp.open("quiet");
+  UniqueFd busy = tmp.open("busy");
+  WatchStamp stamp = watch.begin();
+  watch.watch_directory(stamp, quiet.get());
+  WatchStamp busy_stamp = watch.begin();
+  watch.watch_directory(busy_stamp, busy.get());
+  // More events than the queue holds, in the busy directory only (two names in turn: the kernel
+  // merges an event equal to the one queued last).
+  std::size_t limit = 16384;
+  std::ifstream("/proc/sys/fs/inotify/max_queued_events") >> limit;
+  tmp.write("busy/a", "");
+  tmp.write("busy/b", "");
+  const int a = ::open((tmp.path() / "busy" / "a").c_str(), O_WRONLY | O_CLOEXEC);
+  const int b = ::open((tmp.path() / "busy" / "b").c_str(), O_WRONLY | O_CLOEXEC);
+  REQUIRE(a >= 0);
+  REQUIRE(b >= 0);
+  bool wrote = true;
+  for (std::size_t i = 0; i <= limit / 2 + 8; ++i) {
+    wrote = wrote && ::write(a, "x", 1) == 1 && ::write(b, "x", 1) == 1;
+  }
+  REQUIRE(wrote);
+  ::close(a);
+  ::close(b);
+  CHECK_FALSE(watch.unchanged(stamp));  // nothing happened in `quiet`, but that is not known
+  WatchStamp after = watch.begin();
+  watch.watch_directory(after, quiet.get());
+  CHECK(watch.unchanged(after));
+  tmp.write("quiet/x", "");
+  CHECK_FALSE(watch.unchanged(after));
+}
+
+TEST_CASE("list_directory gives a kept listing again only while nothing it came from changed",
+          "[agent][list_directory][dir_watch]") {
+  ToolEnv env;
+  ctx::agent::SessionState session;
+  env.session = &session;
+  env.file("top.txt", "top\n");
+  env.file("src/a.c", "int a;\n");
+  env.file("src/deep/b.c", "int b;\n");
+  const std::string args = R"({"path":"src","depth":2})";
+  const ctx::agent::ToolOutput first = env.ok("list_directory", args);
+  CHECK(lists(first, "src/deep/b.c"));
+  REQUIRE(session.impl().listings.size() == 1);
+
+  // Kept: given again without listing src/deep (never opened) and byte for byte the same.
+  ctx::testing::OpenWatch opens((env.root() / "src").string());
+  const ctx::agent::ToolOutput again = env.ok("list_directory", args);
+  CHECK(opens.opened().count("deep") == 0);
+  CHECK(again.text == first.text);
+  CHECK(again.structured == first.structured);
+  CHECK(again.tokens == first.tokens);
+
+  // A file's size in a subdirectory.
+  env.file("src/deep/b.c", "int b; int c;\n");
+  CHECK(env.ok("list_directory", args).text.find("(14 bytes)") != std::string::npos);
+  CHECK(opens.opened().count("deep") == 1);
+  CHECK(env.ok("list_directory", args).text.find("(14 bytes)") != std::string::npos);
+  CHECK(opens.opened().count("deep") == 0);  // kept again
+
+  // An ignore file in the listed directory, above it inside the root, and above the root: each
+  // is honoured at once.
+  env.file("src/.ignore", "a.c\n");
+  CHECK_FALSE(lists(env.ok("list_directory", args), "src/a.c"));
+  env.file(".ignore", "deep/\n");
+  CHECK_FALSE(lists(env.ok("list_directory", args), "src/deep"));
+  fs::remove(env.root() / ".ignore");
+  CHECK(lists(env.ok("list_directory", args), "src/deep"));
+  CHECK(lists(env.ok("list_directory", args), "src/deep"));  // kept
+
+  // A repository appears above the listed directory: its .gitignore starts to count, and so does
+  // its info/exclude, edited later.
+  env.file(".gitignore", "b.c\n");
+  CHECK(lists(env.ok("list_directory", args), "src/deep/b.c"));  // no repository yet
+  fs::create_directories(env.root() / ".git");
+  CHECK_FALSE(lists(env.ok("list_directory", args), "src/deep/b.c"));
+  fs::remove(env.root() / ".gitignore");
+  CHECK(lists(env.ok("list_directory", args), "src/deep/b.c"));
+  fs::create_directories(env.root() / ".git" / "info");
+  CHECK(lists(env.ok("list_directory", args), "src/deep/b.c"));
+  env.file(".git/info/exclude", "deep\n");
+  CHECK_FALSE(lists(env.ok("list_directory", args), "src/deep"));
+  env.file(".git/info/exclude", "# nothing\n");
+  CHECK(lists(env.ok("list_directory", args), "src/deep"));
+
+  // The path named now leads to another directory.
+  fs::rename(env.root() / "src", env.root() / "old");
+  env.file("src/fresh.c", "");
+  const ctx::agent::ToolOutput replaced = env.ok("list_directory", args);
+  CHECK(lists(replaced, "src/fresh.c"));
+  CHECK_FALSE(lists(replaced, "src/deep"));
+  CHECK(env.ok("list_directory", R"({"path":"old","depth":2})").text.find("b.c") !=
+        std::string::npos);
+}
+
+TEST_CASE("list_directory keeps no listing that shows a file with other links",
+          "[agent][list_directory][dir_watch]") {
+  ToolEnv env;
+  ctx::agent::SessionState session;
+  env.session = &session;
+  env.file("dir/one.txt", "1\n");
+  env.file("elsewhere/two.txt", "22\n");
+  fs::create_hard_link(env.root() / "elsewhere" / "two.txt", env.root() / "dir" / "two.txt");
+  CHECK(env.ok("list_directory", R"({"path":"dir"})").text.find("(3 bytes)") != std::string::npos);
+  CHECK(session.impl().listings.size() == 0);
+  // Written through the other link, in a directory the listing did not watch.
+  env.file("elsewhere/two.txt", "4444\n");
+  CHECK(env.ok("list_directory", R"({"path":"dir"})").text.find("(5 bytes)") != std::string::npos);
+  // Without a session, nothing is kept or watched.
+  env.session = nullptr;
+  CHECK(env.ok("list_directory", R"({"path":"elsewhere"})").text.find("two.txt") !=
+        std::string::npos);
+  CHECK(session.impl().listings.size() == 0);
+}
