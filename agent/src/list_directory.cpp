@@ -149,6 +149,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
                     include_ignored, page, max_tokens, context.count_tokens, dir.canonical);
     DirWatch& watch = context.session->impl().watch;
     if (auto kept = listings->find(kept_key); kept != nullptr && watch.unchanged(kept->stamp)) {
+      context.session->impl().listing_hits.fetch_add(1, std::memory_order_relaxed);
       return kept->output;
     }
     stamp = watch.begin();

@@ -3,6 +3,7 @@
 // compiled ignore files its walks read, and what file_info learnt from reading files.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <list>
 #include <memory>
@@ -110,6 +111,7 @@ struct SessionState::Impl {
   static constexpr std::size_t kListEntries = 64;
   static constexpr std::size_t kListBytes = std::size_t{16} << 20;
   LruCache<KeptListing> listings{kListEntries, kListBytes};
+  std::atomic<std::uint64_t> listing_hits{0};  // listings given again (for tests)
 };
 
 }  // namespace ctx::agent

@@ -6,12 +6,14 @@
 #include "../../agent/src/dir_watch.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include "../../agent/src/session.hpp"
@@ -299,4 +301,90 @@ TEST_CASE("list_directory keeps no listing that shows a file with other links",
   CHECK(env.ok("list_directory", R"({"path":"elsewhere"})").text.find("two.txt") !=
         std::string::npos);
   CHECK(session.impl().listings.size() == 0);
+}
+
+TEST_CASE("a session's listings equal fresh ones through random changes to the tree",
+          "[agent][list_directory][dir_watch]") {
+  // Random changes (files written, grown, cut, removed, renamed; directories made and removed;
+  // ignore files and a repository's info/exclude written anywhere, the root included), each
+  // followed by listings through a session and without one, which must agree byte for byte.
+  ToolEnv env;
+  ctx::agent::SessionState session;
+  std::mt19937 rng(static_cast<std::uint32_t>(Catch::rngSeed()));
+  auto pick = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  };
+  const std::vector<std::string> dirs = {"", "a", "a/b", "a/b/c", "d", "d/e"};
+  const std::vector<std::string> names = {"x.txt", "y.c", "z.o", "w.md"};
+  const std::vector<std::string> rule_files = {".gitignore", ".ignore", ".rgignore", ".ctxignore"};
+  const std::vector<std::string> rules = {"*.o\n", "x.txt\n", "b/\n", "!z.o\n*.o\n",
+                                          "c\n",   "e\n",     ""};
+  for (const std::string& d : dirs) env.dir(d.empty() ? "." : d);
+  auto in = [](const std::string& dir, const std::string& name) {
+    return dir.empty() ? name : dir + "/" + name;
+  };
+  std::uint64_t kept_hits = 0;
+  for (int step = 0; step < 300; ++step) {
+    const std::string dir = dirs[pick(dirs.size())];
+    if (!fs::is_directory(env.root() / (dir.empty() ? "." : dir))) {
+      env.dir(dir);
+      continue;
+    }
+    const fs::path target = env.root() / in(dir, names[pick(names.size())]);
+    switch (pick(9)) {
+      case 0:
+      case 1:
+        env.file(in(dir, names[pick(names.size())]), std::string(pick(40), 'x'));
+        break;
+      case 2:
+        if (fs::is_regular_file(target)) fs::resize_file(target, pick(10));
+        break;
+      case 3:
+        if (fs::is_regular_file(target)) fs::remove(target);
+        break;
+      case 4:
+        if (fs::is_regular_file(target))
+          fs::rename(target, env.root() / in(dir, names[pick(names.size())]));
+        break;
+      case 5:
+        env.file(in(dir, rule_files[pick(rule_files.size())]), rules[pick(rules.size())]);
+        break;
+      case 6:
+        if (pick(2) == 0) {
+          env.dir(in(dir, ".git/info"));
+          env.file(in(dir, ".git/info/exclude"), rules[pick(rules.size())]);
+        } else {
+          std::error_code ec;
+          fs::remove_all(env.root() / in(dir, ".git"), ec);
+        }
+        break;
+      case 7:
+        if (!dir.empty() && pick(3) == 0) {
+          std::error_code ec;
+          fs::remove_all(env.root() / dir, ec);
+        }
+        break;
+      default:
+        break;  // no change: the next listings may be kept ones
+    }
+    for (int call = 0; call < 2; ++call) {
+      const std::string listed = dirs[pick(dirs.size())];
+      const std::string args =
+          fmt::format(R"({{"path":"{}","depth":{},"include_ignored":{}}})",
+                      listed.empty() ? "." : listed, 1 + pick(3), pick(4) == 0 ? "true" : "false");
+      env.session = &session;
+      const std::uint64_t hits_before = session.impl().listing_hits.load();
+      auto with = env.call("list_directory", args);
+      kept_hits += session.impl().listing_hits.load() - hits_before;
+      env.session = nullptr;
+      auto without = env.call("list_directory", args);
+      INFO("step " << step << ": " << args);
+      REQUIRE(with.ok() == without.ok());
+      if (!with.ok()) continue;
+      const bool same = with->text == without->text && with->structured == without->structured;
+      if (!same) FAIL_CHECK("kept:\n" << with->text << "\nfresh:\n" << without->text);
+      REQUIRE(same);
+    }
+  }
+  CHECK(kept_hits > 20);
 }
