@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,8 +28,9 @@ constexpr std::uint32_t kDirectoryEvents = IN_CREATE | IN_DELETE | IN_MOVED_FROM
 
 DirWatch::DirWatch() : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {}
 
-WatchStamp DirWatch::begin() {
+WatchStamp DirWatch::begin(Shows shows) {
   WatchStamp stamp;
+  stamp.shows_ = shows;
   std::lock_guard lock(mutex_);
   if (!enabled()) {
     stamp.usable_ = false;
@@ -70,7 +72,12 @@ void DirWatch::watch_directory(WatchStamp& stamp, int dir_fd) {
   std::lock_guard lock(mutex_);
   const int wd = add(stamp, dir_fd);
   if (wd < 0) return;
-  stamp.dependencies_.push_back({wd, -1, watches_[wd].generation});
+  const Watch& watch = watches_[wd];
+  if (stamp.shows_ == Shows::kEntries) {
+    stamp.dependencies_.push_back({wd, WatchStamp::kEntries, watch.entries});
+  } else {
+    stamp.dependencies_.push_back({wd, WatchStamp::kWhole, watch.generation});
+  }
 }
 
 void DirWatch::watch_names(WatchStamp& stamp, int dir_fd, std::span<const std::string_view> names) {
@@ -126,9 +133,11 @@ bool DirWatch::unchanged(const WatchStamp& stamp) {
   for (const WatchStamp::Dependency& d : stamp.dependencies_) {
     auto it = watches_.find(d.wd);
     if (it == watches_.end()) return false;
-    const std::uint64_t now = d.slot < 0
-                                  ? it->second.generation
-                                  : it->second.names[static_cast<std::size_t>(d.slot)].second;
+    const Watch& watch = it->second;
+    const std::uint64_t now = d.slot == WatchStamp::kWhole ? watch.generation
+                              : d.slot == WatchStamp::kEntries
+                                  ? watch.entries
+                                  : watch.names[static_cast<std::size_t>(d.slot)].second;
     if (now != d.generation) return false;
   }
   return true;
@@ -161,6 +170,12 @@ void DirWatch::drain() {
       // A named event concerns that entry; one without a name (the directory itself moved,
       // removed, unmounted, its attributes, its watch gone: IN_IGNORED) concerns every name.
       const std::string_view named = event.len > 0 ? std::string_view(name) : std::string_view();
+      const bool written_in_place =
+          (event.mask & ~static_cast<std::uint32_t>(IN_MODIFY | IN_CLOSE_WRITE)) == 0 &&
+          !named.empty() &&
+          std::find(walker::kRuleNames.begin(), walker::kRuleNames.end(), named) ==
+              walker::kRuleNames.end();
+      if (!written_in_place) ++watch.entries;
       for (auto& [watched, generation] : watch.names) {
         if (named.empty() || watched == named) ++generation;
       }

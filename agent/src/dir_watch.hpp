@@ -33,6 +33,11 @@
 
 namespace ctx::agent {
 
+// What of a watched directory a result shows: everything, file sizes included (a listing), or its
+// entries only (their names and kinds, which ignore files hold and what they say: a find), which
+// a file written in place does not change.
+enum class Shows : std::uint8_t { kEverything, kEntries };
+
 class WatchStamp {
  public:
   // False once something it depends on could not be watched: the result must not be kept.
@@ -43,11 +48,14 @@ class WatchStamp {
   friend class DirWatch;
   struct Dependency {
     int wd;
-    int slot;  // -1: the whole directory; else an index in the watch's names
+    int slot;  // kWhole, kEntries, or an index in the watch's names
     std::uint64_t generation;
   };
+  static constexpr int kWhole = -1;
+  static constexpr int kEntries = -2;
   std::uint64_t epoch_ = 0;
   bool usable_ = true;
+  Shows shows_ = Shows::kEverything;
   std::vector<Dependency> dependencies_;
 };
 
@@ -62,9 +70,12 @@ class DirWatch {
   // False when inotify is not available (every stamp is then spoiled).
   bool enabled() const { return fd_.get() >= 0; }
 
-  // A new stamp, before any of its inputs is read (events already queued are taken in first).
-  WatchStamp begin();
-  // `stamp` also depends on every change in the directory open as `dir_fd` (any fd: O_PATH too).
+  // A new stamp, before any of its inputs is read (events already queued are taken in first),
+  // for a result that shows `shows` of the directories it watches whole.
+  WatchStamp begin(Shows shows = Shows::kEverything);
+  // `stamp` also depends on every change in the directory open as `dir_fd` (any fd: O_PATH too),
+  // but for a stamp that shows kEntries, on a file written in place (IN_MODIFY, IN_CLOSE_WRITE)
+  // only when it is an ignore file (walker::kRuleNames).
   void watch_directory(WatchStamp& stamp, int dir_fd);
   // `stamp` also depends on the entries `names` of the directory open as `dir_fd` (created,
   // removed, renamed, written, given other attributes) and on the directory itself.
@@ -84,7 +95,8 @@ class DirWatch {
 
  private:
   struct Watch {
-    std::uint64_t generation = 0;                              // bumped by every event of the watch
+    std::uint64_t generation = 0;  // bumped by every event of the watch
+    std::uint64_t entries = 0;     // bumped by every event but a file written in place
     std::vector<std::pair<std::string, std::uint64_t>> names;  // name, its generation
   };
   // Each requires mutex_.

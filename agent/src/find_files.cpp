@@ -3,10 +3,15 @@
 // filtered by the policy.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+#include <memory>
+
 #include "ctx/base/utf8.hpp"
 #include "ctx/walker/glob.hpp"
 #include "cursor.hpp"
 #include "json_writer.hpp"
+#include "session.hpp"
 #include "tool_common.hpp"
 #include "tool_impls.hpp"
 #include "tool_walk.hpp"
@@ -42,6 +47,8 @@ const std::vector<ParamSpec>& params_table() {
   return params;
 }
 
+using FindKeep = std::function<bool(std::string_view path, walker::EntryType type)>;
+
 // The path relative to `dir` ("" is the root), or nullopt when it is not beneath it.
 std::optional<std::string_view> relative_to(std::string_view path, std::string_view dir) {
   if (dir.empty()) return path;
@@ -49,6 +56,67 @@ std::optional<std::string_view> relative_to(std::string_view path, std::string_v
     return path.substr(dir.size() + 1);
   }
   return std::nullopt;
+}
+
+// The entries of `kept` that `keep` accepts, and what a walk with that `keep` would have counted
+// as ignored and hidden (directories, and the files `keep` accepts), viewing kept's paths.
+VisibleWalk filter_kept(const KeptWalk& kept, const FindKeep& keep) {
+  VisibleWalk out;
+  for (const WalkedEntry& e : kept.walk.entries) {
+    if (keep(e.path, e.type)) out.entries.push_back(e);
+  }
+  auto counted = [&](const WalkedEntry& e) {
+    return e.type == walker::EntryType::kDirectory || keep(e.path, e.type);
+  };
+  out.ignored = static_cast<std::size_t>(
+      std::count_if(kept.walk.ignored_entries.begin(), kept.walk.ignored_entries.end(), counted));
+  out.policy_hidden = static_cast<std::size_t>(
+      std::count_if(kept.walk.hidden_entries.begin(), kept.walk.hidden_entries.end(), counted));
+  return out;
+}
+
+// The walk of find_files: from a kept walk of the tree while nothing it was made from changed;
+// else, the second time a session searches this tree, a walk of all of it kept for the next
+// finds; else a walk that takes only the files `keep` accepts (the cheapest walk: see
+// walk_visible's `keep`). A whole walk that cannot be kept (it stopped early, a directory could
+// not be read or watched) gives way to that selective walk, and the tree is not walked whole
+// again until it has been searched twice more.
+Expected<VisibleWalk> find_walk(const CallContext& context, const std::string& dir,
+                                const std::string& dir_id, bool include_ignored,
+                                const FindKeep& keep, std::shared_ptr<const KeptWalk>& kept) {
+  if (context.session == nullptr) {
+    return walk_visible(context, dir, std::nullopt, include_ignored, keep);
+  }
+  SessionState::Impl& session = context.session->impl();
+  const std::string key = fmt::format("{}|{}|{}", dir_id, include_ignored, dir);
+  kept = session.walks.find(key);
+  if (kept != nullptr && session.watch.unchanged(kept->stamp)) {
+    session.walk_hits.fetch_add(1, std::memory_order_relaxed);
+    return filter_kept(*kept, keep);
+  }
+  kept = nullptr;
+  if (session.walked_once.find(key) == nullptr) {
+    session.walked_once.put(key, std::make_shared<const bool>(true), 1);
+    return walk_visible(context, dir, std::nullopt, include_ignored, keep);
+  }
+  session.walked_once.erase(key);
+  WatchStamp stamp = session.watch.begin(Shows::kEntries);
+  auto every_file = [](std::string_view, walker::EntryType type) {
+    return type == walker::EntryType::kFile;
+  };
+  CTX_TRY_ASSIGN(VisibleWalk whole, walk_visible(context, dir, std::nullopt, include_ignored,
+                                                 every_file, &stamp, /*record_skipped=*/true));
+  if (!stamp.usable() || !whole.stopped.empty() || whole.unreadable > 0 || context.expired()) {
+    return walk_visible(context, dir, std::nullopt, include_ignored, keep);
+  }
+  const std::size_t bytes =
+      whole.arena.size() +
+      sizeof(WalkedEntry) *
+          (whole.entries.size() + whole.ignored_entries.size() + whole.hidden_entries.size());
+  auto fresh = std::make_shared<const KeptWalk>(KeptWalk{std::move(whole), std::move(stamp)});
+  session.walks.put(key, fresh, bytes);
+  kept = std::move(fresh);
+  return filter_kept(*kept, keep);
 }
 
 }  // namespace
@@ -98,7 +166,8 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
                      "check [...] classes and backslashes, e.g. '**/*.[ch]'"};
   }
 
-  std::string dir;  // root-relative directory searched
+  std::string dir;     // root-relative directory searched
+  std::string dir_id;  // its device and inode ("" for the root)
   const std::string user_dir = args.string("path").value_or(".");
   if (args.has("path")) {
     CTX_TRY_ASSIGN(OpenedPath opened, open_visible(context, user_dir));
@@ -108,6 +177,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
                        "give a directory as path, or leave path out to search the whole root"};
     }
     dir = opened.canonical;
+    dir_id = fmt::format("{}:{}", opened.st.st_dev, opened.st.st_ino);
   }
   const std::string shown_dir = dir.empty() ? "." : dir;
   const bool include_ignored = args.boolean("include_ignored").value_or(false);
@@ -133,7 +203,8 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   auto keep = [&](std::string_view path, walker::EntryType type) {
     return type == walker::EntryType::kFile && matches(path);
   };
-  CTX_TRY_ASSIGN(VisibleWalk walk, walk_visible(context, dir, std::nullopt, include_ignored, keep));
+  std::shared_ptr<const KeptWalk> kept;  // what `walk` views, when it comes from a kept walk
+  CTX_TRY_ASSIGN(VisibleWalk walk, find_walk(context, dir, dir_id, include_ignored, keep, kept));
   const std::size_t total = walk.entries.size();
   const bool total_exact = walk.stopped.empty();
   if (offset > total) {

@@ -18,6 +18,7 @@
 namespace ctx::agent {
 
 struct SearchResults;  // search_results.hpp
+struct KeptWalk;       // tool_walk.hpp
 
 // A few recent values keyed by a string, least recently used dropped first. Bounded by entries
 // and by the values' memory; a value larger than the byte bound is not kept. Thread-safe.
@@ -53,6 +54,16 @@ class LruCache {
     while (entries_.size() > max_entries_ || bytes_ > max_bytes_) {
       bytes_ -= entries_.back().bytes;
       entries_.pop_back();
+    }
+  }
+
+  void erase(const std::string& key) {
+    std::lock_guard lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->key != key) continue;
+      bytes_ -= it->bytes;
+      entries_.erase(it);
+      return;
     }
   }
 
@@ -112,6 +123,15 @@ struct SessionState::Impl {
   static constexpr std::size_t kListBytes = std::size_t{16} << 20;
   LruCache<KeptListing> listings{kListEntries, kListBytes};
   std::atomic<std::uint64_t> listing_hits{0};  // listings given again (for tests)
+  // find_files' walks of whole trees (every file, and what the ignore rules and the policy
+  // skipped), kept while nothing they were made from changed, so a find by another pattern
+  // filters the kept files instead of walking again. A tree is walked whole (and kept) the second
+  // time find_files searches it; `walked_once` remembers the first times.
+  static constexpr std::size_t kWalkEntries = 4;
+  static constexpr std::size_t kWalkBytes = std::size_t{64} << 20;
+  LruCache<KeptWalk> walks{kWalkEntries, kWalkBytes};
+  LruCache<bool> walked_once{16, 16};
+  std::atomic<std::uint64_t> walk_hits{0};  // finds answered from a kept walk (for tests)
 };
 
 }  // namespace ctx::agent

@@ -63,8 +63,12 @@ class VisibleSink final : public walker::WalkSink {
 
   VisibleSink(const CallContext& context,
               const std::function<bool(std::string_view, walker::EntryType)>& keep, DirWatch* watch,
-              WatchStamp* stamp)
-      : context_(context), keep_(keep), watch_(watch), stamp_(stamp) {}
+              WatchStamp* stamp, bool record_skipped)
+      : context_(context),
+        keep_(keep),
+        watch_(watch),
+        stamp_(stamp),
+        record_skipped_(record_skipped) {}
 
   void on_directory(int dir_fd, std::string_view /*path*/) override {
     if (stamp_ == nullptr) return;
@@ -87,14 +91,11 @@ class VisibleSink final : public walker::WalkSink {
     // Hidden directories are never entered, so every entry's parent is visible.
     if (!context_.policy.visible_entry(entry.path, is_dir)) {
       hidden_.fetch_add(1, std::memory_order_relaxed);
+      if (record_skipped_) add(entry, Kept::kHidden);
       return walker::Flow::kSkip;  // a hidden directory is never entered
     }
     if (!is_dir || keep_(entry.path, entry.type)) {  // `wants` kept the others already
-      std::lock_guard lock(mutex_);
-      // Into one arena, not a string each (an allocation and a free per entry).
-      kept_.push_back(Kept{arena_.size(), entry.path.size(), entry.type});
-      arena_.insert(arena_.end(), entry.path.begin(), entry.path.end());
-      arena_.push_back('\0');
+      add(entry, Kept::kVisible);
     }
     return walker::Flow::kContinue;
   }
@@ -110,6 +111,7 @@ class VisibleSink final : public walker::WalkSink {
     const bool is_dir = entry.type == walker::EntryType::kDirectory;
     if (!context_.policy.visible_entry(entry.path, is_dir)) return;  // hidden: not counted
     ignored_.fetch_add(1, std::memory_order_relaxed);  // a directory, or what `wants` kept
+    if (record_skipped_) add(entry, Kept::kIgnored);
   }
 
   void on_error(const Error& /*error*/) override {
@@ -123,8 +125,20 @@ class VisibleSink final : public walker::WalkSink {
     out.arena = std::move(arena_);  // a vector's move keeps its buffer: the views stay valid
     out.entries.reserve(kept_.size());
     for (const Kept& k : kept_) {
-      out.entries.push_back(WalkedEntry{std::string_view(out.arena.data() + k.offset, k.size),
-                                        k.type, out.entries.size()});
+      const std::string_view path(out.arena.data() + k.offset, k.size);
+      switch (k.state) {
+        case Kept::kVisible:
+          out.entries.push_back(WalkedEntry{path, k.type, out.entries.size()});
+          break;
+        case Kept::kIgnored:
+          out.ignored_entries.push_back(WalkedEntry{path, k.type, 0});
+          break;
+        case Kept::kHidden:
+          out.hidden_entries.push_back(WalkedEntry{path, k.type, 0});
+          break;
+        default:
+          break;
+      }
     }
     out.ignored = ignored_.load();
     out.policy_hidden = hidden_.load();
@@ -134,6 +148,14 @@ class VisibleSink final : public walker::WalkSink {
   }
 
  private:
+  void add(const walker::WalkEntry& entry, std::uint8_t state) {
+    std::lock_guard lock(mutex_);
+    // Into one arena, not a string each (an allocation and a free per entry).
+    kept_.push_back(Kept{arena_.size(), entry.path.size(), entry.type, state});
+    arena_.insert(arena_.end(), entry.path.begin(), entry.path.end());
+    arena_.push_back('\0');
+  }
+
   walker::Flow stop(const std::string_view* why) {
     const std::string_view* expected = nullptr;
     stopped_.compare_exchange_strong(expected, why);
@@ -144,10 +166,13 @@ class VisibleSink final : public walker::WalkSink {
   const std::function<bool(std::string_view, walker::EntryType)>& keep_;
   DirWatch* watch_;
   WatchStamp* stamp_;  // null: nothing is watched
+  bool record_skipped_;
   struct Kept {
+    enum : std::uint8_t { kVisible, kIgnored, kHidden };
     std::size_t offset;  // in arena_
     std::size_t size;
     walker::EntryType type;
+    std::uint8_t state;
   };
   std::mutex mutex_;
   std::vector<char> arena_;  // the kept paths, each followed by a NUL byte
@@ -198,7 +223,7 @@ Expected<VisibleWalk> walk_visible(
     const CallContext& context, const std::string& start, std::optional<std::size_t> max_depth,
     bool include_ignored,
     const std::function<bool(std::string_view path, walker::EntryType type)>& keep,
-    WatchStamp* stamp) {
+    WatchStamp* stamp, bool record_skipped) {
   DirWatch* watch = nullptr;
   if (stamp != nullptr && context.session != nullptr) {
     watch = &context.session->impl().watch;
@@ -224,7 +249,7 @@ Expected<VisibleWalk> walk_visible(
     options.git_global = false;
     options.dot_ignore = false;
   }
-  VisibleSink sink(context, keep, watch, stamp);
+  VisibleSink sink(context, keep, watch, stamp, record_skipped);
   Status status = walker::walk(options, sink);
   if (!status.ok()) {
     return ToolError{ToolErrorCode::kIoError,

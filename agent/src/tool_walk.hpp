@@ -41,6 +41,17 @@ struct VisibleWalk {
   std::size_t policy_hidden = 0;     // for ToolOutput::policy_hidden only
   std::size_t unreadable = 0;        // directories that could not be listed
   std::string_view stopped;          // why the walk ended early ("" when it did not)
+  // Only when walk_visible was asked to record them (unsorted): the entries the ignore rules
+  // skipped (files `keep` accepted, and directories) and those the policy hid (directories, and
+  // files `keep` accepted), so a caller can count them for a narrower `keep` later.
+  std::vector<WalkedEntry> ignored_entries;
+  std::vector<WalkedEntry> hidden_entries;
+};
+
+// A walk kept by a session with what tells whether it still holds (find_files).
+struct KeptWalk {
+  VisibleWalk walk;
+  WatchStamp stamp;
 };
 
 // Walks the directory `start` (root-relative, "" for the root) down to `max_depth` levels (1:
@@ -59,7 +70,7 @@ Expected<VisibleWalk> walk_visible(
     const CallContext& context, const std::string& start, std::optional<std::size_t> max_depth,
     bool include_ignored,
     const std::function<bool(std::string_view path, walker::EntryType type)>& keep,
-    WatchStamp* stamp = nullptr);
+    WatchStamp* stamp = nullptr, bool record_skipped = false);
 
 // Makes `stamp` depend on what a walk of `start` (root-relative) takes from outside the
 // directories it lists: in each directory from "/" down to `start`'s parent, the next name on

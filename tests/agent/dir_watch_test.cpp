@@ -116,6 +116,36 @@ TEST_CASE("a watched directory's stamp goes stale on every change in it, and not
   CHECK(watch.events() > 0);
 }
 
+TEST_CASE("a stamp of a directory's entries ignores files written in place, but not ignore files",
+          "[agent][dir_watch]") {
+  TempDir tmp;
+  DirWatch watch;
+  fs::create_directories(tmp.path() / "d");
+  tmp.write("d/f.c", "int x;\n");
+  tmp.write("d/.gitignore", "*.o\n");
+  auto entries_stamp = [&] {
+    WatchStamp stamp = watch.begin(ctx::agent::Shows::kEntries);
+    watch.watch_directory(stamp, tmp.open("d").get());
+    REQUIRE(watch.unchanged(stamp));
+    return stamp;
+  };
+  WatchStamp stamp = entries_stamp();
+  tmp.write("d/f.c", "int x; int y;\n");  // truncated and written in place
+  tmp.write("d/f.c", "more\n", true);
+  CHECK(watch.unchanged(stamp));
+  tmp.write("d/.gitignore", "*.c\n");
+  CHECK_FALSE(watch.unchanged(stamp));
+  stamp = entries_stamp();
+  tmp.write("d/.ignore", "");  // created
+  CHECK_FALSE(watch.unchanged(stamp));
+  stamp = entries_stamp();
+  fs::permissions(tmp.path() / "d" / "f.c", fs::perms::owner_read);
+  CHECK_FALSE(watch.unchanged(stamp));
+  stamp = entries_stamp();
+  fs::rename(tmp.path() / "d" / "f.c", tmp.path() / "d" / "g.c");
+  CHECK_FALSE(watch.unchanged(stamp));
+}
+
 TEST_CASE("a stamp of names in a directory goes stale only for those names", "[agent][dir_watch]") {
   TempDir tmp;
   DirWatch watch;
@@ -303,11 +333,12 @@ TEST_CASE("list_directory keeps no listing that shows a file with other links",
   CHECK(session.impl().listings.size() == 0);
 }
 
-TEST_CASE("a session's listings equal fresh ones through random changes to the tree",
+TEST_CASE("a session's listings and finds equal fresh ones through random changes to the tree",
           "[agent][list_directory][dir_watch]") {
   // Random changes (files written, grown, cut, removed, renamed; directories made and removed;
   // ignore files and a repository's info/exclude written anywhere, the root included), each
-  // followed by listings through a session and without one, which must agree byte for byte.
+  // followed by listings and finds through a session and without one, which must agree byte for
+  // byte (and in what the policy hid, for the audit log).
   ToolEnv env;
   ctx::agent::SessionState session;
   std::mt19937 rng(static_cast<std::uint32_t>(Catch::rngSeed()));
@@ -315,7 +346,7 @@ TEST_CASE("a session's listings equal fresh ones through random changes to the t
     return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
   };
   const std::vector<std::string> dirs = {"", "a", "a/b", "a/b/c", "d", "d/e"};
-  const std::vector<std::string> names = {"x.txt", "y.c", "z.o", "w.md"};
+  const std::vector<std::string> names = {"x.txt", "y.c", "z.o", "w.md", ".env"};
   const std::vector<std::string> rule_files = {".gitignore", ".ignore", ".rgignore", ".ctxignore"};
   const std::vector<std::string> rules = {"*.o\n", "x.txt\n", "b/\n", "!z.o\n*.o\n",
                                           "c\n",   "e\n",     ""};
@@ -323,7 +354,10 @@ TEST_CASE("a session's listings equal fresh ones through random changes to the t
   auto in = [](const std::string& dir, const std::string& name) {
     return dir.empty() ? name : dir + "/" + name;
   };
+  const std::vector<std::string> patterns = {"*.txt",   "**/*.c", "a/**/*.o", "*",
+                                             "**/w.md", "b/*",    "*.[co]"};
   std::uint64_t kept_hits = 0;
+  std::uint64_t kept_finds = 0;
   for (int step = 0; step < 300; ++step) {
     const std::string dir = dirs[pick(dirs.size())];
     if (!fs::is_directory(env.root() / (dir.empty() ? "." : dir))) {
@@ -367,24 +401,36 @@ TEST_CASE("a session's listings equal fresh ones through random changes to the t
       default:
         break;  // no change: the next listings may be kept ones
     }
-    for (int call = 0; call < 2; ++call) {
+    for (int call = 0; call < 6; ++call) {
       const std::string listed = dirs[pick(dirs.size())];
+      const bool find = call >= 2;
+      const std::string in_path =
+          pick(3) == 0 ? fmt::format(R"("path":"{}",)", listed.empty() ? "." : listed) : "";
       const std::string args =
-          fmt::format(R"({{"path":"{}","depth":{},"include_ignored":{}}})",
-                      listed.empty() ? "." : listed, 1 + pick(3), pick(4) == 0 ? "true" : "false");
+          find ? fmt::format(R"({{"pattern":"{}",{}"include_ignored":{}}})",
+                             patterns[pick(patterns.size())], in_path,
+                             pick(4) == 0 ? "true" : "false")
+               : fmt::format(R"({{"path":"{}","depth":{},"include_ignored":{}}})",
+                             listed.empty() ? "." : listed, 1 + pick(3),
+                             pick(4) == 0 ? "true" : "false");
+      const char* tool = find ? "find_files" : "list_directory";
       env.session = &session;
-      const std::uint64_t hits_before = session.impl().listing_hits.load();
-      auto with = env.call("list_directory", args);
-      kept_hits += session.impl().listing_hits.load() - hits_before;
+      auto& impl = session.impl();
+      const std::uint64_t hits_before = impl.listing_hits.load() + impl.walk_hits.load();
+      auto with = env.call(tool, args);
+      (find ? kept_finds : kept_hits) +=
+          impl.listing_hits.load() + impl.walk_hits.load() - hits_before;
       env.session = nullptr;
-      auto without = env.call("list_directory", args);
+      auto without = env.call(tool, args);
       INFO("step " << step << ": " << args);
       REQUIRE(with.ok() == without.ok());
       if (!with.ok()) continue;
       const bool same = with->text == without->text && with->structured == without->structured;
       if (!same) FAIL_CHECK("kept:\n" << with->text << "\nfresh:\n" << without->text);
       REQUIRE(same);
+      CHECK(with->policy_hidden == without->policy_hidden);
     }
   }
   CHECK(kept_hits > 20);
+  CHECK(kept_finds > 50);
 }
