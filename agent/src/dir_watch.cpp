@@ -26,42 +26,44 @@ constexpr std::uint32_t kDirectoryEvents = IN_CREATE | IN_DELETE | IN_MOVED_FROM
 
 }  // namespace
 
-DirWatch::DirWatch() : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {}
+DirWatch::DirWatch()
+    : fd_(std::make_shared<const UniqueFd>(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC))) {}
 
 WatchStamp DirWatch::begin(Shows shows) {
   WatchStamp stamp;
   stamp.shows_ = shows;
   std::lock_guard lock(mutex_);
   if (!enabled()) {
-    stamp.usable_ = false;
+    stamp.spoil();
     return stamp;
   }
   drain();
+  if (watches_.size() >= kMaxWatches) reset();  // kept results made before go stale
   stamp.epoch_ = epoch_;
   return stamp;
 }
 
-int DirWatch::add(WatchStamp& stamp, int dir_fd) {
-  if (!stamp.usable_ || !enabled()) {
-    stamp.usable_ = false;
+int DirWatch::add(WatchStamp& stamp, int dir_fd, std::unique_lock<std::mutex>& lock) {
+  if (!stamp.usable() || !enabled() || stamp.epoch_ != epoch_ || watches_.size() >= kMaxWatches) {
+    stamp.spoil();  // past kMaxWatches: the next begin() drops every watch
     return -1;
   }
-  if (!walker::on_local_file_system(dir_fd)) {
-    stamp.usable_ = false;
-    return -1;
+  // The system calls run outside the lock (a walk's threads add watches at once); the inotify fd
+  // is held, so a reset meanwhile cannot close it under them.
+  const std::shared_ptr<const UniqueFd> inotify = fd_;
+  const std::uint64_t epoch = epoch_;
+  lock.unlock();
+  int wd = -1;
+  if (walker::on_local_file_system(dir_fd)) {
+    // inotify names what it watches by path; the fd's magic link is the very directory the fd
+    // is open on (whatever its path is now), so no path is resolved twice.
+    char link[32];
+    std::snprintf(link, sizeof link, "/proc/self/fd/%d", dir_fd);
+    wd = ::inotify_add_watch(inotify->get(), link, kDirectoryEvents);
   }
-  if (watches_.size() >= kMaxWatches) reset();  // stamps of the old epoch go stale
-  if (stamp.epoch_ != epoch_) {
-    stamp.usable_ = false;
-    return -1;
-  }
-  // inotify names what it watches by path; the fd's magic link is the very directory the fd is
-  // open on (whatever its path is now), so no path is resolved twice.
-  char link[32];
-  std::snprintf(link, sizeof link, "/proc/self/fd/%d", dir_fd);
-  const int wd = ::inotify_add_watch(fd_.get(), link, kDirectoryEvents);
-  if (wd < 0) {
-    stamp.usable_ = false;
+  lock.lock();
+  if (wd < 0 || epoch != epoch_) {
+    stamp.spoil();
     return -1;
   }
   watches_.try_emplace(wd);  // the same directory again gives the same wd
@@ -69,8 +71,8 @@ int DirWatch::add(WatchStamp& stamp, int dir_fd) {
 }
 
 void DirWatch::watch_directory(WatchStamp& stamp, int dir_fd) {
-  std::lock_guard lock(mutex_);
-  const int wd = add(stamp, dir_fd);
+  std::unique_lock lock(mutex_);
+  const int wd = add(stamp, dir_fd, lock);
   if (wd < 0) return;
   const Watch& watch = watches_[wd];
   if (stamp.shows_ == Shows::kEntries) {
@@ -81,8 +83,8 @@ void DirWatch::watch_directory(WatchStamp& stamp, int dir_fd) {
 }
 
 void DirWatch::watch_names(WatchStamp& stamp, int dir_fd, std::span<const std::string_view> names) {
-  std::lock_guard lock(mutex_);
-  const int wd = add(stamp, dir_fd);
+  std::unique_lock lock(mutex_);
+  const int wd = add(stamp, dir_fd, lock);
   if (wd < 0) return;
   Watch& watch = watches_[wd];
   for (std::string_view name : names) {
@@ -126,8 +128,8 @@ void DirWatch::watch_path(WatchStamp& stamp, const std::string& path) {
 }
 
 bool DirWatch::unchanged(const WatchStamp& stamp) {
-  if (!stamp.usable_) return false;
   std::lock_guard lock(mutex_);
+  if (!stamp.usable()) return false;
   drain();
   if (stamp.epoch_ != epoch_) return false;
   for (const WatchStamp::Dependency& d : stamp.dependencies_) {
@@ -147,7 +149,7 @@ void DirWatch::drain() {
   if (!enabled()) return;
   alignas(inotify_event) char buffer[16384];
   for (;;) {
-    const ssize_t n = ::read(fd_.get(), buffer, sizeof buffer);
+    const ssize_t n = ::read(fd_->get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       if (n < 0 && errno != EAGAIN) ++epoch_;  // cannot tell what changed: everything is stale
@@ -185,7 +187,7 @@ void DirWatch::drain() {
 
 void DirWatch::reset() {
   // Closing the inotify fd drops every watch at once; the new epoch makes old stamps stale.
-  fd_ = UniqueFd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  fd_ = std::make_shared<const UniqueFd>(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   watches_.clear();
   ++epoch_;
 }

@@ -15,13 +15,15 @@
 // - a file changed through another hard link or a bind mount of it elsewhere (its directory here
 //   is not told): the caller spoils the stamp for such files (see spoil());
 // - writes through a shared mapping (no event; they change neither size nor kind);
-// - more watches than kMaxWatches or the user's inotify limit: the stamp is spoiled, and past
-//   kMaxWatches every watch is dropped and every stamp goes stale.
+// - more watches than kMaxWatches or the user's inotify limit: the stamp is spoiled, and the next
+//   begin() past kMaxWatches drops every watch, so every stamp goes stale.
 // A lost event (the queue overflowed) makes every stamp stale. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -40,9 +42,20 @@ enum class Shows : std::uint8_t { kEverything, kEntries };
 
 class WatchStamp {
  public:
+  WatchStamp() = default;
+  WatchStamp(const WatchStamp& other) { *this = other; }
+  WatchStamp& operator=(const WatchStamp& other) {
+    epoch_ = other.epoch_;
+    usable_.store(other.usable_.load());
+    shows_ = other.shows_;
+    dependencies_ = other.dependencies_;
+    return *this;
+  }
+
   // False once something it depends on could not be watched: the result must not be kept.
-  bool usable() const { return usable_; }
-  void spoil() { usable_ = false; }
+  bool usable() const { return usable_.load(std::memory_order_relaxed); }
+  // May be called while a walk's threads add watches to the stamp.
+  void spoil() { usable_.store(false, std::memory_order_relaxed); }
 
  private:
   friend class DirWatch;
@@ -54,21 +67,23 @@ class WatchStamp {
   static constexpr int kWhole = -1;
   static constexpr int kEntries = -2;
   std::uint64_t epoch_ = 0;
-  bool usable_ = true;
+  std::atomic<bool> usable_{true};
   Shows shows_ = Shows::kEverything;
-  std::vector<Dependency> dependencies_;
+  std::vector<Dependency> dependencies_;  // guarded by the DirWatch's mutex while it is built
 };
 
 class DirWatch {
  public:
-  static constexpr std::size_t kMaxWatches = 8192;
+  // Each watch pins its directory's inode in the kernel (about 1 KiB of kernel memory, which the
+  // user's fs.inotify.max_user_watches budgets): 32 MiB at most.
+  static constexpr std::size_t kMaxWatches = 32768;
 
   DirWatch();
   DirWatch(const DirWatch&) = delete;
   DirWatch& operator=(const DirWatch&) = delete;
 
   // False when inotify is not available (every stamp is then spoiled).
-  bool enabled() const { return fd_.get() >= 0; }
+  bool enabled() const { return fd_->get() >= 0; }
 
   // A new stamp, before any of its inputs is read (events already queued are taken in first),
   // for a result that shows `shows` of the directories it watches whole.
@@ -103,11 +118,12 @@ class DirWatch {
   void drain();
   void reset();
   // The watch of the directory open as `dir_fd`, added if new; -1 (stamp spoiled) on failure.
-  int add(WatchStamp& stamp, int dir_fd);
+  // `lock` (of mutex_) is held on entry and return, released around the system calls.
+  int add(WatchStamp& stamp, int dir_fd, std::unique_lock<std::mutex>& lock);
 
   mutable std::mutex mutex_;
-  UniqueFd fd_;
-  std::uint64_t epoch_ = 1;  // bumped when watches are dropped or events were lost
+  std::shared_ptr<const UniqueFd> fd_;  // replaced by reset(); held by add() while it uses it
+  std::uint64_t epoch_ = 1;             // bumped when watches are dropped or events were lost
   std::uint64_t events_ = 0;
   std::unordered_map<int, Watch> watches_;
 };

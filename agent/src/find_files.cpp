@@ -75,12 +75,14 @@ VisibleWalk filter_kept(const KeptWalk& kept, const FindKeep& keep) {
   return out;
 }
 
+constexpr int kFindsBeforeRetry = 8;
+
 // The walk of find_files: from a kept walk of the tree while nothing it was made from changed;
 // else, the second time a session searches this tree, a walk of all of it kept for the next
 // finds; else a walk that takes only the files `keep` accepts (the cheapest walk: see
 // walk_visible's `keep`). A whole walk that cannot be kept (it stopped early, a directory could
 // not be read or watched) gives way to that selective walk, and the tree is not walked whole
-// again until it has been searched twice more.
+// again until it has been searched kFindsBeforeRetry more times.
 Expected<VisibleWalk> find_walk(const CallContext& context, const std::string& dir,
                                 const std::string& dir_id, bool include_ignored,
                                 const FindKeep& keep, std::shared_ptr<const KeptWalk>& kept) {
@@ -95,11 +97,11 @@ Expected<VisibleWalk> find_walk(const CallContext& context, const std::string& d
     return filter_kept(*kept, keep);
   }
   kept = nullptr;
-  if (session.walked_once.find(key) == nullptr) {
-    session.walked_once.put(key, std::make_shared<const bool>(true), 1);
+  const std::shared_ptr<const int> seen = session.walked_once.find(key);
+  if (const int finds = seen != nullptr ? *seen : 0; finds < 1) {
+    session.walked_once.put(key, std::make_shared<const int>(finds + 1), 1);
     return walk_visible(context, dir, std::nullopt, include_ignored, keep);
   }
-  session.walked_once.erase(key);
   WatchStamp stamp = session.watch.begin(Shows::kEntries);
   auto every_file = [](std::string_view, walker::EntryType type) {
     return type == walker::EntryType::kFile;
@@ -107,8 +109,12 @@ Expected<VisibleWalk> find_walk(const CallContext& context, const std::string& d
   CTX_TRY_ASSIGN(VisibleWalk whole, walk_visible(context, dir, std::nullopt, include_ignored,
                                                  every_file, &stamp, /*record_skipped=*/true));
   if (!stamp.usable() || !whole.stopped.empty() || whole.unreadable > 0 || context.expired()) {
+    // Tried again only after kFindsBeforeRetry more finds: a tree too large to watch, or holding
+    // a `.git` file, stays so, and each try costs a few selective walks.
+    session.walked_once.put(key, std::make_shared<const int>(1 - kFindsBeforeRetry), 1);
     return walk_visible(context, dir, std::nullopt, include_ignored, keep);
   }
+  session.walked_once.erase(key);
   const std::size_t bytes =
       whole.arena.size() +
       sizeof(WalkedEntry) *

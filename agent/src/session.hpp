@@ -126,11 +126,11 @@ struct SessionState::Impl {
   // find_files' walks of whole trees (every file, and what the ignore rules and the policy
   // skipped), kept while nothing they were made from changed, so a find by another pattern
   // filters the kept files instead of walking again. A tree is walked whole (and kept) the second
-  // time find_files searches it; `walked_once` remembers the first times.
+  // time find_files searches it; `walked_once` counts the finds before that.
   static constexpr std::size_t kWalkEntries = 4;
   static constexpr std::size_t kWalkBytes = std::size_t{64} << 20;
   LruCache<KeptWalk> walks{kWalkEntries, kWalkBytes};
-  LruCache<bool> walked_once{16, 16};
+  LruCache<int> walked_once{16, 16};        // finds of a tree not kept: whole walk at the second
   std::atomic<std::uint64_t> walk_hits{0};  // finds answered from a kept walk (for tests)
 };
 

@@ -5,6 +5,7 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -122,22 +123,34 @@ class VisibleSink final : public walker::WalkSink {
 
   VisibleWalk take() {
     VisibleWalk out;
-    out.arena = std::move(arena_);  // a vector's move keeps its buffer: the views stay valid
-    out.entries.reserve(kept_.size());
-    for (const Kept& k : kept_) {
-      const std::string_view path(out.arena.data() + k.offset, k.size);
-      switch (k.state) {
-        case Kept::kVisible:
-          out.entries.push_back(WalkedEntry{path, k.type, out.entries.size()});
-          break;
-        case Kept::kIgnored:
-          out.ignored_entries.push_back(WalkedEntry{path, k.type, 0});
-          break;
-        case Kept::kHidden:
-          out.hidden_entries.push_back(WalkedEntry{path, k.type, 0});
-          break;
-        default:
-          break;
+    // The threads' arenas, one after the other, into one (views into it stay valid: it is sized
+    // once and moved, never grown, from here on).
+    std::size_t bytes = 0;
+    std::size_t count = 0;
+    for (const Local& local : locals_) {
+      bytes += local.arena.size();
+      count += local.kept.size();
+    }
+    out.arena.reserve(bytes);
+    out.entries.reserve(count);
+    for (const Local& local : locals_) {
+      const char* base = out.arena.data() + out.arena.size();
+      out.arena.insert(out.arena.end(), local.arena.begin(), local.arena.end());
+      for (const Kept& k : local.kept) {
+        const std::string_view path(base + k.offset, k.size);
+        switch (k.state) {
+          case Kept::kVisible:
+            out.entries.push_back(WalkedEntry{path, k.type, out.entries.size()});
+            break;
+          case Kept::kIgnored:
+            out.ignored_entries.push_back(WalkedEntry{path, k.type, 0});
+            break;
+          case Kept::kHidden:
+            out.hidden_entries.push_back(WalkedEntry{path, k.type, 0});
+            break;
+          default:
+            break;
+        }
       }
     }
     out.ignored = ignored_.load();
@@ -149,11 +162,12 @@ class VisibleSink final : public walker::WalkSink {
 
  private:
   void add(const walker::WalkEntry& entry, std::uint8_t state) {
-    std::lock_guard lock(mutex_);
-    // Into one arena, not a string each (an allocation and a free per entry).
-    kept_.push_back(Kept{arena_.size(), entry.path.size(), entry.type, state});
-    arena_.insert(arena_.end(), entry.path.begin(), entry.path.end());
-    arena_.push_back('\0');
+    // Into the thread's arena, not a string each (an allocation and a free per entry), and
+    // without a lock (two threads adding every file of a tree waited on one).
+    Local& local = locals_.local();
+    local.kept.push_back(Kept{local.arena.size(), entry.path.size(), entry.type, state});
+    local.arena.insert(local.arena.end(), entry.path.begin(), entry.path.end());
+    local.arena.push_back('\0');
   }
 
   walker::Flow stop(const std::string_view* why) {
@@ -169,14 +183,16 @@ class VisibleSink final : public walker::WalkSink {
   bool record_skipped_;
   struct Kept {
     enum : std::uint8_t { kVisible, kIgnored, kHidden };
-    std::size_t offset;  // in arena_
+    std::size_t offset;  // in its thread's arena
     std::size_t size;
     walker::EntryType type;
     std::uint8_t state;
   };
-  std::mutex mutex_;
-  std::vector<char> arena_;  // the kept paths, each followed by a NUL byte
-  std::vector<Kept> kept_;
+  struct Local {
+    std::vector<char> arena;  // the kept paths, each followed by a NUL byte
+    std::vector<Kept> kept;
+  };
+  tbb::enumerable_thread_specific<Local> locals_;
   std::atomic<std::size_t> visited_{0};
   std::atomic<std::size_t> ignored_{0};
   std::atomic<std::size_t> hidden_{0};

@@ -434,3 +434,49 @@ TEST_CASE("a session's listings and finds equal fresh ones through random change
   CHECK(kept_hits > 20);
   CHECK(kept_finds > 50);
 }
+
+TEST_CASE("find_files keeps a tree's walk from its second find, and not a tree it cannot watch",
+          "[agent][find_files][dir_watch]") {
+  ToolEnv env;
+  ctx::agent::SessionState session;
+  env.session = &session;
+  env.file("src/a.c", "int a;\n");
+  env.file("src/sub/b.c", "int b;\n");
+  env.file("src/sub/notes.md", "notes\n");
+  auto& impl = session.impl();
+  auto files = [&](const char* args) {
+    const ctx::agent::ToolOutput out = env.ok("find_files", args);
+    simdjson::dom::parser parser;
+    auto json = ctx::agent::testing::parse(parser, out.structured);
+    std::vector<std::string> paths;
+    for (auto f : json["files"].get_array()) paths.emplace_back(std::string_view(f));
+    return paths;
+  };
+  using Paths = std::vector<std::string>;
+  CHECK(files(R"({"pattern":"*.c"})") == Paths{"src/a.c", "src/sub/b.c"});  // selective
+  CHECK(files(R"({"pattern":"*.md"})") == Paths{"src/sub/notes.md"});       // whole, kept
+  CHECK(impl.walk_hits.load() == 0);
+  ctx::testing::OpenWatch opens((env.root() / "src").string());
+  CHECK(files(R"({"pattern":"**/b.*"})") == Paths{"src/sub/b.c"});
+  CHECK(impl.walk_hits.load() == 1);
+  CHECK(opens.opened().count("sub") == 0);
+  // A file written in place changes no find: still kept.
+  env.file("src/sub/b.c", "int b; int c;\n");
+  CHECK(files(R"({"pattern":"*.c"})") == Paths{"src/a.c", "src/sub/b.c"});
+  CHECK(impl.walk_hits.load() == 2);
+  // A new file does.
+  env.file("src/sub/c.c", "");
+  CHECK(files(R"({"pattern":"*.c"})") == Paths{"src/a.c", "src/sub/b.c", "src/sub/c.c"});
+  CHECK(impl.walk_hits.load() == 2);
+
+  // A `.git` file (a worktree's or a submodule's) names an info/exclude elsewhere, which is not
+  // watched: that tree's walk is never kept, and is not walked whole again for a while.
+  env.file("mod/.git", "gitdir: ../elsewhere\n");
+  env.file("mod/x.c", "");
+  const std::uint64_t hits = impl.walk_hits.load();
+  for (int i = 0; i < 6; ++i) {
+    CHECK(files(R"({"pattern":"*.c","path":"mod"})") == Paths{"mod/x.c"});
+  }
+  CHECK(impl.walk_hits.load() == hits);
+  CHECK(impl.walks.size() == 1);  // the root's only
+}
