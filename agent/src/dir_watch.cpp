@@ -1,6 +1,7 @@
 #include "dir_watch.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,7 +28,10 @@ constexpr std::uint32_t kDirectoryEvents = IN_CREATE | IN_DELETE | IN_MOVED_FROM
 }  // namespace
 
 DirWatch::DirWatch()
-    : fd_(std::make_shared<const UniqueFd>(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC))) {}
+    : fd_(std::make_shared<const UniqueFd>(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC))),
+      mounts_(::open("/proc/self/mounts", O_RDONLY | O_CLOEXEC)) {
+  if (!mounts_) fd_ = std::make_shared<const UniqueFd>();  // blind to mounts: watch nothing
+}
 
 WatchStamp DirWatch::begin(Shows shows) {
   WatchStamp stamp;
@@ -147,6 +151,12 @@ bool DirWatch::unchanged(const WatchStamp& stamp) {
 
 void DirWatch::drain() {
   if (!enabled()) return;
+  // A file system mounted or unmounted anywhere (over a watched directory too, which inotify
+  // does not tell): the mount table's file reports it to poll(2) as an exceptional condition.
+  struct pollfd mounts {
+    mounts_.get(), POLLPRI, 0
+  };
+  if (::poll(&mounts, 1, 0) != 0) ++epoch_;
   alignas(inotify_event) char buffer[16384];
   for (;;) {
     const ssize_t n = ::read(fd_->get(), buffer, sizeof buffer);

@@ -17,7 +17,8 @@
 // - writes through a shared mapping (no event; they change neither size nor kind);
 // - more watches than kMaxWatches or the user's inotify limit: the stamp is spoiled, and the next
 //   begin() past kMaxWatches drops every watch, so every stamp goes stale.
-// A lost event (the queue overflowed) makes every stamp stale. Thread-safe.
+// A lost event (the queue overflowed) makes every stamp stale, and so does any mount or unmount
+// (inotify does not see a file system mounted over a watched directory). Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -122,8 +123,10 @@ class DirWatch {
   int add(WatchStamp& stamp, int dir_fd, std::unique_lock<std::mutex>& lock);
 
   mutable std::mutex mutex_;
-  std::shared_ptr<const UniqueFd> fd_;  // replaced by reset(); held by add() while it uses it
-  std::uint64_t epoch_ = 1;             // bumped when watches are dropped or events were lost
+  std::shared_ptr<const UniqueFd> fd_;
+  UniqueFd mounts_;  // /proc/self/mounts, polled for mounts and unmounts  // replaced by reset();
+                     // held by add() while it uses it
+  std::uint64_t epoch_ = 1;  // bumped when watches are dropped or events were lost
   std::uint64_t events_ = 0;
   std::unordered_map<int, Watch> watches_;
 };

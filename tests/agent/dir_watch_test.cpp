@@ -7,10 +7,14 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -479,4 +483,28 @@ TEST_CASE("find_files keeps a tree's walk from its second find, and not a tree i
   }
   CHECK(impl.walk_hits.load() == hits);
   CHECK(impl.walks.size() == 1);  // the root's only
+}
+
+TEST_CASE("a mount over a watched directory makes its stamp stale", "[agent][dir_watch]") {
+  // In a mount namespace of its own (the test process's, private: nothing outside sees it);
+  // where that is not permitted, there is nothing to check.
+  if (::unshare(CLONE_NEWNS) != 0 ||
+      ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    WARN("no mount namespace here (" << std::strerror(errno) << "): mounts not checked");
+    return;
+  }
+  TempDir tmp;
+  DirWatch watch;
+  fs::create_directories(tmp.path() / "d" / "under");
+  tmp.write("d/under/old.txt", "x");
+  WatchStamp stamp = watch.begin();
+  watch.watch_directory(stamp, tmp.open("d/under").get());
+  REQUIRE(watch.unchanged(stamp));
+  REQUIRE(::mount("none", (tmp.path() / "d" / "under").c_str(), "tmpfs", 0, nullptr) == 0);
+  CHECK_FALSE(watch.unchanged(stamp));
+  WatchStamp mounted = watch.begin();
+  watch.watch_directory(mounted, tmp.open("d/under").get());
+  CHECK(watch.unchanged(mounted));
+  REQUIRE(::umount((tmp.path() / "d" / "under").c_str()) == 0);
+  CHECK_FALSE(watch.unchanged(mounted));
 }
