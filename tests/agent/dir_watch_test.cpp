@@ -21,6 +21,7 @@
 #include <string>
 
 #include "../../agent/src/session.hpp"
+#include "../temp_tree.hpp"
 #include "open_watch.hpp"
 #include "tool_test_env.hpp"
 
@@ -32,39 +33,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ctxwatchXXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  UniqueFd open(const std::string& rel) const {
-    UniqueFd fd(::open((path_ / rel).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    REQUIRE(fd);
-    return fd;
-  }
-  void write(const std::string& rel, std::string_view text, bool append = false) const {
-    std::ofstream out(path_ / rel, append ? std::ios::binary | std::ios::app : std::ios::binary);
-    out << text;
-  }
+using TempDir = ctx::testing::TempTree;
 
- private:
-  fs::path path_;
-};
+UniqueFd open_dir(const TempDir& tmp, const std::string& rel) {
+  UniqueFd fd(::open((tmp.root() / rel).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  REQUIRE(fd);
+  return fd;
+}
+
+void append(const TempDir& tmp, const std::string& rel, std::string_view text) {
+  std::ofstream(tmp.root() / rel, std::ios::binary | std::ios::app) << text;
+}
 
 // Whether `change` makes a stamp of the whole directory `rel` stale.
 bool stales_directory(DirWatch& watch, const TempDir& tmp, const std::string& rel,
                       const std::function<void()>& change) {
   WatchStamp stamp = watch.begin();
-  watch.watch_directory(stamp, tmp.open(rel).get());  // closed again, as a walk closes it
+  watch.watch_directory(stamp, open_dir(tmp, rel).get());  // closed again, as a walk closes it
   REQUIRE(stamp.usable());
   REQUIRE(watch.unchanged(stamp));
   change();
@@ -91,9 +76,9 @@ TEST_CASE("a watched directory's stamp goes stale on every change in it, and not
   TempDir tmp;
   DirWatch watch;
   REQUIRE(watch.enabled());
-  fs::create_directories(tmp.path() / "d");
-  tmp.write("d/f", "one\n");
-  const fs::path d = tmp.path() / "d";
+  fs::create_directories(tmp.root() / "d");
+  tmp.file("d/f", "one\n");
+  const fs::path d = tmp.root() / "d";
   // Reading changes nothing.
   CHECK_FALSE(stales_directory(watch, tmp, "d", [&] {
     std::ifstream in(d / "f");
@@ -102,8 +87,8 @@ TEST_CASE("a watched directory's stamp goes stale on every change in it, and not
     static_cast<void>(fs::file_size(d / "f"));
     static_cast<void>(fs::directory_iterator(d));
   }));
-  CHECK(stales_directory(watch, tmp, "d", [&] { tmp.write("d/new", ""); }));
-  CHECK(stales_directory(watch, tmp, "d", [&] { tmp.write("d/f", "more\n", true); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { tmp.file("d/new", ""); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { append(tmp, "d/f", "more\n"); }));
   CHECK(stales_directory(watch, tmp, "d", [&] { fs::resize_file(d / "f", 1); }));
   CHECK(stales_directory(watch, tmp, "d", [&] {
     fs::permissions(d / "f", fs::perms::owner_read | fs::perms::owner_write);
@@ -114,9 +99,9 @@ TEST_CASE("a watched directory's stamp goes stale on every change in it, and not
   CHECK(stales_directory(watch, tmp, "d", [&] { fs::create_symlink("sub", d / "link"); }));
   CHECK(stales_directory(watch, tmp, "d", [&] { fs::create_hard_link(d / "new", d / "hard"); }));
   // The directory itself moved away, or removed.
-  CHECK(stales_directory(watch, tmp, "d", [&] { fs::rename(d, tmp.path() / "moved"); }));
-  fs::create_directories(tmp.path() / "gone");
-  CHECK(stales_directory(watch, tmp, "gone", [&] { fs::remove(tmp.path() / "gone"); }));
+  CHECK(stales_directory(watch, tmp, "d", [&] { fs::rename(d, tmp.root() / "moved"); }));
+  fs::create_directories(tmp.root() / "gone");
+  CHECK(stales_directory(watch, tmp, "gone", [&] { fs::remove(tmp.root() / "gone"); }));
   CHECK(watch.events() > 0);
 }
 
@@ -124,62 +109,62 @@ TEST_CASE("a stamp of a directory's entries ignores files written in place, but 
           "[agent][dir_watch]") {
   TempDir tmp;
   DirWatch watch;
-  fs::create_directories(tmp.path() / "d");
-  tmp.write("d/f.c", "int x;\n");
-  tmp.write("d/.gitignore", "*.o\n");
+  fs::create_directories(tmp.root() / "d");
+  tmp.file("d/f.c", "int x;\n");
+  tmp.file("d/.gitignore", "*.o\n");
   auto entries_stamp = [&] {
     WatchStamp stamp = watch.begin(ctx::agent::Shows::kEntries);
-    watch.watch_directory(stamp, tmp.open("d").get());
+    watch.watch_directory(stamp, open_dir(tmp, "d").get());
     REQUIRE(watch.unchanged(stamp));
     return stamp;
   };
   WatchStamp stamp = entries_stamp();
-  tmp.write("d/f.c", "int x; int y;\n");  // truncated and written in place
-  tmp.write("d/f.c", "more\n", true);
+  tmp.file("d/f.c", "int x; int y;\n");  // truncated and written in place
+  append(tmp, "d/f.c", "more\n");
   CHECK(watch.unchanged(stamp));
-  tmp.write("d/.gitignore", "*.c\n");
+  tmp.file("d/.gitignore", "*.c\n");
   CHECK_FALSE(watch.unchanged(stamp));
   stamp = entries_stamp();
-  tmp.write("d/.ignore", "");  // created
+  tmp.file("d/.ignore", "");  // created
   CHECK_FALSE(watch.unchanged(stamp));
   stamp = entries_stamp();
-  fs::permissions(tmp.path() / "d" / "f.c", fs::perms::owner_read);
+  fs::permissions(tmp.root() / "d" / "f.c", fs::perms::owner_read);
   CHECK_FALSE(watch.unchanged(stamp));
   stamp = entries_stamp();
-  fs::rename(tmp.path() / "d" / "f.c", tmp.path() / "d" / "g.c");
+  fs::rename(tmp.root() / "d" / "f.c", tmp.root() / "d" / "g.c");
   CHECK_FALSE(watch.unchanged(stamp));
 }
 
 TEST_CASE("a stamp of names in a directory goes stale only for those names", "[agent][dir_watch]") {
   TempDir tmp;
   DirWatch watch;
-  fs::create_directories(tmp.path() / "n");
-  UniqueFd n = tmp.open("n");
+  fs::create_directories(tmp.root() / "n");
+  UniqueFd n = open_dir(tmp, "n");
   WatchStamp stamp = watch.begin();
   const std::string_view names[] = {".gitignore", "sub"};
   watch.watch_names(stamp, n.get(), names);
   REQUIRE(stamp.usable());
-  tmp.write("n/other", "x");
-  fs::create_directories(tmp.path() / "n" / "other_dir");
+  tmp.file("n/other", "x");
+  fs::create_directories(tmp.root() / "n" / "other_dir");
   CHECK(watch.unchanged(stamp));
-  tmp.write("n/.gitignore", "*.o\n");
+  tmp.file("n/.gitignore", "*.o\n");
   CHECK_FALSE(watch.unchanged(stamp));
 
   WatchStamp second = watch.begin();
   watch.watch_names(second, n.get(), names);
   CHECK(watch.unchanged(second));
-  fs::create_directories(tmp.path() / "n" / "sub");
+  fs::create_directories(tmp.root() / "n" / "sub");
   CHECK_FALSE(watch.unchanged(second));
   // The same directory watched by another stamp for other names: each goes by its own.
   WatchStamp third = watch.begin();
   watch.watch_names(third, n.get(), names);
   WatchStamp whole = watch.begin();
   watch.watch_directory(whole, n.get());
-  tmp.write("n/another", "y");
+  tmp.file("n/another", "y");
   CHECK(watch.unchanged(third));
   CHECK_FALSE(watch.unchanged(whole));
   // The directory moved: every name's stamp goes stale.
-  fs::rename(tmp.path() / "n", tmp.path() / "n2");
+  fs::rename(tmp.root() / "n", tmp.root() / "n2");
   CHECK_FALSE(watch.unchanged(third));
 }
 
@@ -187,8 +172,8 @@ TEST_CASE("a watched path that does not exist yet goes stale when any part of it
           "[agent][dir_watch]") {
   TempDir tmp;
   DirWatch watch;
-  fs::create_directories(tmp.path() / "a");
-  const std::string path = (tmp.path() / "a" / "b" / "c").string();
+  fs::create_directories(tmp.root() / "a");
+  const std::string path = (tmp.root() / "a" / "b" / "c").string();
   auto stamp_of = [&] {
     WatchStamp stamp = watch.begin();
     watch.watch_path(stamp, path);
@@ -197,20 +182,20 @@ TEST_CASE("a watched path that does not exist yet goes stale when any part of it
     return stamp;
   };
   WatchStamp before_b = stamp_of();
-  tmp.write("a/unrelated", "x");
+  tmp.file("a/unrelated", "x");
   CHECK(watch.unchanged(before_b));
-  fs::create_directories(tmp.path() / "a" / "b");
+  fs::create_directories(tmp.root() / "a" / "b");
   CHECK_FALSE(watch.unchanged(before_b));
   WatchStamp before_c = stamp_of();
-  tmp.write("a/b/c", "*.log\n");
+  tmp.file("a/b/c", "*.log\n");
   CHECK_FALSE(watch.unchanged(before_c));
   WatchStamp present = stamp_of();
-  tmp.write("a/b/c", "*.tmp\n");
+  tmp.file("a/b/c", "*.tmp\n");
   CHECK_FALSE(watch.unchanged(present));
   // A symlink on the way: the watch would not see its target change.
-  fs::create_symlink(tmp.path() / "a" / "b" / "c", tmp.path() / "a" / "link");
+  fs::create_symlink(tmp.root() / "a" / "b" / "c", tmp.root() / "a" / "link");
   WatchStamp linked = watch.begin();
-  watch.watch_path(linked, (tmp.path() / "a" / "link").string());
+  watch.watch_path(linked, (tmp.root() / "a" / "link").string());
   CHECK_FALSE(linked.usable());
   CHECK_FALSE(watch.unchanged(linked));
   WatchStamp relative = watch.begin();
@@ -221,10 +206,10 @@ TEST_CASE("a watched path that does not exist yet goes stale when any part of it
 TEST_CASE("lost events make every stamp stale; later stamps work again", "[agent][dir_watch]") {
   TempDir tmp;
   DirWatch watch;
-  fs::create_directories(tmp.path() / "quiet");
-  fs::create_directories(tmp.path() / "busy");
-  UniqueFd quiet = tmp.open("quiet");
-  UniqueFd busy = tmp.open("busy");
+  fs::create_directories(tmp.root() / "quiet");
+  fs::create_directories(tmp.root() / "busy");
+  UniqueFd quiet = open_dir(tmp, "quiet");
+  UniqueFd busy = open_dir(tmp, "busy");
   WatchStamp stamp = watch.begin();
   watch.watch_directory(stamp, quiet.get());
   WatchStamp busy_stamp = watch.begin();
@@ -233,10 +218,10 @@ TEST_CASE("lost events make every stamp stale; later stamps work again", "[agent
   // merges an event equal to the one queued last).
   std::size_t limit = 16384;
   std::ifstream("/proc/sys/fs/inotify/max_queued_events") >> limit;
-  tmp.write("busy/a", "");
-  tmp.write("busy/b", "");
-  const int a = ::open((tmp.path() / "busy" / "a").c_str(), O_WRONLY | O_CLOEXEC);
-  const int b = ::open((tmp.path() / "busy" / "b").c_str(), O_WRONLY | O_CLOEXEC);
+  tmp.file("busy/a", "");
+  tmp.file("busy/b", "");
+  const int a = ::open((tmp.root() / "busy" / "a").c_str(), O_WRONLY | O_CLOEXEC);
+  const int b = ::open((tmp.root() / "busy" / "b").c_str(), O_WRONLY | O_CLOEXEC);
   REQUIRE(a >= 0);
   REQUIRE(b >= 0);
   bool wrote = true;
@@ -250,7 +235,7 @@ TEST_CASE("lost events make every stamp stale; later stamps work again", "[agent
   WatchStamp after = watch.begin();
   watch.watch_directory(after, quiet.get());
   CHECK(watch.unchanged(after));
-  tmp.write("quiet/x", "");
+  tmp.file("quiet/x", "");
   CHECK_FALSE(watch.unchanged(after));
 }
 
@@ -495,16 +480,16 @@ TEST_CASE("a mount over a watched directory makes its stamp stale", "[agent][dir
   }
   TempDir tmp;
   DirWatch watch;
-  fs::create_directories(tmp.path() / "d" / "under");
-  tmp.write("d/under/old.txt", "x");
+  fs::create_directories(tmp.root() / "d" / "under");
+  tmp.file("d/under/old.txt", "x");
   WatchStamp stamp = watch.begin();
-  watch.watch_directory(stamp, tmp.open("d/under").get());
+  watch.watch_directory(stamp, open_dir(tmp, "d/under").get());
   REQUIRE(watch.unchanged(stamp));
-  REQUIRE(::mount("none", (tmp.path() / "d" / "under").c_str(), "tmpfs", 0, nullptr) == 0);
+  REQUIRE(::mount("none", (tmp.root() / "d" / "under").c_str(), "tmpfs", 0, nullptr) == 0);
   CHECK_FALSE(watch.unchanged(stamp));
   WatchStamp mounted = watch.begin();
-  watch.watch_directory(mounted, tmp.open("d/under").get());
+  watch.watch_directory(mounted, open_dir(tmp, "d/under").get());
   CHECK(watch.unchanged(mounted));
-  REQUIRE(::umount((tmp.path() / "d" / "under").c_str()) == 0);
+  REQUIRE(::umount((tmp.root() / "d" / "under").c_str()) == 0);
   CHECK_FALSE(watch.unchanged(mounted));
 }
