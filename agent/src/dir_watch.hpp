@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ctx/agent/sandbox.hpp"
@@ -45,13 +46,23 @@ class WatchStamp {
  public:
   WatchStamp() = default;
   WatchStamp(const WatchStamp& other) { *this = other; }
+  WatchStamp(WatchStamp&& other) noexcept { *this = std::move(other); }
   WatchStamp& operator=(const WatchStamp& other) {
+    if (this == &other) return *this;
     epoch_ = other.epoch_;
     usable_.store(other.usable_.load());
     shows_ = other.shows_;
     dependencies_ = other.dependencies_;
     return *this;
   }
+  WatchStamp& operator=(WatchStamp&& other) noexcept {
+    epoch_ = other.epoch_;
+    usable_.store(other.usable_.load());
+    shows_ = other.shows_;
+    dependencies_ = std::move(other.dependencies_);
+    return *this;
+  }
+  ~WatchStamp() = default;
 
   // False once something it depends on could not be watched: the result must not be kept.
   bool usable() const { return usable_.load(std::memory_order_relaxed); }

@@ -348,7 +348,7 @@ TEST_CASE("a session's listings and finds equal fresh ones through random change
   std::uint64_t kept_hits = 0;
   std::uint64_t kept_finds = 0;
   for (int step = 0; step < 300; ++step) {
-    const std::string dir = dirs[pick(dirs.size())];
+    const std::string& dir = dirs[pick(dirs.size())];
     if (!fs::is_directory(env.root() / (dir.empty() ? "." : dir))) {
       env.dir(dir);
       continue;
@@ -391,7 +391,7 @@ TEST_CASE("a session's listings and finds equal fresh ones through random change
         break;  // no change: the next listings may be kept ones
     }
     for (int call = 0; call < 6; ++call) {
-      const std::string listed = dirs[pick(dirs.size())];
+      const std::string& listed = dirs[pick(dirs.size())];
       const bool find = call >= 2;
       const std::string in_path =
           pick(3) == 0 ? fmt::format(R"("path":"{}",)", listed.empty() ? "." : listed) : "";
