@@ -37,7 +37,7 @@ WatchStamp DirWatch::begin(Shows shows) {
   WatchStamp stamp;
   stamp.shows_ = shows;
   std::lock_guard lock(mutex_);
-  if (!enabled()) {
+  if (!watching()) {
     stamp.spoil();
     return stamp;
   }
@@ -48,7 +48,7 @@ WatchStamp DirWatch::begin(Shows shows) {
 }
 
 int DirWatch::add(WatchStamp& stamp, int dir_fd, std::unique_lock<std::mutex>& lock) {
-  if (!stamp.usable() || !enabled() || stamp.epoch_ != epoch_ || watches_.size() >= kMaxWatches) {
+  if (!stamp.usable() || !watching() || stamp.epoch_ != epoch_ || watches_.size() >= kMaxWatches) {
     stamp.spoil();  // past kMaxWatches: the next begin() drops every watch
     return -1;
   }
@@ -150,7 +150,7 @@ bool DirWatch::unchanged(const WatchStamp& stamp) {
 }
 
 void DirWatch::drain() {
-  if (!enabled()) return;
+  if (!watching()) return;
   // A file system mounted or unmounted anywhere (over a watched directory too, which inotify
   // does not tell): the mount table's file reports it to poll(2) as an exceptional condition.
   struct pollfd mounts {

@@ -95,7 +95,10 @@ class DirWatch {
   DirWatch& operator=(const DirWatch&) = delete;
 
   // False when inotify is not available (every stamp is then spoiled).
-  bool enabled() const { return fd_->get() >= 0; }
+  bool enabled() const {
+    std::lock_guard lock(mutex_);
+    return watching();
+  }
 
   // A new stamp, before any of its inputs is read (events already queued are taken in first),
   // for a result that shows `shows` of the directories it watches whole.
@@ -127,6 +130,7 @@ class DirWatch {
     std::vector<std::pair<std::string, std::uint64_t>> names;  // name, its generation
   };
   // Each requires mutex_.
+  bool watching() const { return fd_->get() >= 0; }
   void drain();
   void reset();
   // The watch of the directory open as `dir_fd`, added if new; -1 (stamp spoiled) on failure.
