@@ -72,6 +72,7 @@ VisibleWalk filter_kept(const KeptWalk& kept, const FindKeep& keep) {
       std::count_if(kept.walk.ignored_entries.begin(), kept.walk.ignored_entries.end(), counted));
   out.policy_hidden = static_cast<std::size_t>(
       std::count_if(kept.walk.hidden_entries.begin(), kept.walk.hidden_entries.end(), counted));
+  out.unreadable = kept.walk.unreadable;
   return out;
 }
 
@@ -80,9 +81,7 @@ constexpr int kFindsBeforeRetry = 8;
 // The walk of find_files: from a kept walk of the tree while nothing it was made from changed;
 // else, the second time a session searches this tree, a walk of all of it kept for the next
 // finds; else a walk that takes only the files `keep` accepts (the cheapest walk: see
-// walk_visible's `keep`). A whole walk that cannot be kept (it stopped early, a directory could
-// not be read or watched) gives way to that selective walk, and the tree is not walked whole
-// again until it has been searched kFindsBeforeRetry more times.
+// walk_visible's `keep`). A whole walk cut short gives way to that selective walk.
 Expected<VisibleWalk> find_walk(const CallContext& context, const std::string& dir,
                                 const std::string& dir_id, bool include_ignored,
                                 const FindKeep& keep, std::shared_ptr<const KeptWalk>& kept) {
@@ -108,20 +107,28 @@ Expected<VisibleWalk> find_walk(const CallContext& context, const std::string& d
   };
   CTX_TRY_ASSIGN(VisibleWalk whole, walk_visible(context, dir, std::nullopt, include_ignored,
                                                  every_file, &stamp, /*record_skipped=*/true));
-  if (!stamp.usable() || !whole.stopped.empty() || whole.unreadable > 0 || context.expired()) {
-    // Tried again only after kFindsBeforeRetry more finds: a tree too large to watch, or holding
-    // a `.git` file, stays so, and each try costs a few selective walks.
+  if (!whole.stopped.empty()) {
+    // Cut short (the deadline, the visit cap): not every file the selective walk may reach.
     session.walked_once.put(key, std::make_shared<const int>(1 - kFindsBeforeRetry), 1);
     return walk_visible(context, dir, std::nullopt, include_ignored, keep);
   }
-  session.walked_once.erase(key);
   const std::size_t bytes =
       whole.arena.size() +
       sizeof(WalkedEntry) *
           (whole.entries.size() + whole.ignored_entries.size() + whole.hidden_entries.size());
-  auto fresh = std::make_shared<const KeptWalk>(KeptWalk{std::move(whole), std::move(stamp)});
-  session.walks.put(key, fresh, bytes);
-  kept = std::move(fresh);
+  const bool keepable =
+      stamp.usable() && whole.unreadable == 0 && bytes <= SessionState::Impl::kWalkBytes;
+  auto walked = std::make_shared<const KeptWalk>(KeptWalk{std::move(whole), std::move(stamp)});
+  if (keepable) {
+    session.walked_once.erase(key);
+    session.walks.put(key, walked, bytes);
+  } else {
+    // This find is answered from the whole walk all the same. The tree is walked whole again only
+    // after kFindsBeforeRetry more finds: too large to watch or keep, or holding a `.git` file,
+    // it stays so.
+    session.walked_once.put(key, std::make_shared<const int>(1 - kFindsBeforeRetry), 1);
+  }
+  kept = std::move(walked);
   return filter_kept(*kept, keep);
 }
 

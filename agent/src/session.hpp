@@ -128,7 +128,7 @@ struct SessionState::Impl {
   // filters the kept files instead of walking again. A tree is walked whole (and kept) the second
   // time find_files searches it; `walked_once` counts the finds before that.
   static constexpr std::size_t kWalkEntries = 4;
-  static constexpr std::size_t kWalkBytes = std::size_t{64} << 20;
+  static constexpr std::size_t kWalkBytes = std::size_t{32} << 20;  // ~350k files
   LruCache<KeptWalk> walks{kWalkEntries, kWalkBytes};
   LruCache<int> walked_once{16, 16};        // finds of a tree not kept: whole walk at the second
   std::atomic<std::uint64_t> walk_hits{0};  // finds answered from a kept walk (for tests)
