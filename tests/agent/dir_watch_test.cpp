@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -496,27 +497,46 @@ TEST_CASE("find_files keeps a tree's walk from its second find, and not a tree i
 
 TEST_CASE("a mount over a watched directory makes its stamp stale", "[agent][dir_watch]") {
   if (!watchable_here()) return;
-  // In a mount namespace of its own (the test process's, private: nothing outside sees it);
-  // where that is not permitted, there is nothing to check.
-  if (::unshare(CLONE_NEWNS) != 0 ||
-      ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    WARN("no mount namespace here (" << std::strerror(errno) << "): mounts not checked");
-    return;
-  }
+  // In a child process with a mount namespace of its own (private: nothing outside sees it, and
+  // this process keeps sharing its working directory with its threads, which unshare would end).
+  // The child's exit status: 0 all held, 1 + the index of the first check that failed, 100 no
+  // mount namespace here (nothing to check).
   TempDir tmp;
-  DirWatch watch;
   fs::create_directories(tmp.root() / "d" / "under");
   tmp.file("d/under/old.txt", "x");
-  WatchStamp stamp = watch.begin();
-  watch.watch_directory(stamp, open_dir(tmp, "d/under").get());
-  REQUIRE(watch.unchanged(stamp));
-  REQUIRE(::mount("none", (tmp.root() / "d" / "under").c_str(), "tmpfs", 0, nullptr) == 0);
-  CHECK_FALSE(watch.unchanged(stamp));
-  WatchStamp mounted = watch.begin();
-  watch.watch_directory(mounted, open_dir(tmp, "d/under").get());
-  CHECK(watch.unchanged(mounted));
-  REQUIRE(::umount((tmp.root() / "d" / "under").c_str()) == 0);
-  CHECK_FALSE(watch.unchanged(mounted));
+  const std::string under = (tmp.root() / "d" / "under").string();
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+      ::_exit(100);
+    }
+    DirWatch watch;
+    auto stamp_of = [&] {
+      WatchStamp stamp = watch.begin();
+      UniqueFd dir(::open(under.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      watch.watch_directory(stamp, dir.get());
+      return stamp;
+    };
+    WatchStamp before = stamp_of();
+    if (!watch.unchanged(before)) ::_exit(1);
+    if (::mount("none", under.c_str(), "tmpfs", 0, nullptr) != 0) ::_exit(2);
+    if (watch.unchanged(before)) ::_exit(3);  // the mount over it
+    WatchStamp mounted = stamp_of();
+    if (!watch.unchanged(mounted)) ::_exit(4);
+    if (::umount(under.c_str()) != 0) ::_exit(5);
+    if (watch.unchanged(mounted)) ::_exit(6);  // the unmount
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 100) {
+    WARN("no mount namespace here: mounts not checked");
+    return;
+  }
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("a directory on a file system inotify may not see changes of is never kept",
