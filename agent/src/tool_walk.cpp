@@ -12,7 +12,9 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -310,34 +312,57 @@ void watch_walk_inputs(const CallContext& context, const std::string& start, Wat
     return;
   }
   SessionState::Impl& session = context.session->impl();
-  // The names from "/" down to `start`: the root's absolute path's, then start's.
-  std::vector<std::string_view> way;
-  auto split = [&way](std::string_view path) {
+  // Above the root, its path now (as the walker reads the root's parents: the root may have been
+  // moved since the server started); below it, `start` opened beneath the root's fd.
+  char link[32];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", context.sandbox.root_fd());
+  char root_path[PATH_MAX];
+  const ssize_t n = ::readlink(link, root_path, sizeof root_path);
+  if (n <= 0 || static_cast<std::size_t>(n) >= sizeof root_path || root_path[0] != '/') {
+    stamp.spoil();
+    return;
+  }
+  auto split = [](std::string_view path) {
+    std::vector<std::string> names;
     while (!path.empty()) {
       const std::size_t slash = path.find('/');
-      const std::string_view name = path.substr(0, slash);
-      if (!name.empty()) way.push_back(name);
+      if (const std::string_view name = path.substr(0, slash); !name.empty()) {
+        names.emplace_back(name);
+      }
       if (slash == std::string_view::npos) break;
       path.remove_prefix(slash + 1);
     }
+    return names;
   };
-  split(context.sandbox.root_path());
-  split(start);
-  UniqueFd dir(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  const std::vector<std::string> above =
+      split(std::string_view(root_path, static_cast<std::size_t>(n)));
+  const std::vector<std::string> below = split(start);
   std::array<std::string_view, walker::kRuleNames.size() + 1> names{};
   std::copy(walker::kRuleNames.begin(), walker::kRuleNames.end(), names.begin());
-  for (std::string_view next : way) {
-    if (!dir || !stamp.usable()) {
-      stamp.spoil();
-      return;
-    }
+  // In each directory on the way: the rule names and the next name; then into the next one.
+  auto step = [&](const UniqueFd& dir, const std::string& next) {
     names.back() = next;
     session.watch.watch_names(stamp, dir.get(), names);
     watch_git_exclude(session.watch, stamp, dir.get());
-    // No symlink lies on the way: the root's path is its realpath, `start` is canonical.
-    const std::string name(next);
+  };
+  UniqueFd dir(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  for (std::size_t i = 0; i < above.size() && dir; ++i) {
+    step(dir, above[i]);
     dir =
-        UniqueFd(::openat(dir.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        i + 1 < above.size()
+            ? UniqueFd(::openat(dir.get(), above[i].c_str(),
+                                O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))
+            : UniqueFd(::openat(context.sandbox.root_fd(), ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  }
+  // No symlink lies below: `start` is canonical.
+  for (std::size_t i = 0; i < below.size() && dir; ++i) {
+    step(dir, below[i]);
+    dir = UniqueFd(
+        ::openat(dir.get(), below[i].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  }
+  if (!dir) {
+    stamp.spoil();
+    return;
   }
   if (auto inputs = session.ignores.global_excludes_inputs()) {
     for (const std::string& input : *inputs) session.watch.watch_path(stamp, input);

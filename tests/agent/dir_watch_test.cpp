@@ -550,3 +550,27 @@ TEST_CASE("a directory on a file system inotify may not see changes of is never 
   CHECK_FALSE(stamp.usable());
   CHECK_FALSE(watch.unchanged(stamp));
 }
+
+TEST_CASE("a kept listing follows the root when it moves, not what takes its old path",
+          "[agent][list_directory][dir_watch]") {
+  if (!watchable_here()) return;
+  ToolEnv env;
+  ctx::agent::SessionState session;
+  env.session = &session;
+  env.file("a/b/x.c", "int x;\n");
+  const std::string args = R"({"path":"a/b"})";
+  CHECK(lists(env.ok("list_directory", args), "a/b/x.c"));
+  // The root moves, and another tree takes its old path.
+  const fs::path root = env.root();
+  const fs::path moved = root.string() + "-moved";
+  fs::rename(root, moved);
+  fs::create_directories(root / "a" / "b");
+  CHECK(lists(env.ok("list_directory", args), "a/b/x.c"));  // the stamp made after the move
+  CHECK(lists(env.ok("list_directory", args), "a/b/x.c"));  // kept
+  // An ignore file above the listed directory, in the real root: seen.
+  std::ofstream(moved / "a" / ".ignore") << "x.c\n";
+  const bool hidden = !lists(env.ok("list_directory", args), "a/b/x.c");
+  fs::remove_all(root);
+  fs::rename(moved, root);  // for ToolEnv to remove
+  CHECK(hidden);
+}
