@@ -1,6 +1,8 @@
 // What a long-lived server keeps between calls (SessionState::Impl): the result sets of recent
 // searches, so that paging with a cursor slices the same results instead of searching again, the
-// compiled ignore files its walks read, and what file_info learnt from reading files.
+// compiled ignore files its walks read, what file_info learnt from reading files, read_file's
+// results while the file's stat is unchanged, and list_directory's listings and find_files' walks
+// while inotify (DirWatch) sees no change in what they were made from.
 #pragma once
 
 #include <atomic>
