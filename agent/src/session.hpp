@@ -44,12 +44,7 @@ class LruCache {
   // Adds (or replaces) the entry for `key`; `bytes` is the value's memory.
   void put(const std::string& key, std::shared_ptr<const Value> value, std::size_t bytes) {
     std::lock_guard lock(mutex_);
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (it->key != key) continue;
-      bytes_ -= it->bytes;
-      entries_.erase(it);
-      break;
-    }
+    erase_locked(key);
     if (bytes > max_bytes_ || max_entries_ == 0) return;
     entries_.push_front(Entry{key, std::move(value), bytes});
     bytes_ += bytes;
@@ -61,12 +56,7 @@ class LruCache {
 
   void erase(const std::string& key) {
     std::lock_guard lock(mutex_);
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (it->key != key) continue;
-      bytes_ -= it->bytes;
-      entries_.erase(it);
-      return;
-    }
+    erase_locked(key);
   }
 
   std::size_t size() const {
@@ -84,6 +74,15 @@ class LruCache {
     std::shared_ptr<const Value> value;
     std::size_t bytes;
   };
+
+  void erase_locked(const std::string& key) {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->key != key) continue;
+      bytes_ -= it->bytes;
+      entries_.erase(it);
+      return;
+    }
+  }
 
   std::size_t max_entries_;
   std::size_t max_bytes_;
