@@ -111,8 +111,11 @@ TEST_CASE("search_files stops inside a file whose regex backtracks for seconds w
   for (int i = 0; i < 3000; ++i) text += std::string(26, 'a') + "\n";
   env.file("slow.txt", text);
   env.file("fast.txt", "b\n");
-  env.config.limits.deadline_ms = 300;  // what the text quotes; the context's deadline below
-  Timed t = timed_call(env, "search_files", R"j({"pattern":"(a|aa)+(?=b)"})j", 300ms);
+  // 1.5 s: far less than slow.txt's 30 s, and enough that a loaded machine (CI runs two test
+  // processes on two cores) still starts searching it before the deadline: with 300 ms, a CI run
+  // once saw the deadline pass before the first file was searched.
+  env.config.limits.deadline_ms = 1500;  // what the text quotes; the context's deadline below
+  Timed t = timed_call(env, "search_files", R"j({"pattern":"(a|aa)+(?=b)"})j", 1500ms);
   INFO("took " << t.took.count() << " ms");
   CHECK(t.took < kPromptly);
   REQUIRE(t.out.ok());
@@ -127,7 +130,7 @@ TEST_CASE("search_files stops inside a file whose regex backtracks for seconds w
   CHECK(number_at(root["skipped"]["unreadable"]["count"]) == 0);  // not mistaken for a limit
   INFO(t.out->text);
   CHECK(t.out->text.find("file not searched before the deadline (slow.txt") != std::string::npos);
-  CHECK(t.out->text.find("the search stopped at the 300 ms deadline, so results are partial: "
+  CHECK(t.out->text.find("the search stopped at the 1,500 ms deadline, so results are partial: "
                          "narrow path or glob, or simplify the pattern") != std::string::npos);
   ctx::agent::testing::check_output_schema("search_files", t.out->structured);
 }
