@@ -84,6 +84,13 @@ class WatchStamp {
   std::vector<Dependency> dependencies_;  // guarded by the DirWatch's mutex while it is built
 };
 
+// A result kept with the stamp that tells whether what it was made from changed since.
+template <class T>
+struct Watched {
+  T value;
+  WatchStamp stamp;
+};
+
 class DirWatch {
  public:
   // Each watch pins its directory's inode in the kernel (about 1 KiB of kernel memory, which the

@@ -60,19 +60,19 @@ std::optional<std::string_view> relative_to(std::string_view path, std::string_v
 
 // The entries of `kept` that `keep` accepts, and what a walk with that `keep` would have counted
 // as ignored and hidden (directories, and the files `keep` accepts), viewing kept's paths.
-VisibleWalk filter_kept(const KeptWalk& kept, const FindKeep& keep) {
+VisibleWalk filter_kept(const Watched<VisibleWalk>& kept, const FindKeep& keep) {
   VisibleWalk out;
-  for (const WalkedEntry& e : kept.walk.entries) {
+  for (const WalkedEntry& e : kept.value.entries) {
     if (keep(e.path, e.type)) out.entries.push_back(e);
   }
   auto counted = [&](const WalkedEntry& e) {
     return e.type == walker::EntryType::kDirectory || keep(e.path, e.type);
   };
   out.ignored = static_cast<std::size_t>(
-      std::count_if(kept.walk.ignored_entries.begin(), kept.walk.ignored_entries.end(), counted));
+      std::count_if(kept.value.ignored_entries.begin(), kept.value.ignored_entries.end(), counted));
   out.policy_hidden = static_cast<std::size_t>(
-      std::count_if(kept.walk.hidden_entries.begin(), kept.walk.hidden_entries.end(), counted));
-  out.unreadable = kept.walk.unreadable;
+      std::count_if(kept.value.hidden_entries.begin(), kept.value.hidden_entries.end(), counted));
+  out.unreadable = kept.value.unreadable;
   return out;
 }
 
@@ -84,7 +84,8 @@ constexpr int kFindsBeforeRetry = 8;
 // walk_visible's `keep`). A whole walk cut short gives way to that selective walk.
 Expected<VisibleWalk> find_walk(const CallContext& context, const std::string& dir,
                                 const std::string& dir_id, bool include_ignored,
-                                const FindKeep& keep, std::shared_ptr<const KeptWalk>& kept) {
+                                const FindKeep& keep,
+                                std::shared_ptr<const Watched<VisibleWalk>>& kept) {
   if (context.session == nullptr) {
     return walk_visible(context, dir, std::nullopt, include_ignored, keep);
   }
@@ -118,7 +119,8 @@ Expected<VisibleWalk> find_walk(const CallContext& context, const std::string& d
           (whole.entries.size() + whole.ignored_entries.size() + whole.hidden_entries.size());
   const bool keepable =
       stamp.usable() && whole.unreadable == 0 && bytes <= SessionState::Impl::kWalkBytes;
-  auto walked = std::make_shared<const KeptWalk>(KeptWalk{std::move(whole), std::move(stamp)});
+  auto walked = std::make_shared<const Watched<VisibleWalk>>(
+      Watched<VisibleWalk>{std::move(whole), std::move(stamp)});
   if (keepable) {
     session.walked_once.erase(key);
     session.walks.put(key, walked, bytes);
@@ -216,7 +218,8 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   auto keep = [&](std::string_view path, walker::EntryType type) {
     return type == walker::EntryType::kFile && matches(path);
   };
-  std::shared_ptr<const KeptWalk> kept;  // what `walk` views, when it comes from a kept walk
+  std::shared_ptr<const Watched<VisibleWalk>>
+      kept;  // what `walk` views, when it comes from a kept walk
   CTX_TRY_ASSIGN(VisibleWalk walk, find_walk(context, dir, dir_id, include_ignored, keep, kept));
   const std::size_t total = walk.entries.size();
   const bool total_exact = walk.stopped.empty();

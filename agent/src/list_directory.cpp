@@ -139,7 +139,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
 
   // A listing kept for this directory and these arguments is given again while nothing it was
   // made from changed (its stamp), without walking or stat'ing anything.
-  LruCache<KeptListing>* listings =
+  LruCache<Watched<ToolOutput>>* listings =
       context.session != nullptr ? &context.session->impl().listings : nullptr;
   std::string kept_key;
   std::optional<WatchStamp> stamp;
@@ -150,7 +150,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
     DirWatch& watch = context.session->impl().watch;
     if (auto kept = listings->find(kept_key); kept != nullptr && watch.unchanged(kept->stamp)) {
       context.session->impl().listing_hits.fetch_add(1, std::memory_order_relaxed);
-      return kept->output;
+      return kept->value;
     }
     stamp = watch.begin();
   }
@@ -324,7 +324,9 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   if (stamp && stamp->usable() && walk.stopped.empty() && walk.unreadable == 0 &&
       !context.expired()) {
     const std::size_t bytes = out.structured.size() + out.text.size() + out.text_json.size();
-    listings->put(kept_key, std::make_shared<const KeptListing>(KeptListing{out, *stamp}), bytes);
+    listings->put(kept_key,
+                  std::make_shared<const Watched<ToolOutput>>(Watched<ToolOutput>{out, *stamp}),
+                  bytes);
   }
   return out;
 }

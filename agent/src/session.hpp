@@ -20,7 +20,7 @@
 namespace ctx::agent {
 
 struct SearchResults;  // search_results.hpp
-struct KeptWalk;       // tool_walk.hpp
+struct VisibleWalk;    // tool_walk.hpp
 
 // A few recent values keyed by a string, least recently used dropped first. Bounded by entries
 // and by the values' memory; a value larger than the byte bound is not kept. Thread-safe.
@@ -91,12 +91,6 @@ class LruCache {
   std::size_t bytes_ = 0;
 };
 
-// A result kept with the stamp that tells whether what it was made from changed since.
-struct KeptListing {
-  ToolOutput output;
-  WatchStamp stamp;
-};
-
 // The result sets of recent searches, keyed by the exact list-defining arguments of their call.
 using ResultCache = LruCache<SearchResults>;
 
@@ -122,7 +116,7 @@ struct SessionState::Impl {
   // list_directory's last results, with what they were made from (see list_directory.cpp).
   static constexpr std::size_t kListEntries = 64;
   static constexpr std::size_t kListBytes = std::size_t{16} << 20;
-  LruCache<KeptListing> listings{kListEntries, kListBytes};
+  LruCache<Watched<ToolOutput>> listings{kListEntries, kListBytes};
   std::atomic<std::uint64_t> listing_hits{0};  // listings given again (for tests)
   // find_files' walks of whole trees (every file, and what the ignore rules and the policy
   // skipped), kept while nothing they were made from changed, so a find by another pattern
@@ -130,7 +124,7 @@ struct SessionState::Impl {
   // time find_files searches it; `walked_once` counts the finds before that.
   static constexpr std::size_t kWalkEntries = 4;
   static constexpr std::size_t kWalkBytes = std::size_t{32} << 20;  // ~350k files
-  LruCache<KeptWalk> walks{kWalkEntries, kWalkBytes};
+  LruCache<Watched<VisibleWalk>> walks{kWalkEntries, kWalkBytes};
   LruCache<int> walked_once{16, 16};        // finds of a tree not kept: whole walk at the second
   std::atomic<std::uint64_t> walk_hits{0};  // finds answered from a kept walk (for tests)
 };

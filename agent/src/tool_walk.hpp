@@ -48,12 +48,6 @@ struct VisibleWalk {
   std::vector<WalkedEntry> hidden_entries;
 };
 
-// A walk kept by a session with what tells whether it still holds (find_files).
-struct KeptWalk {
-  VisibleWalk walk;
-  WatchStamp stamp;
-};
-
 // Walks the directory `start` (root-relative, "" for the root) down to `max_depth` levels (1:
 // its entries only). `keep(path, type)` picks the entries to return (called concurrently); it is
 // asked about every non-directory first, before the ignore rules and the policy, and one it
