@@ -413,9 +413,9 @@ std::optional<std::string_view> FileBuffer::map_file(int fd, std::size_t size, b
 void FileBuffer::release_before(const char* at) {
   const char* map = static_cast<const char*>(map_);
   if (map == nullptr || at < map || at > map + map_bytes_) return;
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  // A filled buffer moves its pages in blocks (recycle).
-  const std::size_t unit = fd_ >= 0 ? kRecycleBytes : page;
+  // A filled buffer moves its pages in blocks (recycle); a mapped one drops them in blocks too
+  // (one madvise per 64 KiB read was 155 calls for a 10 MB file, each flushing the TLB).
+  const std::size_t unit = kRecycleBytes;
   const std::size_t to = static_cast<std::size_t>(at - map) / unit * unit;
   if (to <= released_) return;
   if (fd_ >= 0) {
