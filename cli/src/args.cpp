@@ -116,8 +116,10 @@ Result<std::uint64_t> parse_rg_size(std::string_view flag, std::string_view v) {
 
 Result<std::size_t> parse_count(std::string_view flag, std::string_view v) {
   std::size_t n = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
+  // Rust's integer parsing (rg's) takes one leading '+'.
+  const std::string_view digits = v.starts_with('+') ? v.substr(1) : v;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
     return usage(
         fmt::format("invalid value '{}' for --{}: expected a non-negative integer", v, flag));
   }
@@ -181,9 +183,9 @@ constexpr std::string_view kEncodingChoices =
 // clang-format off
 constexpr Flag kFlags[] = {
   {"regexp", 'e', "PATTERN", "A pattern to search for (may repeat; useful for patterns starting with -).",
-   [](Args& a, std::string_view v) -> Status { a.patterns.emplace_back(v); return {}; }},
+   [](Args& a, std::string_view v) -> Status { a.pattern_sources.push_back({false, std::string(v)}); return {}; }},
   {"file", 'f', "PATTERNFILE", "Search for the patterns in PATTERNFILE, one per line.",
-   [](Args& a, std::string_view v) -> Status { a.pattern_files.emplace_back(v); return {}; }},
+   [](Args& a, std::string_view v) -> Status { a.pattern_sources.push_back({true, std::string(v)}); return {}; }},
   {"fixed-strings", 'F', "", "Treat patterns as literal strings.",
    [](Args& a, std::string_view) -> Status { a.pattern.fixed_strings = true; return {}; }},
   {"no-fixed-strings", 0, "", "Undo --fixed-strings.",

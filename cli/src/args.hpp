@@ -48,8 +48,12 @@ struct Args {
   bool quiet = false;
 
   // Searching.
-  std::vector<std::string> patterns;       // -e, in order
-  std::vector<std::string> pattern_files;  // -f
+  // -e PATTERN and -f PATTERNFILE, in the order given (the order of the alternation).
+  struct PatternSource {
+    bool file = false;  // -f: `value` names a file of patterns, one per line
+    std::string value;
+  };
+  std::vector<PatternSource> pattern_sources;
   engine::PatternOptions pattern;
   engine::SearchOptions search;
   enum class Output : std::uint8_t {

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -1776,10 +1777,19 @@ void for_each_pattern_line(std::string_view text, Fn&& fn) {
 }  // namespace
 
 int run_search(Args& args) {
-  // Patterns: -e and -f, else the first positional.
-  std::vector<std::string> patterns = args.patterns;
+  // Patterns: -e and -f in their order, each kept once (as ripgrep: a pattern repeated with a
+  // named group would otherwise name it twice), else the first positional.
+  std::vector<std::string> patterns;
+  std::unordered_set<std::string> seen;
+  auto add = [&](std::string_view pattern) {
+    if (seen.emplace(pattern).second) patterns.emplace_back(pattern);
+  };
   bool stdin_consumed = false;  // by `-f -`: then stdin is never searched, as in ripgrep
-  for (const std::string& file : args.pattern_files) {
+  for (const auto& [is_file, file] : args.pattern_sources) {
+    if (!is_file) {
+      add(file);
+      continue;
+    }
     if (file == "-" && std::exchange(stdin_consumed, true)) {
       print_error("error reading -f/--file from stdin: stdin has already been consumed");
       return 2;
@@ -1800,7 +1810,7 @@ int run_search(Args& args) {
             "use hex escape sequences to match arbitrary bytes in a pattern, e.g., '(?-u)\\xFF')",
             file == "-" ? "<stdin>" : file, line_number, valid, rg_escape(line));
       }
-      patterns.emplace_back(line);
+      add(line);
     });
     if (!invalid.empty()) {
       print_error(invalid);
@@ -1808,7 +1818,7 @@ int run_search(Args& args) {
     }
   }
   std::vector<std::string> paths = args.positionals;
-  if (args.patterns.empty() && args.pattern_files.empty()) {
+  if (args.pattern_sources.empty()) {
     if (paths.empty()) {
       print_error("no pattern given: usage is 'ctxsearch PATTERN [PATH ...]' (see --help)");
       return 2;
@@ -1824,7 +1834,9 @@ int run_search(Args& args) {
     print_error("error: attempted to read patterns from stdin while also searching stdin");
     return 2;
   }
-  if (args.search.max_count == std::optional<std::uint64_t>(0)) return 1;  // -m 0, as ripgrep
+  // No match is possible, so nothing is searched (as ripgrep's matches_possible): -m 0, or no
+  // pattern at all (-f of empty files), even under -v, --files-without-match or --passthru.
+  if (args.search.max_count == std::optional<std::uint64_t>(0) || patterns.empty()) return 1;
   engine::PatternOptions pattern_options = args.pattern;
   pattern_options.ban_nul = !args.text;  // binary detection on (--null-data: see ban_nul)
   if (pattern_options.pcre2 && pattern_options.smart_case && !pattern_options.case_insensitive) {

@@ -1285,15 +1285,15 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                  "binary detection is enabled and matching a NUL byte is impossible."};
   }
   // The line terminator's errors look at the alternation of all patterns' HIRs, as ripgrep's
-  // strip_from_match (CRLF: the CR first). -F patterns: any line terminator in them but a line
-  // feed (ripgrep splits patterns at those).
+  // strip_from_match (CRLF: the CR first). -F patterns: any line terminator byte in them (rg's
+  // has_line_terminator).
   if (!options.multiline && !options.pcre2) {
     const std::string_view terminators = nul            ? std::string_view("\0", 1)
                                          : options.crlf ? std::string_view("\r\n")
                                                         : std::string_view("\n");
     for (const char t : terminators) {
       const auto in = [t](const std::string& p) { return p.find(t) != std::string::npos; };
-      const bool held = options.fixed_strings ? t != '\n' && std::ranges::any_of(patterns, in)
+      const bool held = options.fixed_strings ? std::ranges::any_of(patterns, in)
                                               : detail::holds_literal_byte(hirs, t);
       if (held) {
         return Error{ErrorCode::kInvalidArgument,

@@ -1984,6 +1984,29 @@ golden("-f - reads the patterns from stdin", ["-f", "-", "d/a.txt"], b"bar\n", 0
 golden("-f - with no path searches the cwd, not the consumed stdin",
        S + ["-f", "-"], b"a.txt:bar\ncrlf.txt:bar\r\n", 0, stdin=b"bar\n", cwd="d")
 golden("-f /dev/null: no pattern, no match", ["-f", "/dev/null", "d/a.txt"], b"", 1)
+# No pattern: nothing is searched (rg's matches_possible), whatever would print unmatched lines
+# or files; a missing path is not even looked at.
+for flags in (["-v"], ["--files-without-match"], ["--passthru"], ["-c", "--stats"]):
+    golden("-f /dev/null with %s searches nothing" % " ".join(flags),
+           flags + ["-f", "/dev/null", "d/a.txt", "no-such-path"], b"", 1)
+# -e and -f patterns form one alternation in the order given, each pattern once (rg dedups them:
+# a repeated named group is no error).
+golden("-f before -e: the file's pattern is first in the alternation (-o: leftmost-first)",
+       ["-o", "-f", "fpat/ab.pat", "-e", "a", "fpat/ab.txt"], b"ab\n", 0)
+golden("-e before -f: -e's pattern first", ["-o", "-e", "a", "-f", "fpat/ab.pat", "fpat/ab.txt"],
+       b"a\n", 0)
+golden("a pattern given twice (a named group) is one pattern",
+       ["-c", "-e", "(?P<n>a)", "-e", "(?P<n>a)", "fpat/ab.txt"], b"1\n", 0)
+golden("the same pattern from -e and -f is one pattern",
+       ["-c", "-e", "(?P<n>ab)", "-f", "fpat/named.pat", "fpat/ab.txt"], b"1\n", 0)
+FILES.update({"fpat/ab.pat": b"ab\n", "fpat/ab.txt": b"xaby\n", "fpat/named.pat": b"(?P<n>ab)\n"})
+golden("-F with a line feed in a pattern is rg's error, not a literal that never matches",
+       ["-F", "-e", "a\nb", "d/a.txt"], b"", 2, NL_ERROR_ANY)
+golden("-F with a line feed and --null-data is a literal", ["--null-data", "-c", "-F", "-e", "x\nq",
+       "nd/n1.dat"], b"", 1)
+golden("numeric flag values take one leading '+', as Rust parses them",
+       ["-A", "+1", "-m", "+1", "foo", "d/a.txt"], b"foo one\nbar\n", 0)
+golden("two leading '+' are an error", ["-A", "++1", "foo", "d/a.txt"], b"", 2, "any")
 golden("-f - twice is an error", ["-f", "-", "-f", "-", "d/a.txt"], b"", 2,
        [("line", "ctxsearch: error reading -f/--file from stdin: stdin has already been consumed")],
        stdin=b"bar\n")
