@@ -1184,6 +1184,31 @@ struct PatternSet::Scratch::Impl {
   }
 };
 
+namespace {
+
+// Whether the PCRE2 pattern `p` may decide a match by what lies past the line's ends, as a scan
+// of the whole buffer shows them but ripgrep's line-by-line search of -P (each line alone, its
+// terminator cut) does not: lookaround, \A \z \Z \G, backtracking verbs and alpha assertions
+// ("(*"), and an inline flag group that turns multi-line mode off. (A textual look: a false
+// "true" only costs the scan.)
+bool pcre2_may_look_past_line(std::string_view p) {
+  for (const std::string_view token :
+       {"(?=", "(?!", "(?<=", "(?<!", "(*", "\\A", "\\z", "\\Z", "\\G", "(?^"}) {
+    if (p.find(token) != std::string_view::npos) return true;
+  }
+  for (std::size_t at = p.find("(?"); at != std::string_view::npos; at = p.find("(?", at + 2)) {
+    const std::size_t flags_end = p.find_first_not_of("imnsxJU-", at + 2);
+    const std::string_view flags = p.substr(at + 2, flags_end - (at + 2));
+    const std::size_t minus = flags.find('-');
+    if (minus != std::string_view::npos && flags.find('m', minus) != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 PatternSet::PatternSet(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PatternSet::PatternSet(PatternSet&&) noexcept = default;
 PatternSet& PatternSet::operator=(PatternSet&&) noexcept = default;
@@ -1448,12 +1473,13 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
                        : unmultiline_anchors ? CrlfLines::kPiecesUnmultiline
                                              : CrlfLines::kPieces;
   }
-  impl->line_by_line =
-      piece_anchors || (!impl->multiline && !nul && !options.pcre2 && !options.fixed_strings &&
-                        std::ranges::any_of(patterns, [](const std::string& p) {
-                          return p.find("\\A") != std::string::npos ||
-                                 p.find("\\z") != std::string::npos;
-                        }));
+  impl->line_by_line = piece_anchors || (!impl->multiline && !nul && !options.fixed_strings &&
+                                         std::ranges::any_of(patterns, [&](const std::string& p) {
+                                           return options.pcre2
+                                                      ? pcre2_may_look_past_line(p)
+                                                      : p.find("\\A") != std::string::npos ||
+                                                            p.find("\\z") != std::string::npos;
+                                         }));
   if (patterns.empty()) {
     regexes.emplace_back("(*FAIL)");
     pcre_regexes.emplace_back("(*FAIL)");

@@ -952,6 +952,16 @@ golden_ml("\\U0000000A is a literal line feed", ["o\\U0000000Ab", "m/a.txt"], b"
 golden("--crlf: \\u000D is a literal \\r", ["--crlf", "a\\u000Db", "cr/a.txt"], b"", 2,
        [("line", "ctxsearch: the literal \"\\r\" is not allowed in a regex")])
 golden_ml("-P allows \\n without -U (no line holds one)", ["-P", "foo\\nbar", "m/a.txt"], b"", 1)
+# -P without -U: each line is PCRE2's whole subject, its terminator cut (rg's line-by-line search),
+# so lookaround, \A \z \Z \G, verbs and (?-m) see no neighbouring line.
+FILES["pl/la.txt"] = b"foo\nbar\n"
+for pattern, out in (("foo(?!\\s)", b"1:foo\n"), ("(?<!\\s)bar", b"2:bar\n"),
+                     ("\\Abar", b"2:bar\n"), ("foo\\z", b"1:foo\n"), ("foo\\Z", b"1:foo\n"),
+                     ("\\Gbar", b"2:bar\n"), ("(?-m)^bar", b"2:bar\n"), ("(?^)^bar", b"2:bar\n"),
+                     ("o\\s(*COMMIT)x|o", b"1:foo\n"), ("(*pla:o$)o", b"1:foo\n"),
+                     ("o(?=\\n)", b"")):
+    golden("-P %s sees one line alone" % pattern, ["-P", "-n", pattern, "pl/la.txt"], out,
+           0 if out else 1)
 golden_ml("-U prints every line of a match", ["-U", "foo\\nbar", "m/a.txt"],
           b"foo\nbar baz\n  indented foo\nbarx\n", 0)
 golden_ml("-U -n numbers each line of a match", ["-U", "-n", "o\\nb", "m/a.txt"],
