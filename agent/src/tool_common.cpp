@@ -71,12 +71,33 @@ ToolError not_found(std::string_view user_path) {
 
 namespace {
 
-// A failure to open a path that may be hidden must look like a missing path.
+// Whether some prefix of `relative` (a normalized root-relative path) resolves, through an
+// in-root symlink, to a path the policy hides. Then what the whole path's resolution says (its
+// result, or why it failed: `link/config/x` is not_a_directory when `link -> .git` and
+// .git/config exists) would tell of a hidden entry. Stops at the first prefix that does not
+// open: the failure lies there, and the prefixes before it were checked.
+bool resolves_through_hidden(const CallContext& context, std::string_view relative) {
+  for (std::size_t end = relative.find('/');; end = relative.find('/', end + 1)) {
+    const std::string_view prefix = relative.substr(0, end);
+    auto opened = context.sandbox.open_beneath(prefix, Sandbox::OpenFor::kLookup);
+    if (!opened.ok()) return false;
+    if (!context.policy.visible(opened->canonical, opened->kind == EntryKind::kDirectory)) {
+      return true;
+    }
+    if (end == std::string_view::npos) return false;
+  }
+}
+
+// A failure to open a path that may be hidden, or that goes through a hidden one, must look like
+// a missing path.
 ToolError open_failure(const CallContext& context, std::string_view user_path,
                        std::string_view relative, ToolError error) {
   const bool may_be_hidden =
       !context.policy.visible(relative, false) || !context.policy.visible(relative, true);
-  if (may_be_hidden || error.code == ToolErrorCode::kNotFound) return not_found(user_path);
+  if (may_be_hidden || error.code == ToolErrorCode::kNotFound ||
+      resolves_through_hidden(context, relative)) {
+    return not_found(user_path);
+  }
   return error;
 }
 
@@ -93,6 +114,11 @@ Expected<OpenedPath> open_visible(const CallContext& context, std::string_view u
   const bool is_dir = opened->kind == EntryKind::kDirectory;
   if (!context.policy.visible(relative, is_dir) ||
       !context.policy.visible(opened->canonical, is_dir)) {
+    return not_found(user_path);
+  }
+  // A symlink was followed: no step of the way may be hidden (`link/x` with `link -> .git/hooks`
+  // and `.git/hooks/x -> ../../src`), else the result would show that the hidden step exists.
+  if (opened->canonical != relative && resolves_through_hidden(context, relative)) {
     return not_found(user_path);
   }
   return opened;

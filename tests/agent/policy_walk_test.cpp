@@ -3,6 +3,8 @@
 // randomized properties compare what list_directory, find_files and read_file show on random trees
 // under random policies with the unpruned verdict: Policy::check of every path, all parents
 // included. A pruned walk must never hide a visible path nor show a hidden one.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <mutex>
@@ -247,4 +249,44 @@ TEST_CASE("find_files with a glob lists exactly the visible, unignored files it 
       CHECK(strings_of(got.structured, "files") == want);
     }
   }
+}
+
+TEST_CASE("a symlink into a hidden path tells nothing of what is there, through any tool",
+          "[agent][policy]") {
+  PolicyConfig config;
+  config.deny = {"/config/secret.yaml"};
+  ToolEnv env(config);
+  env.file(".git/config", "[core]\n");
+  env.file(".env", "S=1\n");
+  env.file("config/secret.yaml", "k: v\n");
+  env.file("src/f.txt", "hi\n");
+  env.symlink(".git", "gitlink");
+  env.symlink(".env", "envlink");
+  env.symlink(".envX", "nolink");
+  env.symlink("config", "cfg");
+  env.symlink("../../src", ".git/hooks/vis");
+  env.symlink(".git/hooks", "hooks");
+  env.symlink("src", "srclink");
+  // A failure below a hidden step would be not_a_directory where the hidden entry is a file, and
+  // not_found where it is missing: both are not_found.
+  for (const char* path : {"gitlink/config/x", "gitlink/missing/x", "envlink/x", "nolink/x",
+                           "cfg/secret.yaml/x", "cfg/missing.yaml/x", "hooks/vis/f.txt"}) {
+    for (const char* tool : {"read_file", "file_info", "list_directory"}) {
+      CAPTURE(path, tool);
+      CHECK(env.error(tool, fmt::format(R"({{"path":"{}"}})", path)).code ==
+            ToolErrorCode::kNotFound);
+    }
+    CAPTURE(path);
+    CHECK(env.error("find_files", fmt::format(R"({{"pattern":"*","path":"{}"}})", path)).code ==
+          ToolErrorCode::kNotFound);
+    CHECK(env.error("search_files", fmt::format(R"({{"pattern":"x","path":"{}"}})", path)).code ==
+          ToolErrorCode::kNotFound);
+  }
+  // Through a visible symlink, the usual answers.
+  CHECK(env.error("read_file", R"({"path":"srclink/f.txt/x"})").code ==
+        ToolErrorCode::kNotADirectory);
+  CHECK(env.error("read_file", R"({"path":"src/f.txt/x"})").code == ToolErrorCode::kNotADirectory);
+  env.ok("read_file", R"({"path":"srclink/f.txt"})");
+  env.file("config/other.yaml", "k: v\n");
+  env.ok("read_file", R"({"path":"cfg/other.yaml"})");
 }
