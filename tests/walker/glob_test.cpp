@@ -1673,3 +1673,22 @@ TEST_CASE("patterns longer than the NFA's inline state words still match", "[wal
   CHECK_FALSE(q.matches(std::string(499, 'x')));
   CHECK_FALSE(q.matches(std::string(499, 'x') + "/"));
 }
+
+TEST_CASE("many unclosed classes are literal '[' (their scans end where an earlier one ended)",
+          "[walker][glob]") {
+  // Each scan for a closing ']' used to run to the glob's end: quadratic (200 KB: 34 s).
+  const std::string opens(100'000, '[');
+  CHECK(Glob::compile(opens + "x", options_for(kPath)).matches(opens + "x"));
+  CHECK_FALSE(Glob::compile(opens + "x", options_for(kPath)).matches(opens + "y"));
+  std::string escaped;  // "[\]" repeated: each '[' sees only escaped ']' after it
+  for (int i = 0; i < 50'000; ++i) escaped += "[\\]";
+  std::string literal;
+  for (int i = 0; i < 50'000; ++i) literal += "[]";
+  CHECK(Glob::compile(escaped, options_for(kPath)).matches(literal));
+  // Scans that start out of step with an earlier unclosed one still find their own ']'.
+  CHECK(Glob::compile("[[:alpha:]", options_for(kPath)).matches("[:"));
+  CHECK(Glob::compile("[\\[]a-]", options_for(kPath)).matches("[a-]"));  // '[', then a-], literal
+  CHECK(Glob::compile("[a-\\][b]", options_for(kPath)).matches("b"));  // one class, an empty range
+  CHECK(
+      Glob::compile("[a-\\][b]", options_for(kPath)).matches("a"));  // the range start is a member
+}
