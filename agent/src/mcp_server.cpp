@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <climits>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +20,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ctx/agent/tool_args.hpp"
 #include "ctx/base/fd_io.hpp"
 #include "json_writer.hpp"
 
@@ -151,6 +154,9 @@ std::optional<std::string> id_text(simdjson::dom::element id) {
     w.integer(id.get_int64().value_unsafe());
   } else if (id.is_uint64()) {
     w.unsigned_integer(id.get_uint64().value_unsafe());
+  } else if (id.is_double()) {
+    // MCP's ids are strings or numbers: 1.5 or 1e3 (given back as 1000, the same JSON number).
+    return fmt::format("{}", id.get_double().value_unsafe());
   } else {
     return std::nullopt;
   }
@@ -514,7 +520,12 @@ struct McpServer::Impl {
       }
     }
     simdjson::dom::element root;
-    if (auto error = parser.parse(line.data(), line.size(), true).get(root); error) {
+    auto error = parser.parse(line.data(), line.size(), true).get(root);
+    std::optional<std::string> quoted_numbers;
+    if (error == simdjson::NUMBER_ERROR && (quoted_numbers = quote_huge_numbers(line))) {
+      error = parser.parse(*quoted_numbers).get(root);
+    }
+    if (error) {
       return {error_response("null", kParseError,
                              fmt::format("parse error: {} (send one JSON-RPC 2.0 object per line, "
                                          "UTF-8, nested at most {} levels)",
@@ -593,9 +604,9 @@ struct McpServer::Impl {
     if (message["id"].get(id_element) == simdjson::SUCCESS) {
       id = id_text(id_element);
       if (!id) {
-        return {error_response("null", kInvalidRequest,
-                               "the request id must be a string or an integer"),
-                {}};
+        return {
+            error_response("null", kInvalidRequest, "the request id must be a string or a number"),
+            {}};
       }
     }
     const std::string_view id_json = id ? std::string_view(*id) : std::string_view("null");

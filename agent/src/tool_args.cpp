@@ -4,6 +4,8 @@
 #include <simdjson.h>
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 #include "json_writer.hpp"
 
@@ -46,14 +48,29 @@ std::string_view type_name(ParamType type) {
   return "string";
 }
 
-// True when `element` means "absent": null, "" or "null".
-bool is_absent(simdjson::dom::element element) {
+// True when `element`, the value of the parameter `spec`, means "absent": null or "", and for an
+// optional parameter also the strings "null", "None" and "undefined" (what small models send for
+// "no value"). A required parameter keeps those words: a search for `null` is common in code.
+bool is_absent(simdjson::dom::element element, const ParamSpec& spec) {
   if (element.is_null()) return true;
   if (element.is_string()) {
     std::string_view s = element.get_string().value_unsafe();
-    return s.empty() || s == "null" || s == "None" || s == "undefined";
+    return s.empty() || (!spec.required && (s == "null" || s == "None" || s == "undefined"));
   }
   return false;
+}
+
+// "a" or "an" and the type's name.
+std::string_view type_with_article(ParamType type) {
+  switch (type) {
+    case ParamType::kString:
+      return "a string";
+    case ParamType::kInteger:
+      return "an integer";
+    case ParamType::kBoolean:
+      return "a boolean";
+  }
+  return "a string";
 }
 
 }  // namespace
@@ -85,6 +102,54 @@ std::optional<bool> ToolArgs::boolean(std::string_view name) const {
   return v->flag;
 }
 
+std::optional<std::string> quote_huge_numbers(std::string_view json) {
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i < json.size();) {
+    const char c = json[i];
+    if (c == '"') {  // to the closing quote, past escapes
+      for (++i; i < json.size() && json[i] != '"'; ++i) i += json[i] == '\\' ? 1U : 0U;
+      ++i;
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    bool integer = true;
+    for (++i; i < json.size(); ++i) {
+      const char d = json[i];
+      if (d == '.' || d == 'e' || d == 'E' || d == '+' || d == '-') {
+        integer = false;
+      } else if (d < '0' || d > '9') {
+        break;
+      }
+    }
+    const std::string token(json.substr(start, i - start));
+    bool huge = false;
+    if (integer) {
+      std::int64_t signed_value = 0;
+      std::uint64_t unsigned_value = 0;
+      const char* end = token.data() + token.size();
+      huge =
+          std::from_chars(token.data(), end, signed_value).ec == std::errc::result_out_of_range &&
+          std::from_chars(token.data(), end, unsigned_value).ec != std::errc{};
+    } else {
+      huge = std::isinf(std::strtod(token.c_str(), nullptr));
+    }
+    if (!huge) continue;
+    out.append(json.substr(copied, start - copied));
+    out += '"';
+    out += token;
+    out += '"';
+    copied = i;
+  }
+  if (copied == 0) return std::nullopt;
+  out.append(json.substr(copied));
+  return out;
+}
+
 Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamSpec> params) {
   ToolArgs args;
   std::string_view trimmed = json;
@@ -96,7 +161,12 @@ Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamS
 
   simdjson::dom::parser parser;
   simdjson::dom::element root;
-  if (auto error = parser.parse(simdjson::padded_string(trimmed)).get(root); error) {
+  auto error = parser.parse(simdjson::padded_string(trimmed)).get(root);
+  std::optional<std::string> quoted;
+  if (error == simdjson::NUMBER_ERROR && (quoted = quote_huge_numbers(trimmed))) {
+    error = parser.parse(simdjson::padded_string(*quoted)).get(root);
+  }
+  if (error) {
     return invalid(
         fmt::format("the arguments are not valid JSON: {}", simdjson::error_message(error)),
         "send one JSON object, e.g. {\"path\": \"src\"}");
@@ -112,18 +182,19 @@ Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamS
           fmt::format("unknown parameter '{}'; valid parameters: {}", key, valid_names(params)),
           "remove it or use one of the valid names");
     }
-    if (is_absent(element)) continue;
+    if (is_absent(element, *spec)) continue;
     if (args.has(spec->name)) {
       return invalid(fmt::format("parameter '{}' is given twice (as '{}')", spec->name, key),
                      "give each parameter once");
     }
     ToolArgs::Value value{std::string(spec->name), spec->type, {}, 0, false};
     auto wrong_type = [&] {
-      return invalid(fmt::format("parameter '{}' must be a {}", spec->name, type_name(spec->type)),
-                     fmt::format("e.g. {{\"{}\": {}}}", spec->name,
-                                 spec->type == ParamType::kString    ? "\"...\""
-                                 : spec->type == ParamType::kInteger ? "10"
-                                                                     : "true"));
+      return invalid(
+          fmt::format("parameter '{}' must be {}", spec->name, type_with_article(spec->type)),
+          fmt::format("e.g. {{\"{}\": {}}}", spec->name,
+                      spec->type == ParamType::kString    ? "\"...\""
+                      : spec->type == ParamType::kInteger ? "10"
+                                                          : "true"));
     };
     switch (spec->type) {
       case ParamType::kString: {
@@ -150,23 +221,42 @@ Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamS
         break;
       }
       case ParamType::kInteger: {
+        // A whole number past 64 bits (as written, or as a JSON number the message reader turned
+        // into a string: quote_huge_numbers) is out of range, not of the wrong type.
+        auto out_of_range = [&](std::string_view shown) {
+          return invalid(fmt::format("parameter '{}' is {}; it must be between {} and {}",
+                                     spec->name, shown, spec->min, spec->max),
+                         fmt::format("use a value from {} to {}", spec->min, spec->max));
+        };
         if (element.is_int64()) {
           value.number = element.get_int64().value_unsafe();
+        } else if (element.is_uint64()) {
+          return out_of_range(std::to_string(element.get_uint64().value_unsafe()));
         } else if (element.is_double()) {
           double d = element.get_double().value_unsafe();
-          if (d != static_cast<double>(static_cast<std::int64_t>(d))) return wrong_type();
+          if (d != std::floor(d)) return wrong_type();
+          if (!(d >= -9.2e18 && d <= 9.2e18)) return out_of_range(fmt::format("{}", d));
           value.number = static_cast<std::int64_t>(d);
         } else if (element.is_string()) {
           std::string_view s = element.get_string().value_unsafe();
           auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value.number);
-          if (ec != std::errc{} || end != s.data() + s.size()) return wrong_type();
+          if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) {
+            return out_of_range(s);
+          }
+          if (ec != std::errc{} || end != s.data() + s.size()) {
+            double d = 0;  // 1e400 and the like, as quote_huge_numbers left them
+            auto [dend, dec] = std::from_chars(s.data(), s.data() + s.size(), d);
+            if (dend == s.data() + s.size() && !s.empty() &&
+                (dec == std::errc::result_out_of_range || std::isinf(d))) {
+              return out_of_range(s);
+            }
+            return wrong_type();
+          }
         } else {
           return wrong_type();
         }
         if (value.number < spec->min || value.number > spec->max) {
-          return invalid(fmt::format("parameter '{}' is {}; it must be between {} and {}",
-                                     spec->name, value.number, spec->min, spec->max),
-                         fmt::format("use a value from {} to {}", spec->min, spec->max));
+          return out_of_range(std::to_string(value.number));
         }
         break;
       }

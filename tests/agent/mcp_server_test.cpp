@@ -317,6 +317,38 @@ TEST_CASE("ping answers an empty result and echoes string, integer and large ids
   }
 }
 
+TEST_CASE("ids that are fractions, exponents or past 64 bits are answered, not dropped",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  // MCP's RequestId is a string or any number: the same number comes back.
+  CHECK(id_of(respond(server, R"({"jsonrpc":"2.0","method":"ping","id":1.5})")) == "1.5");
+  CHECK(id_of(respond(server, R"({"jsonrpc":"2.0","method":"ping","id":1e3})")) == "1000");
+  // simdjson holds no integer past 64 bits: the id comes back as its text, a string.
+  CHECK(id_of(respond(server, R"({"jsonrpc":"2.0","method":"ping","id":99999999999999999999})")) ==
+        "\"99999999999999999999\"");
+}
+
+TEST_CASE("a number past 64 bits or past a double's range in the arguments is a tool error",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  // The message is still read (the number becomes its text), so the call gets its own answer
+  // with its id, not a parse error with a null id that leaves the client waiting.
+  for (const char* huge : {"99999999999999999999", "-99999999999999999999", "1e400", "-1e400"}) {
+    INFO(huge);
+    const std::string line =
+        std::string(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo",)") +
+        R"("arguments":{"n":)" + huge + R"(,"s":"1e400 \" 99999999999999999999"}}})";
+    const std::string response = respond(server, line);
+    CHECK(id_of(response) == "7");
+    CHECK(response.find("\"error\"") == std::string::npos);
+    // "echo" gives its arguments back: the number as a string, the string as it was.
+    CHECK(response.find(std::string("\"") + huge + "\"") != std::string::npos);
+    CHECK(response.find(R"("1e400 \" 99999999999999999999")") != std::string::npos);
+  }
+}
+
 TEST_CASE("tools/list publishes every backend tool with schemas and read-only annotations",
           "[agent][mcp]") {
   ScriptedBackend backend;
@@ -484,7 +516,6 @@ TEST_CASE("malformed messages get the JSON-RPC error of their class", "[agent][m
       {R"({"jsonrpc":"2.0","id":4,"method":7})", -32600, "4"},
       {R"({"jsonrpc":"2.0","id":null,"method":"ping"})", -32600, "null"},
       {R"({"jsonrpc":"2.0","id":true,"method":"ping"})", -32600, "null"},
-      {R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})", -32600, "null"},
       {R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})", -32600, "null"},
       {R"({"jsonrpc":"2.0","id":9,"method":"resources/list"})", -32601, "9"},
       {R"({"jsonrpc":"2.0","id":9,"method":""})", -32601, "9"},

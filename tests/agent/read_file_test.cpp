@@ -2,6 +2,7 @@
 // window (a sparse multi-GB file), encodings (UTF-16, BOM, invalid UTF-8, CRLF), refusals
 // (binary, directories, FIFOs), and policy-hidden files indistinguishable from missing ones.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,6 +94,44 @@ TEST_CASE("read_file accepts the aliases small models send", "[agent][read_file]
   CHECK(c.text == b.text);
   auto d = env.ok("read_file", R"({"file":"a.txt","lines":2,"start_line":3})");
   CHECK(d.text == b.text);
+}
+
+TEST_CASE("\"null\", \"None\" and \"undefined\" are absent only for optional parameters",
+          "[agent][read_file]") {
+  ToolEnv env;
+  env.file("null", "x = null;\n");
+  env.file("None", "y = None\n");
+  env.file("a.txt", numbered(1, 5));
+  // A required parameter keeps the word: a file named null, a search for None.
+  CHECK(env.ok("read_file", R"({"path":"null"})").text.find("x = null;") != std::string::npos);
+  CHECK(env.ok("search_files", R"({"pattern":"None","literal":true})").text.find("y = None") !=
+        std::string::npos);
+  CHECK(env.ok("search_files", R"({"pattern":"undefined"})").text.find("no matches") !=
+        std::string::npos);
+  // An optional one takes it for "no value".
+  auto plain = env.ok("read_file", R"({"path":"a.txt"})");
+  for (const char* none : {"null", "None", "undefined", ""}) {
+    CAPTURE(none);
+    CHECK(env.ok("read_file",
+                 fmt::format(R"({{"path":"a.txt","offset":"{}","limit":"{}"}})", none, none))
+              .text == plain.text);
+  }
+  CHECK(env.error("read_file", R"({"path":null})").code == ToolErrorCode::kInvalidArgument);
+}
+
+TEST_CASE("an integer past the parameter's range is out of range, not of the wrong type",
+          "[agent][read_file]") {
+  ToolEnv env;
+  env.file("a.txt", "x\n");
+  for (const char* value : {"9223372036854775808", "99999999999999999999", "1e19", "1e400",
+                            "\"99999999999999999999\"", "\"-99999999999999999999\"", "0"}) {
+    CAPTURE(value);
+    auto error = env.error("read_file", fmt::format(R"({{"path":"a.txt","offset":{}}})", value));
+    CHECK(error.code == ToolErrorCode::kInvalidArgument);
+    CHECK(error.message.find("it must be between 1 and") != std::string::npos);
+  }
+  auto error = env.error("read_file", R"({"path":"a.txt","offset":"abc"})");
+  CHECK(error.message == "parameter 'offset' must be an integer");
 }
 
 TEST_CASE("read_file rejects an unknown parameter and lists the valid ones", "[agent][read_file]") {

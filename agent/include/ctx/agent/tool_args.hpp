@@ -51,7 +51,14 @@ class ToolArgs {
   std::vector<Value> values_;
 };
 
-// Parses `json` (an object, or empty / "null" for no arguments) against `params`.
+// `json` with each JSON number simdjson cannot hold (an integer past 64 bits, a number past a
+// double's range) written as a string of its text, so the text can still be read (an argument
+// then fails validation as out of range, a request id keeps its digits); nullopt when it holds no
+// such number. Strings are skipped over; the text is otherwise left as it is.
+std::optional<std::string> quote_huge_numbers(std::string_view json);
+
+// Parses `json` (an object, or empty / "null" for no arguments) against `params`: numbers past
+// what simdjson holds are read as quote_huge_numbers gives them.
 Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamSpec> params);
 
 // {"type":"object","properties":{...},"required":[...],"additionalProperties":false}
