@@ -252,6 +252,17 @@ std::optional<int> prepare(const Flags& flags, Setup& setup) {
                                             config.error().message, config.error().hint));
     }
     setup.config = std::move(config).value();
+    // A file found in the root belongs to the tree being read, which must not lift its own
+    // protection (a cloned repository could otherwise show its .env): it may hide more, never
+    // less. --config FILE or --no-default-protect say it for the operator.
+    if (!flags.config && setup.config.policy.no_default_protect) {
+      setup.config.policy.no_default_protect = false;
+      fmt::print(stderr,
+                 "ctxsearch: {}: \"no_default_protect\" is ignored in a project file found in the "
+                 "root (a tree cannot lift its own protection); pass --no-default-protect, or the "
+                 "file as --config FILE\n",
+                 *config_path);
+    }
   }
   PolicyConfig& policy = setup.config.policy;
   policy.allow.insert(policy.allow.end(), flags.allow.begin(), flags.allow.end());

@@ -251,6 +251,24 @@ def tool_reads_the_project_config_from_the_root():
 
 
 @case
+def a_project_file_in_the_root_cannot_lift_default_protection():
+    # The tree being read must not unprotect its own .env; the operator can (--config, the flag).
+    with Tree() as t:
+        with open(os.path.join(t.root, ".env"), "w") as f:
+            f.write("SECRET=1\n")
+        with open(os.path.join(t.root, ".ctxsearch.json"), "w") as f:
+            f.write('{"no_default_protect": true}')
+        rc, out, err = run(["tool", "read_file", "--root", t.root, '{"path": ".env"}'])
+        check(rc == 1 and "SECRET" not in out and '"not_found"' in out, "exit %d: %s" % (rc, out))
+        check("no_default_protect" in err and "--no-default-protect" in err, "stderr: %r" % err)
+        for extra in (["--config", os.path.join(t.root, ".ctxsearch.json")],
+                      ["--no-default-protect"]):
+            rc, out, err = run(["tool", "read_file", "--root", t.root] + extra +
+                               ['{"path": ".env"}'])
+            check(rc == 0 and "SECRET=1" in out, "%s: exit %d: %s" % (extra, rc, err))
+
+
+@case
 def tool_appends_one_audit_line_per_call():
     with Tree() as t:
         log = os.path.join(t.tmp, "audit.jsonl")
