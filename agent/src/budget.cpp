@@ -1,5 +1,7 @@
 #include "ctx/agent/budget.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -421,8 +423,21 @@ std::string BudgetWriter::finish(std::string_view footer) {
   trimmed_ = !text_.empty();
   cut_ = true;
   std::string_view tail = footer;
+  std::string fallback;
   if (!fits_whole(0, tail)) {
-    // Not even the footer alone fits: clip it (binary search on its length).
+    // Not even the footer alone fits: a footer cut short would name half a call (a cursor the
+    // next call refuses), so a short one says how large a budget it needs instead, clipped only
+    // where even that does not fit (below the smallest max_tokens a tool accepts).
+    fallback = fmt::format(
+        "(the next call does not fit in max_tokens={}; call again with "
+        "max_tokens={})",
+        max_tokens_, std::max(counter_.count(footer) * 2, max_tokens_ * 2));
+    tail = fallback;
+    if (fits_whole(0, tail)) {
+      text_ = std::string(tail);
+      used_ = counter_.count(text_);
+      return std::move(text_);
+    }
     std::size_t lo = 0;
     std::size_t hi = tail.size();  // fits(lo) holds (the empty text costs nothing); hi does not
     while (hi - lo > 1) {

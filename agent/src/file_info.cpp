@@ -74,7 +74,7 @@ std::string file_info_output_schema() {
   return R"({"type":"object","properties":{)"
          R"("path":{"type":"string","description":"root-relative path, where symlinks lead"},)"
          R"("kind":{"type":"string","enum":["file","dir","special"]},)"
-         R"("size":{"type":"integer","description":"bytes"},)"
+         R"("size":{"type":["integer","null"],"description":"bytes; null for a directory"},)"
          R"("mtime":{"type":"string","description":"RFC 3339 UTC"},)"
          R"("lines":{"type":["integer","null"]},)"
          R"("encoding":{"type":["string","null"],"enum":["utf-8","utf-8-bom","utf-16le","utf-16be","binary","non-utf8",null]},)"
@@ -182,20 +182,28 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
   if (lines) body += fmt::format("lines: {}\n", grouped(*lines));
   if (!hash.empty()) body += fmt::format("git blob id: {}\n", hash);
   const std::string footer = skipped.empty() ? std::string() : fmt::format("({})", skipped);
+  const std::size_t max_tokens = budget_tokens(args, context);
+  // What the text says when the budget cut it (the structured result holds every field).
+  const std::string cut_footer = fmt::format(
+      "(cut at max_tokens={}; call file_info with path={} and a larger max_tokens for the rest)",
+      max_tokens, quoted(shown_path));
 
-  TextBudget budget(context, budget_tokens(args, context), footer_reserve(context, footer));
+  TextBudget budget(context, max_tokens,
+                    footer_reserve(context, cut_footer.size() > footer.size() ? cut_footer : footer));
   bool cut = false;
   for_each_line(body, [&](std::string_view line) {
     if (cut) return;
     if (!budget.append(fmt::format("{}\n", lossy_utf8(line)))) cut = true;
   });
   ToolOutput out;
-  out.text = budget.finish(footer);
+  out.text = budget.finish(cut ? cut_footer : footer);
   out.tokens = context.counter.count(out.text);
   out.truncated = cut;
 
   JsonWriter w;
-  w.begin_object().field("path", shown_path).field("kind", kind).field("size", size);
+  // A directory's own size counts its entries' names, hidden ones too: never shown.
+  w.begin_object().field("path", shown_path).field("kind", kind).key("size");
+  opened.kind == EntryKind::kDirectory ? w.null() : w.unsigned_integer(size);
   w.field("mtime", mtime);
   w.key("lines");
   lines ? w.unsigned_integer(*lines) : w.null();

@@ -280,11 +280,14 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   auto next_call = [&](std::uint64_t next) {
     return fmt::format("call read_file with path={} offset={}", quoted(shown_path), next);
   };
+  // The longest footer this file can end with: its line numbers and offsets are at most its size
+  // plus 2 (or the offset asked for), and "cut at max_tokens=1000000" is the longest reason. (The
+  // worst case of any file, 20-digit numbers, left no room for a short line under ~100 tokens.)
+  const std::uint64_t most = std::max(file_size + 2, offset);
   const std::string longest_footer = fmt::format(
-      "(lines 18446744073709551615–18446744073709551615 of at least 18446744073709551615, not "
-      "counted: the file has 18,446,744,073,709,551,615 bytes; cut at max_tokens=1000000; {} for "
-      "more)",
-      next_call(UINT64_MAX));
+      "(lines {0}–{0} of at least {1}, not counted: the file has {1} bytes; cut at "
+      "max_tokens=1000000; {2} for more)",
+      most, grouped(most), next_call(most));
   TextBudget budget(context, max_tokens, footer_reserve(context, longest_footer));
 
   std::uint64_t newlines = 0;  // '\n' bytes consumed so far

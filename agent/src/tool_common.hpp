@@ -17,7 +17,7 @@
 namespace ctx::agent {
 
 // The smallest max_tokens a tool accepts (a footer that names the next call must fit).
-inline constexpr std::int64_t kMinMaxTokens = 16;
+inline constexpr std::int64_t kMinMaxTokens = 32;
 
 // The max_tokens parameter every tool takes.
 ParamSpec max_tokens_param();

@@ -247,7 +247,10 @@ TEST_CASE("random pieces and budgets never overrun and keep the footer whole whe
         }
         if (body.size() < accepted.size()) REQUIRE(w.trimmed());
       } else {
-        REQUIRE(footer.compare(0, text.size(), text) == 0);
+        // The footer alone does not fit: a short one asks for a larger budget (cut only where
+        // even it does not fit), never a footer cut short.
+        const std::string fallback = "(the next call does not fit in max_tokens=";
+        REQUIRE((text.starts_with(fallback) || fallback.compare(0, text.size(), text) == 0));
       }
       if (w.trimmed()) REQUIRE(w.cut());
     }

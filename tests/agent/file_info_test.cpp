@@ -151,14 +151,20 @@ TEST_CASE("file_info of a hidden path fails exactly as for a missing path",
 TEST_CASE("file_info keeps its text within max_tokens", "[agent][file_info][property]") {
   ToolEnv env;
   env.file("dir/some-file-with-a-long-name.txt", "a\nb\n");
-  for (int budget = 16; budget <= 120; ++budget) {
+  for (int budget = 32; budget <= 120; ++budget) {
     auto out = env.ok("file_info", R"({"path":"dir/some-file-with-a-long-name.txt","max_tokens":)" +
                                        std::to_string(budget) + "}");
     CHECK(env.counter.count(out.text) <= static_cast<std::size_t>(budget));
+    // A cut text says so, whole (never a footer cut short).
+    if (out.truncated) {
+      CAPTURE(out.text);
+      CHECK((out.text.ends_with("a larger max_tokens for the rest)") ||
+             out.text.starts_with("(the next call does not fit in max_tokens=")));
+    }
   }
-  auto error = env.error("file_info", R"({"path":"x","max_tokens":3})");
+  auto error = env.error("file_info", R"({"path":"x","max_tokens":31})");
   CHECK(error.code == ToolErrorCode::kInvalidArgument);
-  CHECK(error.message.find("between 16 and") != std::string::npos);
+  CHECK(error.message.find("between 32 and") != std::string::npos);
 }
 
 TEST_CASE("file_info's structured results match its published output schema",

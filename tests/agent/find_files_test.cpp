@@ -242,7 +242,7 @@ TEST_CASE("find_files never exceeds the budget", "[agent][find_files][property]"
     env.file(name + ".txt", "x");
   }
   for (int round = 0; round < 60; ++round) {
-    const int budget = std::uniform_int_distribution<int>(16, 2000)(rng);
+    const int budget = std::uniform_int_distribution<int>(32, 2000)(rng);
     std::string args =
         R"({"pattern":"**/*.txt","max_results":1000,"max_tokens":)" + std::to_string(budget) + "}";
     INFO(args);
@@ -272,7 +272,7 @@ TEST_CASE("find_files lists exactly the files its text shows under a non-additiv
   ctx::agent::testing::LumpyCounter lumpy;
   env.counter_override = &lumpy;
   for (int i = 0; i < 150; ++i) env.file("src/f" + std::to_string(1000 + i) + ".c", "x");
-  for (int budget : {16, 60, 300, 900, 2000}) {
+  for (int budget : {32, 60, 300, 900, 2000}) {
     INFO(budget);
     auto out = env.ok("find_files", R"({"pattern":"*.c","max_results":1000,"max_tokens":)" +
                                         std::to_string(budget) + "}");

@@ -196,7 +196,7 @@ TEST_CASE("list_directory never exceeds the budget and pages what it cut",
     env.file(name, std::string(rng() % 5000, 'x'));
   }
   for (int round = 0; round < 40; ++round) {
-    const int budget = std::uniform_int_distribution<int>(16, 2500)(rng);
+    const int budget = std::uniform_int_distribution<int>(32, 2500)(rng);
     std::set<std::string> seen;
     std::string cursor;
     std::size_t total = 0;
@@ -268,7 +268,7 @@ TEST_CASE("list_directory lists exactly the entries its text shows under a non-a
   ctx::agent::testing::LumpyCounter lumpy;
   env.counter_override = &lumpy;
   for (int i = 0; i < 150; ++i) env.file("e" + std::to_string(1000 + i), "x");
-  for (int budget : {16, 60, 300, 900, 2000}) {
+  for (int budget : {32, 60, 300, 900, 2000}) {
     INFO(budget);
     auto out = env.ok("list_directory",
                       R"({"max_results":1000,"max_tokens":)" + std::to_string(budget) + "}");

@@ -291,7 +291,7 @@ TEST_CASE("read_file never exceeds the budget and shows a gapless prefix of the 
     }
     env.file("r.txt", content);
     const int offset = std::uniform_int_distribution<int>(1, n)(rng);
-    const int budget = std::uniform_int_distribution<int>(16, 3000)(rng);
+    const int budget = std::uniform_int_distribution<int>(32, 3000)(rng);
     std::string args = R"({"path":"r.txt","offset":)" + std::to_string(offset) +
                        R"(,"max_tokens":)" + std::to_string(budget) + "}";
     INFO(args);
@@ -405,7 +405,7 @@ TEST_CASE("read_file's structured results match its published output schema",
   env.file("a.txt", numbered(1, 30) + std::string(200, 'z') + "\n");
   env.file("empty.txt", "");
   for (const char* args : {R"({"path":"a.txt"})", R"({"path":"a.txt","offset":5,"limit":3})",
-                           R"({"path":"a.txt","max_tokens":30})", R"({"path":"empty.txt"})"}) {
+                           R"({"path":"a.txt","max_tokens":32})", R"({"path":"empty.txt"})"}) {
     INFO(args);
     ctx::agent::testing::check_output_schema("read_file", env.ok("read_file", args).structured);
   }
@@ -417,7 +417,7 @@ TEST_CASE("read_file lists exactly the lines its text shows under a non-additive
   ctx::agent::testing::LumpyCounter lumpy;
   env.counter_override = &lumpy;
   env.file("a.txt", numbered(1, 500));
-  for (int budget : {16, 50, 200, 400, 1000, 3000}) {
+  for (int budget : {32, 50, 200, 400, 1000, 3000}) {
     INFO(budget);
     auto out =
         env.ok("read_file", R"({"path":"a.txt","max_tokens":)" + std::to_string(budget) + "}");
@@ -497,7 +497,7 @@ TEST_CASE("read_file's text_json is its text escaped for a JSON string, whatever
     std::string args = R"({"path":"e.txt","offset":)" +
                        std::to_string(std::uniform_int_distribution<int>(1, n)(rng)) +
                        R"(,"max_tokens":)" +
-                       std::to_string(std::uniform_int_distribution<int>(16, 4000)(rng));
+                       std::to_string(std::uniform_int_distribution<int>(32, 4000)(rng));
     if (rng() % 3 == 0) args += R"(,"limit":)" + std::to_string(rng() % 50 + 1);
     args += "}";
     INFO(args << " round " << round);
@@ -515,7 +515,7 @@ TEST_CASE("read_file without count_tokens returns the same text and structure",
           "[agent][read_file][budget]") {
   ToolEnv env;
   env.file("a.txt", numbered(1, 300));
-  for (int budget : {16, 100, 1000, 1000000}) {
+  for (int budget : {32, 100, 1000, 1000000}) {
     const std::string args = R"({"path":"a.txt","max_tokens":)" + std::to_string(budget) + "}";
     INFO(args);
     env.count_tokens = true;

@@ -554,7 +554,7 @@ TEST_CASE("random budgets: the text never exceeds max_tokens and says when it wa
   for (bool additive : {true, false}) {
     Env env(tree, {}, {}, additive ? nullptr : &non_additive);
     for (int iteration = 0; iteration < 150; ++iteration) {
-      const std::size_t budget = std::uniform_int_distribution<std::size_t>(16, 4000)(rng);
+      const std::size_t budget = std::uniform_int_distribution<std::size_t>(32, 4000)(rng);
       const char* modes[] = {"content", "files_with_matches", "count"};
       const std::string mode = modes[rng() % 3];
       const std::string args = "{\"pattern\":\"token\",\"output_mode\":\"" + mode +
