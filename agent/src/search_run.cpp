@@ -496,6 +496,9 @@ Expected<SearchResults> run_search(const SearchQuery& query, const engine::Patte
   walker::WalkOptions options;
   options.beneath_fd = context.sandbox.root_fd();
   options.paths = {query.path};
+  // Dotfiles are searched, as find_files and list_directory show them (.github/, .eslintrc); the
+  // policy hides secrets and the walker .git.
+  options.hidden = true;
   if (context.session != nullptr) options.ignore_cache = &context.session->impl().ignores;
   options.overrides = overrides.empty() ? nullptr : &overrides;
   Search search(query, patterns, context);

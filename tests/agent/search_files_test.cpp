@@ -847,3 +847,20 @@ TEST_CASE("symlinks are not followed into hidden files or out of the root",
   REQUIRE_FALSE(via_out.ok());
   CHECK(via_out.error().code == ToolErrorCode::kOutsideRoot);
 }
+
+TEST_CASE("search_files searches dotfiles as find_files lists them, never .git or secrets",
+          "[agent][search_files]") {
+  TempTree tree;
+  tree.file(".github/ci.yml", "uses: lib\n");
+  tree.file(".eslintrc", "lib\n");
+  tree.file(".git/config", "lib\n");
+  tree.file(".env", "lib=1\n");
+  tree.file("src/a.c", "lib\n");
+  Env env(tree);
+  ToolOutput out = env.ok(R"({"pattern":"lib"})");
+  CHECK(out.text ==
+        ".eslintrc\n1:lib\n\n.github/ci.yml\n1:uses: lib\n\nsrc/a.c\n1:lib\n\n"
+        "[3 matches in 3 files]");
+  ToolOutput globbed = env.ok(R"({"pattern":"lib","glob":"**/*.yml"})");
+  CHECK(globbed.text == ".github/ci.yml\n1:uses: lib\n\n[1 match in 1 file]");
+}
