@@ -28,8 +28,6 @@ namespace ctx::agent {
 namespace {
 
 constexpr std::size_t kMaxStdinArguments = std::size_t{8} << 20;
-constexpr std::size_t kMinContextWindow = 512;
-constexpr std::size_t kMaxContextWindow = 100'000'000;
 
 constexpr std::string_view kCommonFlagsHelp =
     "  --root DIR              the project root the tools may see (default: the current "

@@ -117,6 +117,11 @@ class ConfigReader {
         }
       } else if (key == "context_window") {
         CTX_TRY(positive(key, value, config.context_window));
+        if (config.context_window < kMinContextWindow ||
+            config.context_window > kMaxContextWindow) {
+          return invalid(key, fmt::format("must be a number of tokens from {} to {}",
+                                          kMinContextWindow, kMaxContextWindow));
+        }
       } else if (key == "limits") {
         CTX_TRY(limits(value, config.limits));
       } else {

@@ -188,8 +188,9 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
       "(cut at max_tokens={}; call file_info with path={} and a larger max_tokens for the rest)",
       max_tokens, quoted(shown_path));
 
-  TextBudget budget(context, max_tokens,
-                    footer_reserve(context, cut_footer.size() > footer.size() ? cut_footer : footer));
+  TextBudget budget(
+      context, max_tokens,
+      footer_reserve(context, cut_footer.size() > footer.size() ? cut_footer : footer));
   bool cut = false;
   for_each_line(body, [&](std::string_view line) {
     if (cut) return;

@@ -698,7 +698,14 @@ struct McpServer::Impl {
       if (v == requested) chosen = v;
     }
     {
+      // One negotiation per connection: a second would change the rules (batches) mid-session.
       std::lock_guard lock(mutex);
+      if (!protocol_version.empty()) {
+        return error_response(id, kInvalidRequest,
+                              fmt::format("the session is already initialized (protocol version "
+                                          "{}); initialize once per connection",
+                                          protocol_version));
+      }
       protocol_version = std::string(chosen);
     }
     JsonWriter w;

@@ -104,6 +104,8 @@ TEST_CASE("wrong types and values name the key", "[agent][config]") {
   error_for(R"({"no_default_protect": "yes"})", "no_default_protect");
   error_for(R"({"context_window": -5})", "context_window");
   error_for(R"({"context_window": 1.5})", "context_window");
+  error_for(R"({"context_window": 1})", "context_window");  // below 512, as --context-window
+  error_for(R"({"context_window": 100000001})", "context_window");
   error_for(R"({"context_window": 0})", "context_window");
   error_for(R"({"limits": []})", "limits");
   error_for(R"({"limits": {"deadline_ms": 5000000000}})", "limits.deadline_ms");

@@ -243,6 +243,16 @@ TEST_CASE("initialize answers the client's protocol version when the server spea
   }
 }
 
+TEST_CASE("a second initialize is refused and the first negotiation stands", "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  respond(server, init_line("2025-11-25"));
+  CHECK(error_code(respond(server, init_line("2024-11-05", 2))) == -32600);
+  CHECK(server.protocol_version() == "2025-11-25");
+  // Batches stay refused, as 2025-11-25 says.
+  CHECK(error_code(respond(server, R"([{"jsonrpc":"2.0","id":3,"method":"ping"}])")) == -32600);
+}
+
 TEST_CASE("initialize answers the latest version to a client version it does not know",
           "[agent][mcp]") {
   ScriptedBackend backend;

@@ -31,6 +31,10 @@ struct Limits {
   std::size_t max_output_bytes = 1 << 20;          // of the rendered text, whatever the budget
 };
 
+// The context windows --context-window and a config's "context_window" accept, in tokens.
+inline constexpr std::size_t kMinContextWindow = 512;
+inline constexpr std::size_t kMaxContextWindow = 100'000'000;
+
 struct AgentConfig {
   PolicyConfig policy;
   Limits limits;
