@@ -175,7 +175,7 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
     }
   }
 
-  std::string body = fmt::format("path: {}\nkind: {}\n", shown_path, kind);
+  std::string body = fmt::format("path: {}\nkind: {}\n", text_path(shown_path), kind);
   if (opened.kind != EntryKind::kDirectory) body += fmt::format("size: {} bytes\n", grouped(size));
   body += fmt::format("modified: {}\n", mtime);
   if (encoding) body += fmt::format("encoding: {}\n", *encoding);

@@ -261,10 +261,12 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   const PageWords words{"files", std::move(empty), "path or pattern", std::move(notes), next_call};
   auto line = [&](std::size_t i, std::string& out) {
     const std::string_view path = walk.entries[offset + i].path;
-    if (is_valid_utf8(path)) {
-      out.append(path);
+    if (!is_valid_utf8(path)) {
+      out.append(text_path(lossy_utf8(path)));
+    } else if (has_control_byte(path)) {
+      out.append(quoted_path(path));
     } else {
-      out.append(lossy_utf8(path));
+      out.append(path);
     }
     out.push_back('\n');
   };

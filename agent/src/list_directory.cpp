@@ -264,7 +264,12 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
         break;
     }
     *at++ = '\n';
-    text.append(s.path).append(suffix, static_cast<std::size_t>(at - suffix));
+    if (!s.plain && has_control_byte(s.path)) {
+      text.append(quoted_path(s.path));
+    } else {
+      text.append(s.path);
+    }
+    text.append(suffix, static_cast<std::size_t>(at - suffix));
   };
 
   std::string notes;

@@ -65,7 +65,7 @@ std::vector<Item> canonical_slice(const SearchResults& results, std::uint64_t of
   return out;
 }
 
-std::string header_piece(std::string_view path) { return fmt::format("\n{}\n", path); }
+std::string header_piece(std::string_view path) { return fmt::format("\n{}\n", text_path(path)); }
 std::string match_piece(const SearchLine& line) {
   return fmt::format("{}:{}\n", line.number, line.text);
 }
@@ -73,8 +73,10 @@ std::string context_piece(const SearchLine& line) {
   return fmt::format("{}-{}\n", line.number, line.text);
 }
 std::string item_piece(const SearchResults& results, const SearchFileHits& f) {
-  if (results.mode == SearchMode::kCount) return fmt::format("{}:{}\n", f.path, f.count);
-  return fmt::format("{}\n", f.path);
+  if (results.mode == SearchMode::kCount) {
+    return fmt::format("{}:{}\n", text_path(f.path), f.count);
+  }
+  return fmt::format("{}\n", text_path(f.path));
 }
 
 // Indices in `f.lines` of the context lines of match line `mi`: the contiguous non-matching
@@ -245,7 +247,7 @@ void render_body(const SearchResults& results, const PageRequest& request, const
       }
     }
     // The first file's header has no blank line before it (its budget charge had one).
-    text += first_file ? fmt::format("{}\n", f.path) : header_piece(f.path);
+    text += first_file ? fmt::format("{}\n", text_path(f.path)) : header_piece(f.path);
     first_file = false;
     std::uint64_t previous = 0;
     for (std::size_t j : lines) {

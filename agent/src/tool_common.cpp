@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
+
+#include "json_writer.hpp"
 
 namespace ctx::agent {
 
@@ -196,11 +199,34 @@ std::string grouped(std::uint64_t n) {
 std::string quoted(std::string_view s) {
   std::string out = "'";
   for (char c : s) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7F) {
+      append_json_body(out, std::string_view(&c, 1));
+      continue;
+    }
     if (c == '\'' || c == '\\') out.push_back('\\');
     out.push_back(c);
   }
   out.push_back('\'');
   return out;
+}
+
+bool has_control_byte(std::string_view s) {
+  return std::ranges::any_of(s, [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 || byte == 0x7F;
+  });
+}
+
+std::string quoted_path(std::string_view path) {
+  std::string out = "\"";
+  append_json_body(out, path);
+  out.push_back('"');
+  return out;
+}
+
+std::string text_path(std::string_view path) {
+  return has_control_byte(path) ? quoted_path(path) : std::string(path);
 }
 
 std::string rfc3339_utc(std::int64_t seconds) {

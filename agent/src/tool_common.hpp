@@ -95,8 +95,17 @@ void append_grouped(std::string& out, std::uint64_t n);
 char* put_grouped(char* out, std::uint64_t n);
 
 // A string quoted for the next-call hints in texts: 'src/a b.c' (single quotes, escaped as JSON
-// would escape them when needed).
+// would escape them when needed; a control character as JSON writes it, \n or \u001b).
 std::string quoted(std::string_view s);
+
+// Whether `s` holds a control character (a byte below 0x20, or 0x7F).
+bool has_control_byte(std::string_view s);
+// A path as a text shows it when it holds a control character: JSON-quoted ("new\nline.txt"),
+// so one name never reads as two lines, or as a match line or footer it forges. The structured
+// result keeps the name itself.
+std::string quoted_path(std::string_view path);
+// The path as the text shows it: itself, or quoted_path when it holds a control character.
+std::string text_path(std::string_view path);
 
 // Seconds since the epoch (and nanoseconds) as RFC 3339 UTC: 2026-11-22T06:07:24Z.
 std::string rfc3339_utc(std::int64_t seconds);

@@ -401,3 +401,26 @@ TEST_CASE("path_order_key never orders two paths against compare_paths",
     if (kb < ka) REQUIRE(ctx::agent::compare_paths(b, a));
   }
 }
+
+TEST_CASE("a name with a control character is quoted in every text, kept in the structure",
+          "[agent][list_directory]") {
+  // "new\nline.txt" shown raw reads as two names; "x\n1:KEY=..." could forge a match line.
+  ToolEnv env;
+  env.file("new\nline.txt", "hello\n");
+  env.file("plain.txt", "hello\n");
+  const std::string quoted = R"("new\nline.txt")";
+  auto listed = env.ok("list_directory", "{}");
+  CHECK(listed.text.find(quoted + "  (6 bytes)\n") != std::string::npos);
+  CHECK(listed.structured.find(R"("path":"new\nline.txt")") != std::string::npos);
+  auto found = env.ok("find_files", R"({"pattern":"*line*"})");
+  CHECK(found.text.starts_with(quoted + "\n("));
+  auto searched = env.ok("search_files", R"({"pattern":"hello"})");
+  CHECK(searched.text.starts_with(quoted + "\n1:hello\n\nplain.txt\n1:hello\n"));
+  auto counted = env.ok("search_files", R"({"pattern":"hello","output_mode":"count"})");
+  CHECK(counted.text.starts_with(quoted + ":1\nplain.txt:1\n"));
+  auto info = env.ok("file_info", R"({"path":"new\nline.txt"})");
+  CHECK(info.text.starts_with("path: " + quoted + "\n"));
+  // A hint that names it can be sent back as JSON.
+  auto missing = env.error("read_file", R"({"path":"d/new\nx.txt"})");
+  CHECK(missing.hint.find(R"('**/new\nx.txt')") != std::string::npos);
+}
