@@ -313,6 +313,9 @@ class Rewriter {
     // Hyperscan compiles big classes slowly (\p{L}, 659 ranges: ~0.5 s) and they filter little:
     // past kMaxExactRanges the superset is the exact ASCII members and every other character.
     if (words_ == WordMode::kSuperset && set.size() > kMaxExactRanges) {
+      // A superset of the property is not one of a class that negates it ([^\pL]x missed €x):
+      // the class around it then gets its own superset (top_class).
+      complex_ = true;
       CodepointRanges ascii;
       for (auto [lo, hi] : set) {
         if (lo < 0x80) ascii.emplace_back(lo, std::min<std::uint32_t>(hi, 0x7F));

@@ -416,3 +416,56 @@ TEST_CASE("smart case reads \\pL's letter as a class name, not an uppercase lite
   CHECK(matching_lines(compile_ok({"\\pLfoo"}, smart), "xFOO\n") == std::vector<std::size_t>{0});
   CHECK(matching_lines(compile_ok({"\\pLFoo"}, smart), "xFOO\n").empty());
 }
+
+TEST_CASE("a negated class around a large Unicode property or an ASCII-only class is exact",
+          "[engine][rust]") {
+  // Hyperscan's stand-ins widen (a superset); a class that negates one became a subset, and a
+  // byte-mode rewrite widened for non-ASCII was taken for the regex itself. Each row: rg 14.1.1.
+  struct Row {
+    const char* pattern;
+    const char* line;
+    bool matches;
+  };
+  const Row rows[] = {
+      {"[^\\pL]x",
+       "\xE2\x82\xAC"
+       "x",
+       true},  // "€x"
+      {"a[^\\pL]", "a\xE2\x82\xAC", true},
+      {"a[^\\pL]", "a\xC3\xA9", false},  // "aé": a letter
+      {"[^\\P{L}]", "\xC3\xA9", true},   // "é" is a letter
+      {"[^\\P{Lu}]", "\xC3\x89", true},  // "É"
+      {"[^\\P{Lu}]", "\xC3\xA9", false},
+      {"x|[^\\P{L}]", "\xCE\xB1", true},  // "α"
+      {"a[^\\p{M}]", "a\xE2\x82\xAC", true},
+      {"ab|a[^\\pL]", "a\xE2\x82\xAC", true},
+      {"(?:[^a[:^alpha:]])+", "\xC3\xA9", false},
+      {"(?:[^a[:^alpha:]])+", "b", true},
+      {"(?:[^a[:^alpha:]])+", "a", false},
+      {"[^a[:^alpha:]]{2}", "\xCE\xB1", false},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.pattern, row.line);
+    // The line search (Hyperscan first), not only the spans (PCRE2).
+    const PatternSet set = compile_ok({row.pattern}, {});
+    PatternSet::Scratch scratch = set.make_scratch();
+    const std::string hay = std::string(row.line) + "\n";
+    auto found = set.find_line(hay, 0, scratch);
+    REQUIRE(found.ok());
+    CHECK(found->has_value() == row.matches);
+  }
+  // Under -i the byte rewrite widens [x-z] for non-ASCII letters: PCRE2 must confirm "abcée".
+  PatternOptions caseless;
+  caseless.case_insensitive = true;
+  const PatternSet set = compile_ok({"(?:abc|cde)+[x-z]?e"}, caseless);
+  PatternSet::Scratch scratch = set.make_scratch();
+  for (const auto& [line, matches] : {std::pair<std::string, bool>{"abc\xC3\xA9"
+                                                                   "e\n",
+                                                                   false},
+                                      std::pair<std::string, bool>{"abcYe\n", true}}) {
+    CAPTURE(line);
+    auto found = set.find_line(line, 0, scratch);
+    REQUIRE(found.ok());
+    CHECK(found->has_value() == matches);
+  }
+}
