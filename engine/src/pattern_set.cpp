@@ -111,6 +111,15 @@ bool has_uppercase(std::string_view s, bool literal, bool hex_literals) {
       i = close == std::string_view::npos ? s.size() : close + 1;
       continue;
     }
+    // Rust's inline flags ((?U), (?R), (?x-U:) are no literals either (rg 14: -S '(?U)a+' stays
+    // case-insensitive); -P counts them (rg 14's -P rule reads the pattern as text).
+    if (!literal && hex_literals && s.substr(i, 2) == "(?") {
+      const std::size_t end = s.find_first_not_of("imsUuxR-", i + 2);
+      if (end != std::string_view::npos && end > i + 2 && (s[end] == ')' || s[end] == ':')) {
+        i = end + 1;
+        continue;
+      }
+    }
     if (i >= s.size()) break;
     std::size_t len = std::min(utf8_length(static_cast<unsigned char>(s[i])), s.size() - i);
     if (is_upper_char(s, i, len)) return true;

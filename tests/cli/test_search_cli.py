@@ -828,6 +828,8 @@ golden("-P -S: an uppercase character right after a backslash does not count (\\
        ["-P", "-S", "\\Sfoo", "pcase/case.txt"], b".FOO\nxfoo\n\\foo\n", 0)
 golden("-P -S: other uppercase characters count, inside \\p{...} too (as rg 14)",
        ["-P", "-S", "\\p{Han}|\\Sfoo", "pcase/case.txt"], b"xfoo\n\\foo\n", 0)
+golden("-S: Rust's inline flags (?U) and (?R) are no uppercase literals",
+       ["-S", "-c", "(?U)foo|(?R)fo+", "pcase/case.txt"], b"3\n", 0)
 golden("-P -S: an uppercase non-ASCII letter counts (Unicode's Uppercase: circled A)",
        ["-P", "-S", "\u24b6|\\Sfoo", "pcase/case.txt"], b"xfoo\n\\foo\n", 0)
 golden("-P -S -F: every character counts", ["-P", "-S", "-F", "\\Foo", "pcase/case.txt"], b"", 1)
