@@ -1112,8 +1112,10 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         return false;
       }
       std::size_t first = lines_before(hay, term, start, before, printed_until);
+      // (An empty block, past the last line feed, prints no line of its own: a break only
+      // before its before-context, as ripgrep's printer writes one only with a line.)
       if (printed_any && (first > printed_until || (first == gap_at && printed_until == gap_at)) &&
-          !stopped) {
+          !stopped && (!empty_block || first < start)) {
         sink.on_context_break();
       }
       while (!stopped && first < start) {

@@ -846,6 +846,13 @@ golden("-U --passthru -m: the last block reaching the limit prints its first lin
        b"1:foo\n2-bar\n3:foo\n4-x\n5:foo\n6:foo\n7-y\n8-z\n9:foo\n9-foo\n", 0)
 golden("-U: a \\p{..} class holding the line feed (Assigned) lets a match span lines (rg 14)",
        ["-U", "-c", "\\p{Assigned}", "mlm/gap.txt"], b"5\n", 0)
+# The empty match past the last line feed prints no line: no break before it unless its
+# before-context prints (rg 14).
+FILES["mlm/eof.txt"] = b"\ny\nw\nz\n"
+golden("-U: the empty match at the end prints no break of its own", ["-U", "-n", "-A1", "^$",
+       "mlm/eof.txt"], b"1:\n2-y\n", 0)
+golden("-U: a break before that match's before-context", ["-U", "-n", "-B1", "^$", "mlm/eof.txt"],
+       b"1:\n--\n4-z\n", 0)
 golden("-U: one without it (Greek) does not", ["-U", "-c", "\\p{Greek}|a", "mlm/gap.txt"],
        b"1\n", 0)
 golden("-U --passthru -m: a later block stops the search instead",
