@@ -1495,8 +1495,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   }
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
-  bool use_hs = !options.pcre2 && !options.pcre2_only && !options.crlf && !nul && !any_empty &&
-                !patterns.empty();
+  const bool few_literals =
+      options.small_haystacks && patterns.size() <= PatternOptions::kFewLiterals &&
+      std::ranges::all_of(
+          patterns, [&](const std::string& p) { return options.fixed_strings || is_literal(p); });
+  bool use_hs = !options.pcre2 && !options.pcre2_only && !few_literals && !options.crlf && !nul &&
+                !any_empty && !patterns.empty();
   // Every expression Hyperscan got is the regex itself over bytes: a literal or its byte-mode
   // rewrite (no UTF-8 superset, no prefilter mode), as plain_ascii below needs.
   bool hs_same_regex = true;
@@ -1696,9 +1700,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   impl->exact = (impl->literals.mode == LiteralMode::kSubstring && !impl->literals.cut) ||
                 ((impl->hs != nullptr || impl->hashed) && all_literal && !options.word &&
                  impl->literals.mode != LiteralMode::kWholeLine);
-  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !options.crlf && !byte_mode &&
-      !nul && !options.fixed_strings && !options.word && !any_empty && !patterns.empty() &&
-      !impl->exact && impl->literals.mode == LiteralMode::kNone) {
+  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !few_literals && !options.crlf &&
+      !byte_mode && !nul && !options.fixed_strings && !options.word && !any_empty &&
+      !patterns.empty() && !impl->exact && impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
   }
   // Regexes of ASCII literals and classes, line anchors and small counts (plain_ascii), where the

@@ -774,3 +774,41 @@ TEST_CASE("find_line's look-ahead answers every query as a fresh scan would, in 
     }
   }
 }
+
+TEST_CASE("small_haystacks runs a few plain literals on PCRE2 alone, with the same lines",
+          "[engine][pattern]") {
+  std::mt19937 rng(3);
+  const std::vector<std::string> words = {
+      "foo", "Foo", "bar",          "fo", "oo", "\xC3\xA9t\xC3\xA9",
+      "K",   "k",   "\xE2\x84\xAA", " ",  "\n", "x.y"};
+  std::string hay;
+  for (int i = 0; i < 3000; ++i) hay += words[rng() % words.size()];
+  hay += '\n';
+  const std::vector<std::vector<std::string>> sets = {
+      {"foo"}, {"k", "bar"}, {"x.y"}, {"\xC3\xA9t"}};
+  for (const auto& set : sets) {
+    for (const bool caseless : {false, true}) {
+      for (const bool fixed : {false, true}) {
+        PatternOptions usual;
+        usual.case_insensitive = caseless;
+        usual.fixed_strings = fixed;
+        PatternOptions small = usual;
+        small.small_haystacks = true;
+        const PatternSet a = compile_ok(set, usual);
+        const PatternSet b = compile_ok(set, small);
+        CAPTURE(set, caseless, fixed);
+        // (x.y is a regex: unless -F it keeps Hyperscan.)
+        const bool literal = fixed || set[0] != "x.y";
+        if (literal) CHECK_FALSE(b.hyperscan_exact());
+        CHECK(matching_lines(a, hay) == matching_lines(b, hay));
+      }
+    }
+  }
+  // More than kFewLiterals literals keep Hyperscan.
+  std::vector<std::string> many;
+  for (std::size_t i = 0; i <= PatternOptions::kFewLiterals; ++i)
+    many.push_back("w" + std::to_string(i) + "x");
+  PatternOptions small;
+  small.small_haystacks = true;
+  CHECK(compile_ok(many, small).hyperscan_exact());
+}
