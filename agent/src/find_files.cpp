@@ -165,20 +165,33 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
                      fmt::format("pattern '{}' matches no file path", pattern_arg),
                      "use a glob such as '**/*.py' or 'README*'"};
   }
-  const bool basename_only = pattern.find('/') == std::string_view::npos;
-  // '**/NAME' (NAME without '/') matches exactly the paths whose last component matches NAME, as
-  // in gitignore: matched on the name alone, '**/*.c' takes the '*suffix' fast path and
-  // '**/Makefile.am' the literal one instead of the NFA over whole paths.
-  std::string_view glob_text = pattern;
-  const bool any_depth_name = glob_text.substr(0, 3) == "**/" && glob_text.size() > 3 &&
-                              glob_text.find('/', 3) == std::string_view::npos;
-  if (any_depth_name) glob_text.remove_prefix(3);
-  const bool name_only = basename_only || any_depth_name;
-  const walker::Glob glob = walker::Glob::compile(glob_text, walker::GlobOptions{});
-  if (glob.shape() == walker::Glob::Shape::kNever) {
-    return ToolError{ToolErrorCode::kInvalidPattern,
-                     fmt::format("pattern '{}' is malformed and can match nothing", pattern_arg),
-                     "check [...] classes and backslashes, e.g. '**/*.[ch]'"};
+  // `{a,b}` alternatives (as search_files' glob and rg -g): a file matches when one of the globs
+  // they stand for does.
+  auto expanded = walker::expand_braces(pattern);
+  if (!expanded.ok()) {
+    return ToolError{ToolErrorCode::kInvalidPattern, expanded.error().detail,
+                     "use a glob such as '**/*.{ts,tsx}' or 'src/**/*.py'"};
+  }
+  struct Alternative {
+    bool name_only;  // matched on the last path component
+    walker::Glob glob;
+  };
+  std::vector<Alternative> alternatives;
+  for (std::string_view one : *expanded) {
+    const bool basename_only = one.find('/') == std::string_view::npos;
+    // '**/NAME' (NAME without '/') matches exactly the paths whose last component matches NAME,
+    // as in gitignore: matched on the name alone, '**/*.c' takes the '*suffix' fast path and
+    // '**/Makefile.am' the literal one instead of the NFA over whole paths.
+    const bool any_depth_name =
+        one.substr(0, 3) == "**/" && one.size() > 3 && one.find('/', 3) == std::string_view::npos;
+    if (any_depth_name) one.remove_prefix(3);
+    walker::Glob glob = walker::Glob::compile(one, walker::GlobOptions{});
+    if (glob.shape() == walker::Glob::Shape::kNever) {
+      return ToolError{ToolErrorCode::kInvalidPattern,
+                       fmt::format("pattern '{}' is malformed and can match nothing", pattern_arg),
+                       "check [...] classes and backslashes, e.g. '**/*.[ch]'"};
+    }
+    alternatives.push_back(Alternative{basename_only || any_depth_name, std::move(glob)});
   }
 
   std::string dir;     // root-relative directory searched
@@ -207,13 +220,19 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   }
 
   auto matches = [&](std::string_view path) {
-    if (name_only) {
-      std::size_t slash = path.rfind('/');
-      return glob.matches(slash == std::string_view::npos ? path : path.substr(slash + 1));
+    for (const Alternative& a : alternatives) {
+      if (a.name_only) {
+        std::size_t slash = path.rfind('/');
+        if (a.glob.matches(slash == std::string_view::npos ? path : path.substr(slash + 1))) {
+          return true;
+        }
+        continue;
+      }
+      if (a.glob.matches(path)) return true;
+      auto rel = relative_to(path, dir);  // also relative to the searched directory
+      if (rel && !dir.empty() && a.glob.matches(*rel)) return true;
     }
-    if (glob.matches(path)) return true;
-    auto rel = relative_to(path, dir);  // also relative to the searched directory
-    return rel && !dir.empty() && glob.matches(*rel);
+    return false;
   };
   auto keep = [&](std::string_view path, walker::EntryType type) {
     return type == walker::EntryType::kFile && matches(path);
@@ -249,7 +268,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   std::string empty =
       fmt::format("no files match {}{}", quoted(pattern_arg),
                   dir.empty() ? std::string() : fmt::format(" under {}", quoted(dir)));
-  if (basename_only && pattern.find_first_of("*?[") == std::string_view::npos) {
+  if (pattern.find_first_of("/*?[{") == std::string_view::npos) {
     empty += fmt::format("; for names containing it use pattern={}",
                          quoted(fmt::format("*{}*", pattern)));
   }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <climits>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -161,6 +163,22 @@ std::optional<std::string> id_text(simdjson::dom::element id) {
     return std::nullopt;
   }
   return w.take();
+}
+
+// The first key of `object` among `keys` that appears twice, or empty. A reader that takes the
+// last of duplicates (JSON.parse: most SDKs and proxies) would see another message than this
+// server, which reads the first: such a message is refused.
+std::string_view duplicate_key(simdjson::dom::object object,
+                               std::initializer_list<std::string_view> keys) {
+  std::array<int, 8> seen{};
+  for (auto [key, value] : object) {
+    std::size_t i = 0;
+    for (std::string_view k : keys) {
+      if (k == key && ++seen[i] == 2) return k;
+      ++i;
+    }
+  }
+  return {};
 }
 
 bool batches_allowed(std::string_view version) {
@@ -599,6 +617,14 @@ struct McpServer::Impl {
       return {error_response("null", kInvalidRequest, "a JSON-RPC message must be a JSON object"),
               {}};
     }
+    if (const std::string_view twice =
+            duplicate_key(message, {"jsonrpc", "id", "method", "params", "result", "error"});
+        !twice.empty()) {
+      return {
+          error_response("null", kInvalidRequest,
+                         fmt::format("the message gives \"{}\" twice; give each key once", twice)),
+          {}};
+    }
     std::optional<std::string> id;
     simdjson::dom::element id_element;
     if (message["id"].get(id_element) == simdjson::SUCCESS) {
@@ -638,6 +664,17 @@ struct McpServer::Impl {
       return {error_response(id_json, kInvalidParams, "\"params\" must be an object"), {}};
     }
     const bool params_object = has_params && params_element.is_object();
+    if (params_object) {
+      if (const std::string_view twice = duplicate_key(
+              params, {"name", "arguments", "protocolVersion", "requestId", "cursor"});
+          !twice.empty()) {
+        if (!id) return {};
+        return {
+            error_response(id_json, kInvalidParams,
+                           fmt::format("\"params\" gives \"{}\" twice; give each key once", twice)),
+            {}};
+      }
+    }
 
     if (!id) {
       if (params_object) notification(method, params);

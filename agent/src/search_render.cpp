@@ -331,6 +331,12 @@ std::string skipped_line(const SearchResults& r, const CallContext& context, boo
                 r.timeout, examples));
   add(skip_text("unreadable file or directory", "unreadable files or directories", r.unreadable,
                 examples));
+  add(
+      skip_text("file searched only in part: the regex backtracks too much there (simplify it, "
+                "or search with literal=true)",
+                "files searched only in part: the regex backtracks too much there (simplify it, "
+                "or search with literal=true)",
+                r.regex_limit, examples));
   if (parts.empty()) return {};
   std::string out = "[skipped: ";
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? "; " : "") + parts[i];
@@ -524,6 +530,7 @@ ToolOutput render_search_page(const SearchResults& results, const PageRequest& r
     skip("too_large", results.too_large);
     skip("timeout", results.timeout);
     skip("unreadable", results.unreadable);
+    skip("regex_limit", results.regex_limit);
     w.end_object().end_object();
     out.structured = w.take();
     return out;

@@ -61,6 +61,7 @@ struct SearchResults {
   SkipCount too_large;            // over Limits::max_search_file_bytes, not searched
   SkipCount timeout;              // reached after the deadline, not searched
   SkipCount unreadable;           // could not be opened or read
+  SkipCount regex_limit;          // the regex hit PCRE2's backtracking limit: searched in part
   std::size_t policy_hidden = 0;  // never shown: for ToolOutput::policy_hidden only
   std::size_t memory_bytes = 0;   // roughly what this holds, for the session cache's bound
 

@@ -161,7 +161,7 @@ struct Worker {
   engine::FileBuffer buffer;
   std::vector<engine::MatchSpan> spans;
   std::vector<SearchFileHits> files;  // files and count modes (content goes to the Collector)
-  SkipCount binary, too_large, timeout, unreadable;
+  SkipCount binary, too_large, timeout, unreadable, regex_limit;
   std::uint64_t searched = 0;
   std::size_t memory = 0;
   // The policy's verdict on the directory of the last file this thread saw: the walk hands a
@@ -308,7 +308,7 @@ class Search final : public walker::WalkSink {
         stop_check_([this] { return context_.expired(); }),
         workers_([this] {
           return Worker{
-              patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, false};
+              patterns_.make_scratch(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, false};
         }) {}
 
   walker::Flow on_file(const walker::WalkEntry& entry) override {
@@ -353,6 +353,7 @@ class Search final : public walker::WalkSink {
       out.too_large.merge(w.too_large);
       out.timeout.merge(w.timeout);
       out.unreadable.merge(w.unreadable);
+      out.regex_limit.merge(w.regex_limit);
       out.files_searched += w.searched;
       out.memory_bytes += w.memory;
       for (SearchFileHits& f : w.files) out.files.push_back(std::move(f));
@@ -449,8 +450,10 @@ class Search final : public walker::WalkSink {
       if (context_.expired()) {  // the regex engine stopped at the deadline (or a cancel)
         expired_.store(true, std::memory_order_relaxed);
         w.timeout.add(path);
+      } else if (engine::is_regex_limit(searched.error())) {
+        w.regex_limit.add(path);
       } else {
-        w.unreadable.add(path);  // a PCRE2 resource limit on this file
+        w.unreadable.add(path);
       }
       return;
     }

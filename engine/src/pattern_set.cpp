@@ -431,6 +431,9 @@ struct MatchState {
   std::uint32_t options = 0;
 };
 
+// How a search error caused by PCRE2's match, depth or JIT stack limit starts (is_regex_limit).
+constexpr std::string_view kRegexLimitHit = "regex engine limit hit";
+
 Error interrupted_error() {
   return Error{ErrorCode::kIo,
                "the search was interrupted (its deadline passed or it was cancelled)"};
@@ -1218,6 +1221,8 @@ bool pcre2_may_look_past_line(std::string_view p) {
 
 }  // namespace
 
+bool is_regex_limit(const Error& error) { return error.detail.starts_with(kRegexLimitHit); }
+
 PatternSet::PatternSet(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PatternSet::PatternSet(PatternSet&&) noexcept = default;
 PatternSet& PatternSet::operator=(PatternSet&&) noexcept = default;
@@ -1947,9 +1952,9 @@ Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::si
                        options, md, mctx);
   if (rc >= 0) return true;
   if (rc == PCRE2_ERROR_NOMATCH) return false;
-  return Error{ErrorCode::kIo, fmt::format("regex engine limit hit ({}); the file was searched "
-                                           "only partly: simplify the pattern",
-                                           pcre2_error_text(rc))};
+  return Error{ErrorCode::kIo, fmt::format("{} ({}); the file was searched only partly: simplify "
+                                           "the pattern",
+                                           kRegexLimitHit, pcre2_error_text(rc))};
 }
 
 // run_pcre2 with a match that must start at or before `limit` (PCRE2_UNSET: anywhere; the code

@@ -135,6 +135,22 @@ TEST_CASE("search_files stops inside a file whose regex backtracks for seconds w
   ctx::agent::testing::check_output_schema("search_files", t.out->structured);
 }
 
+TEST_CASE("a regex that hits PCRE2's backtracking limit is its own skip, not an unreadable file",
+          "[agent][deadline][search_files]") {
+  ToolEnv env;
+  env.file("many_a.txt", std::string(60, 'a') + "\n");  // (a|aa)+(?=b): far past the match limit
+  env.file("plain.txt", "b\n");
+  auto out = env.ok("search_files", R"j({"pattern":"(a|aa)+(?=b)"})j");
+  simdjson::dom::parser parser;
+  auto root = ctx::agent::testing::parse(parser, out.structured);
+  CHECK(number_at(root["skipped"]["regex_limit"]["count"]) == 1);
+  CHECK(number_at(root["skipped"]["unreadable"]["count"]) == 0);
+  INFO(out.text);
+  CHECK(out.text.find("searched only in part: the regex backtracks too much there (simplify it, "
+                      "or search with literal=true) (many_a.txt)") != std::string::npos);
+  ctx::agent::testing::check_output_schema("search_files", out.structured);
+}
+
 TEST_CASE("search_files over a tree too large for its deadline returns what it found, flagged",
           "[agent][deadline][search_files]") {
   const BigTree& tree = BigTree::get();

@@ -294,3 +294,25 @@ TEST_CASE("find_files stops at the output size cap whatever the budget", "[agent
   CHECK(files.size() > 3);
   CHECK(field(out.structured, "next_cursor") != "null");
 }
+
+TEST_CASE("find_files reads {a,b} alternatives as search_files' glob does", "[agent][find_files]") {
+  ToolEnv env;
+  env.file("src/a.ts", "");
+  env.file("src/b.tsx", "");
+  env.file("src/c.js", "");
+  env.file("lib/d.ts", "");
+  env.file("README.md", "");
+  auto found = env.ok("find_files", R"({"pattern":"**/*.{ts,tsx}"})");
+  CHECK(found.text.starts_with("lib/d.ts\nsrc/a.ts\nsrc/b.tsx\n("));
+  auto nested = env.ok("find_files", R"({"pattern":"{src/*.{js,tsx},README*}"})");
+  CHECK(nested.text.starts_with("README.md\nsrc/b.tsx\nsrc/c.js\n("));
+  auto escaped = env.error("find_files", R"({"pattern":"**/*.{ts"})");
+  CHECK(escaped.code == ToolErrorCode::kInvalidPattern);
+  CHECK(escaped.message.find("unbalanced") != std::string::npos);
+  // {a,b} twenty times stands for a million globs: refused, not expanded.
+  std::string many;
+  for (int i = 0; i < 20; ++i) many += "{a,b}";
+  auto huge = env.error("find_files", R"({"pattern":")" + many + R"("})");
+  CHECK(huge.code == ToolErrorCode::kInvalidPattern);
+  CHECK(huge.message.find("more than 1024 globs") != std::string::npos);
+}

@@ -530,6 +530,11 @@ TEST_CASE("malformed messages get the JSON-RPC error of their class", "[agent][m
       {R"({"jsonrpc":"2.0","id":9,"method":"resources/list"})", -32601, "9"},
       {R"({"jsonrpc":"2.0","id":9,"method":""})", -32601, "9"},
       {R"({"jsonrpc":"2.0","id":9,"method":"ping","params":"x"})", -32602, "9"},
+      // Duplicate keys: JSON.parse keeps the last, this server read the first.
+      {R"({"jsonrpc":"2.0","id":10,"method":"ping","id":11})", -32600, "null"},
+      {R"({"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{},)"
+       R"("name":"block"}})",
+       -32602, "12"},
   };
   CHECK(deep.size() == 200);
   for (const Row& row : rows) {

@@ -1692,3 +1692,23 @@ TEST_CASE("many unclosed classes are literal '[' (their scans end where an earli
   CHECK(
       Glob::compile("[a-\\][b]", options_for(kPath)).matches("a"));  // the range start is a member
 }
+
+TEST_CASE("brace alternatives expand in order, nested too, up to a cap", "[walker][glob]") {
+  auto one = ctx::walker::expand_braces("*.{ts,tsx}");
+  REQUIRE(one.ok());
+  CHECK(*one == std::vector<std::string>{"*.ts", "*.tsx"});
+  auto nested = ctx::walker::expand_braces("{src/*.{js,ts},README*}");
+  REQUIRE(nested.ok());
+  CHECK(*nested == std::vector<std::string>{"src/*.js", "src/*.ts", "README*"});
+  auto literal = ctx::walker::expand_braces("a\\{b,c\\}[{]");  // escaped and in a class: no group
+  REQUIRE(literal.ok());
+  CHECK(*literal == std::vector<std::string>{"a\\{b,c\\}[{]"});
+  CHECK_FALSE(ctx::walker::expand_braces("*.{ts").ok());
+  // {a,b} twenty times stands for 2^20 globs: an error naming the cap, not a million rules.
+  std::string many;
+  for (int i = 0; i < 20; ++i) many += "{a,b}";
+  auto huge = ctx::walker::expand_braces(many);
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.error().detail.find("more than 1024 globs") != std::string::npos);
+  CHECK(ctx::walker::expand_braces(many.substr(0, 50)).ok());  // ten of them: 1024
+}

@@ -5,6 +5,8 @@
 
 #include "ctx/walker/glob.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -71,6 +73,56 @@ bool add_posix_class(ByteSet& set, std::string_view name) {
   for (int c = 0; c < 128; ++c) {
     if (pred(c)) set_byte(set, static_cast<unsigned char>(c));
   }
+  return true;
+}
+
+// Expands the first top-level `{a,b,...}` group of `glob` recursively into `out`. Backslash
+// escapes and `[...]` classes are skipped over. Returns false on an unbalanced brace.
+bool expand_first_braces(std::string_view glob, std::vector<std::string>& out, int depth,
+                         std::size_t max) {
+  if (depth > 32) return false;
+  std::size_t open = std::string_view::npos;
+  std::vector<std::size_t> commas;
+  int level = 0;
+  for (std::size_t i = 0; i < glob.size(); ++i) {
+    char c = glob[i];
+    if (c == '\\') {
+      ++i;
+      continue;
+    }
+    if (c == '[') {  // a class: skip to its closing ']' (the first member may be ']')
+      std::size_t j = i + 1;
+      if (j < glob.size() && (glob[j] == '!' || glob[j] == '^')) ++j;
+      if (j < glob.size() && glob[j] == ']') ++j;
+      std::size_t close = glob.find(']', j);
+      if (close != std::string_view::npos) i = close;
+      continue;
+    }
+    if (c == '{') {
+      if (level++ == 0) open = i;
+    } else if (c == '}') {
+      if (level == 0) return false;
+      if (--level == 0) {
+        std::string_view head = glob.substr(0, open);
+        std::string_view tail = glob.substr(i + 1);
+        std::size_t start = open + 1;
+        commas.push_back(i);
+        for (std::size_t end : commas) {
+          std::string alternative(head);
+          alternative.append(glob.substr(start, end - start));
+          alternative.append(tail);
+          if (!expand_first_braces(alternative, out, depth + 1, max)) return false;
+          start = end + 1;
+        }
+        return true;
+      }
+    } else if (c == ',' && level == 1) {
+      commas.push_back(i);
+    }
+  }
+  if (level != 0) return false;
+  if (out.size() >= max) return false;
+  out.emplace_back(glob);
   return true;
 }
 
@@ -555,6 +607,23 @@ bool Glob::matches_nfa(std::string_view text) const {
     std::swap(cur, next);
   }
   return test(cur, n);
+}
+
+Result<std::vector<std::string>> expand_braces(std::string_view glob, std::size_t max) {
+  std::vector<std::string> out;
+  if (!expand_first_braces(glob, out, 0, max)) {
+    if (out.size() >= max) {
+      return Error{ErrorCode::kInvalidArgument,
+                   fmt::format("invalid glob '{}': its {{a,b}} alternatives stand for more than "
+                               "{} globs; give fewer",
+                               glob, max)};
+    }
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("invalid glob '{}': unbalanced '{{' or '}}' (escape a literal brace "
+                             "as \\{{ or \\}})",
+                             glob)};
+  }
+  return out;
 }
 
 }  // namespace ctx::walker

@@ -206,4 +206,8 @@ class PatternSet {
 // UTF-8 subpart, which prints as one U+FFFD, counts as one), for --max-columns-preview.
 std::size_t grapheme_prefix(std::string_view text, std::size_t count);
 
+// Whether `error`, from a search, is PCRE2's match, depth or JIT stack limit on a regex (it
+// backtracks too much on that input), not an I/O failure: the file was searched only in part.
+bool is_regex_limit(const Error& error);
+
 }  // namespace ctx::engine

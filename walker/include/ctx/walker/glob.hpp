@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ctx/base/result.hpp"
+
 namespace ctx::walker {
 
 struct GlobOptions {
@@ -79,5 +81,10 @@ class Glob {
   void build_fixed();
   bool matches_fixed(std::string_view text) const;
 };
+
+// The globs that `glob`'s `{a,b}` alternatives (nested ones too) stand for, in order; backslash
+// escapes and `[...]` classes are skipped over. An error names the glob when a brace is
+// unbalanced or there would be more than `max` globs ({a,b} twenty times is a million).
+Result<std::vector<std::string>> expand_braces(std::string_view glob, std::size_t max = 1024);
 
 }  // namespace ctx::walker
