@@ -155,6 +155,37 @@ std::string search_files_output_schema() {
          R"("required":["count","examples"]}}})";
 }
 
+namespace {
+
+// The error for a pattern the engine refused (its `detail`), with the hint a small model needs:
+// a line break (matches stay within a line here; the engine's text names CLI flags), a glob sent
+// as a pattern (`*.py`, as the reference server's search takes), else how to fix a regex.
+ToolError pattern_error(std::string_view pattern, bool literal, const std::string& detail) {
+  if (pattern.find('\n') != std::string_view::npos ||
+      detail.find("\\n\" is not allowed in a regex") != std::string::npos) {
+    return ToolError{ToolErrorCode::kInvalidPattern,
+                     "the pattern holds a line break (\\n), and a match never spans lines here",
+                     "search for one line of it (the most distinctive), then read_file around the "
+                     "matches"};
+  }
+  const bool glob_like = !literal && !pattern.empty() && (pattern[0] == '*' || pattern[0] == '?');
+  if (glob_like) {
+    return ToolError{ToolErrorCode::kInvalidPattern, detail,
+                     fmt::format("search_files takes a regex; to find files by name call "
+                                 "find_files with pattern={}, or search their contents with "
+                                 "glob={} and a regex",
+                                 quoted(pattern.starts_with("**") ? std::string(pattern)
+                                                                  : "**/" + std::string(pattern)),
+                                 quoted(pattern))};
+  }
+  return ToolError{ToolErrorCode::kInvalidPattern, detail,
+                   literal ? "check the pattern"
+                           : "fix the regex, or set literal=true to search for the text as is "
+                             "(or escape special characters: \\( \\[ \\. \\*)"};
+}
+
+}  // namespace
+
 Expected<ToolOutput> run_search_files(const ToolArgs& args, const CallContext& context) {
   SearchQuery query;
   const std::string pattern = args.string("pattern").value_or("");
@@ -178,13 +209,8 @@ Expected<ToolOutput> run_search_files(const ToolArgs& args, const CallContext& c
   start.fd = UniqueFd();
 
   auto compiled = engine::PatternSet::compile(query.patterns, query.pattern_options);
-  if (!compiled.ok()) {
-    return ToolError{ToolErrorCode::kInvalidPattern, compiled.error().detail,
-                     query.pattern_options.fixed_strings
-                         ? "check the pattern"
-                         : "fix the regex, or set literal=true to search for the text as is "
-                           "(or escape special characters: \\( \\[ \\. \\*)"};
-  }
+  if (!compiled.ok())
+    return pattern_error(pattern, query.pattern_options.fixed_strings, compiled.error().detail);
 
   // The list-defining arguments: the cursor's fingerprint and the session cache's key.
   PageRequest request;

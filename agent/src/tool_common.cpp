@@ -57,6 +57,24 @@ std::size_t max_results(const ToolArgs& args, const CallContext& context,
 }
 
 ToolError not_found(std::string_view user_path) {
+  // Two habits of small models get their own hints: Windows separators, and a glob as a path.
+  if (user_path.find('\\') != std::string_view::npos &&
+      user_path.find('/') == std::string_view::npos) {
+    std::string slashed(user_path);
+    std::replace(slashed.begin(), slashed.end(), '\\', '/');
+    return ToolError{ToolErrorCode::kNotFound, fmt::format("'{}' does not exist", user_path),
+                     fmt::format("paths here use '/': try path={}", quoted(slashed))};
+  }
+  if (user_path.find_first_of("*?") != std::string_view::npos) {
+    const std::size_t slash = user_path.rfind('/');
+    const std::string_view dir = slash == std::string_view::npos ? "." : user_path.substr(0, slash);
+    return ToolError{
+        ToolErrorCode::kNotFound, fmt::format("'{}' does not exist", user_path),
+        fmt::format("path names one file or directory, not a glob: call find_files with "
+                    "pattern={}, or search_files with path={} and glob={}",
+                    quoted(user_path), quoted(dir),
+                    quoted(user_path.substr(slash == std::string_view::npos ? 0 : slash + 1)))};
+  }
   std::string_view base = user_path;
   while (!base.empty() && base.back() == '/') base.remove_suffix(1);
   if (std::size_t slash = base.rfind('/'); slash != std::string_view::npos) {

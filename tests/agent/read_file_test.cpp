@@ -670,3 +670,16 @@ TEST_CASE("read_file in a session keeps a result for an unchanged file, and neve
   static_cast<void>(env.call("read_file", R"({"path":"slow.txt"})", std::chrono::milliseconds(0)));
   CHECK(session.impl().reads.size() == 2);
 }
+
+TEST_CASE("a missing path written with backslashes or as a glob gets the call to make",
+          "[agent][read_file]") {
+  ToolEnv env;
+  env.file("src/a.py", "x\n");
+  auto windows = env.error("read_file", R"({"path":"src\\a.py"})");
+  CHECK(windows.code == ToolErrorCode::kNotFound);
+  CHECK(windows.hint == "paths here use '/': try path='src/a.py'");
+  auto glob = env.error("read_file", R"({"path":"src/*.py"})");
+  CHECK(glob.code == ToolErrorCode::kNotFound);
+  CHECK(glob.hint.find("find_files with pattern='src/*.py'") != std::string::npos);
+  CHECK(glob.hint.find("path='src' and glob='*.py'") != std::string::npos);
+}

@@ -864,3 +864,22 @@ TEST_CASE("search_files searches dotfiles as find_files lists them, never .git o
   ToolOutput globbed = env.ok(R"({"pattern":"lib","glob":"**/*.yml"})");
   CHECK(globbed.text == ".github/ci.yml\n1:uses: lib\n\n[1 match in 1 file]");
 }
+
+TEST_CASE("search_files answers a line break or a glob in the pattern with the call to make",
+          "[agent][search_files]") {
+  TempTree tree;
+  tree.file("a.py", "x\n");
+  Env env(tree);
+  for (const char* args : {R"({"pattern":"a\nb"})", R"({"pattern":"a\nb","literal":true})",
+                           R"({"pattern":"a\\nb"})"}) {
+    CAPTURE(args);
+    auto error = env.call(args);
+    REQUIRE_FALSE(error.ok());
+    CHECK(error.error().code == ToolErrorCode::kInvalidPattern);
+    CHECK(error.error().message.find("--multiline") == std::string::npos);  // no CLI flags
+    CHECK(error.error().hint.find("search for one line of it") != std::string::npos);
+  }
+  auto glob = env.call(R"({"pattern":"*.py"})");
+  REQUIRE_FALSE(glob.ok());
+  CHECK(glob.error().hint.find("find_files with pattern='**/*.py'") != std::string::npos);
+}
