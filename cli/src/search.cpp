@@ -1809,8 +1809,9 @@ int run_search(Args& args) {
     if (seen.emplace(pattern).second) patterns.emplace_back(pattern);
   };
   bool stdin_consumed = false;  // by `-f -`: then stdin is never searched, as in ripgrep
-  for (const auto& [is_file, file] : args.pattern_sources) {
-    if (!is_file) {
+  for (const Args::PatternSource& source : args.pattern_sources) {
+    const std::string& file = source.value;
+    if (!source.file) {
       add(file);
       continue;
     }

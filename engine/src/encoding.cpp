@@ -447,7 +447,7 @@ inline const std::uint8_t* decode_utf16_bmp(const std::uint8_t* p, const std::ui
       w += 8;
       continue;
     }
-    const auto before = static_cast<unsigned>(std::countr_zero(other)) / 2;  // ASCII units
+    const auto before = static_cast<std::size_t>(std::countr_zero(other)) / 2;  // ASCII units
     p += 2 * before;
     w += before;
     const std::uint32_t unit = utf16_unit(p, le);
