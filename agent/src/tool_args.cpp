@@ -61,16 +61,8 @@ bool is_absent(simdjson::dom::element element, const ParamSpec& spec) {
 }
 
 // "a" or "an" and the type's name.
-std::string_view type_with_article(ParamType type) {
-  switch (type) {
-    case ParamType::kString:
-      return "a string";
-    case ParamType::kInteger:
-      return "an integer";
-    case ParamType::kBoolean:
-      return "a boolean";
-  }
-  return "a string";
+std::string type_with_article(ParamType type) {
+  return fmt::format("{} {}", type == ParamType::kInteger ? "an" : "a", type_name(type));
 }
 
 }  // namespace
