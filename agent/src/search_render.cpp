@@ -378,6 +378,11 @@ std::string footer_text(const SearchResults& r, const PageRequest& request,
         grouped(context.config.limits.max_collected_matches));
   }
   if (compact) {
+    // Nothing fit: a cursor would name the same page again; the budget that fits does not.
+    if (s.more && s.shown == 0) {
+      return fmt::format("[shown 0 of {}{}; call again with max_tokens={}]",
+                         lower_bound ? ">=" : "", grouped(r.item_count()), s.tokens_for_next);
+    }
     return s.more ? fmt::format("[shown {} of {}{}; cursor=\"{}\"]", s.shown,
                                 lower_bound ? ">=" : "", grouped(r.item_count()), cursor)
                   : fmt::format("[shown {} of {}]", s.shown, grouped(r.item_count()));

@@ -883,3 +883,21 @@ TEST_CASE("search_files answers a line break or a glob in the pattern with the c
   REQUIRE_FALSE(glob.ok());
   CHECK(glob.error().hint.find("find_files with pattern='**/*.py'") != std::string::npos);
 }
+
+TEST_CASE(
+    "search_files where nothing fits names the budget that does, not a cursor to the same page",
+    "[agent][search_files]") {
+  TempTree tree;
+  tree.file("src/a.txt", "hello world, a line long enough not to fit the smallest budget\n");
+  tree.file("src/b.txt", "hello there\n");
+  Env env(tree);
+  ToolOutput out = env.ok(R"({"pattern":"hello","max_tokens":32})");
+  INFO(out.text);
+  const std::size_t at = out.text.find("call again with max_tokens=");
+  REQUIRE(at != std::string::npos);
+  CHECK(out.text.find("cursor") == std::string::npos);
+  const std::string budget = out.text.substr(at + 27, out.text.find(']', at) - at - 27);
+  ToolOutput next = env.ok(R"({"pattern":"hello","max_tokens":)" + budget + "}");
+  INFO(next.text);
+  CHECK(next.text.starts_with("src/a.txt\n1:hello world"));
+}
