@@ -257,12 +257,17 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
     call += fmt::format(" cursor={}", quoted(cursor));
     return call;
   };
+  // The longest footer this result can end with (its numbers are at most what the walk found;
+  // 20-digit ones reserved room a small budget needed for its first files).
+  const std::string most = grouped(total + 1);
   const std::string longest_footer = fmt::format(
-      "(files 18,446,744,073,709,551,615–18,446,744,073,709,551,615 of at least "
-      "18,446,744,073,709,551,615; cut at max_tokens=1000000; the walk stopped early "
-      "(visit_cap): narrow path or pattern; 18,446,744,073,709,551,615 ignored paths not "
-      "searched (include_ignored=true searches them); {} for more)",
-      next_call(encode_cursor(key, UINT64_MAX)));
+      "(files {0}–{0} of at least {0}; cut at max_tokens=1000000{1}{2}; {3} for more)", most,
+      walk.stopped.empty() ? "" : "; the walk stopped early (visit_cap): narrow path or pattern",
+      walk.ignored == 0 ? std::string()
+                        : fmt::format("; {} ignored paths not searched (include_ignored=true "
+                                      "searches them)",
+                                      grouped(walk.ignored)),
+      next_call(encode_cursor(key, total + 1)));
   const std::size_t reserve = footer_reserve(context, longest_footer);
 
   std::string empty =

@@ -175,14 +175,20 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
     call += fmt::format(" cursor={}", quoted(cursor));
     return call;
   };
-  const std::string longest_cursor = encode_cursor(key, UINT64_MAX);
+  // The longest footer this listing can end with (its numbers are at most what the walk found;
+  // 20-digit ones reserved room a small budget needed for its first entries).
+  const std::string most = grouped(total + 1);
   const std::string longest_footer = fmt::format(
-      "(entries 18,446,744,073,709,551,615–18,446,744,073,709,551,615 of at least "
-      "18,446,744,073,709,551,615; cut at max_tokens=1000000; the walk stopped early "
-      "(visit_cap): narrow path or depth; 18,446,744,073,709,551,615 ignored entries not listed "
-      "(include_ignored=true lists them); 18,446,744,073,709,551,615 directories could not be "
-      "read; {} for more)",
-      next_call(longest_cursor));
+      "(entries {0}–{0} of at least {0}; cut at max_tokens=1000000{1}{2}{3}; {4} for more)", most,
+      walk.stopped.empty() ? "" : "; the walk stopped early (visit_cap): narrow path or depth",
+      walk.ignored == 0 ? std::string()
+                        : fmt::format("; {} ignored entries not listed (include_ignored=true "
+                                      "lists them)",
+                                      grouped(walk.ignored)),
+      walk.unreadable == 0
+          ? std::string()
+          : fmt::format("; {} directories could not be read", grouped(walk.unreadable)),
+      next_call(encode_cursor(key, total + 1)));
   const std::size_t reserve = footer_reserve(context, longest_footer);
 
   const std::string header =
