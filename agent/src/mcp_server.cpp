@@ -181,6 +181,66 @@ std::string_view duplicate_key(simdjson::dom::object object,
   return {};
 }
 
+// The text of the value of the member `key` of the JSON object `json` (valid JSON, as simdjson
+// read it: only its top-level members are looked at), or empty when it has none or writes that
+// key with escapes. A request id that is a number comes back as its own text this way: simdjson
+// holds 1e-400 as 0 and an integer past 64 bits not at all.
+std::string_view raw_member(std::string_view json, std::string_view key) {
+  std::size_t i = 0;
+  auto skip_space = [&] {
+    while (i < json.size() &&
+           (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) {
+      ++i;
+    }
+  };
+  auto skip_string = [&] {  // at the opening quote; returns whether it held an escape
+    bool escaped = false;
+    for (++i; i < json.size() && json[i] != '"'; ++i) {
+      if (json[i] == '\\') {
+        escaped = true;
+        ++i;
+      }
+    }
+    ++i;
+    return escaped;
+  };
+  skip_space();
+  if (i >= json.size() || json[i] != '{') return {};
+  ++i;
+  for (;;) {
+    skip_space();
+    if (i >= json.size() || json[i] != '"') return {};
+    const std::size_t key_start = i + 1;
+    const bool escaped = skip_string();
+    const std::string_view name = json.substr(key_start, i - 1 - key_start);
+    skip_space();
+    if (i >= json.size() || json[i] != ':') return {};
+    ++i;
+    skip_space();
+    const std::size_t value_start = i;
+    int depth = 0;
+    while (i < json.size()) {
+      const char c = json[i];
+      if (c == '"') {
+        skip_string();
+        if (depth == 0) break;
+        continue;
+      }
+      if (c == '{' || c == '[') ++depth;
+      if (c == '}' || c == ']') {
+        if (depth == 0) break;
+        --depth;
+      }
+      if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) break;
+      ++i;
+    }
+    if (!escaped && name == key) return json.substr(value_start, i - value_start);
+    skip_space();
+    if (i >= json.size() || json[i] != ',') return {};
+    ++i;
+  }
+}
+
 bool batches_allowed(std::string_view version) {
   return version == "2025-03-26" || version == "2024-11-05";
 }
@@ -551,7 +611,7 @@ struct McpServer::Impl {
               {}};
     }
     if (root.is_array()) return dispatch_batch(root.get_array().value_unsafe());
-    return dispatch_element(root, false);
+    return dispatch_element(root, false, line);
   }
 
   std::string oversize_reply(std::size_t bytes) const {
@@ -611,7 +671,9 @@ struct McpServer::Impl {
     return {joined(std::move(*reply)), {}};
   }
 
-  Dispatch dispatch_element(simdjson::dom::element element, bool in_batch) {
+  // `raw`: the message's text when it is one message (not in a batch), for number ids.
+  Dispatch dispatch_element(simdjson::dom::element element, bool in_batch,
+                            std::string_view raw = {}) {
     simdjson::dom::object message;
     if (element.get_object().get(message) != simdjson::SUCCESS) {
       return {error_response("null", kInvalidRequest, "a JSON-RPC message must be a JSON object"),
@@ -629,6 +691,11 @@ struct McpServer::Impl {
     simdjson::dom::element id_element;
     if (message["id"].get(id_element) == simdjson::SUCCESS) {
       id = id_text(id_element);
+      // A number id comes back as it was written (1e-400 is not 0, nor 2^64 a string).
+      if (const std::string_view written = raw_member(raw, "id");
+          !written.empty() && (written[0] == '-' || (written[0] >= '0' && written[0] <= '9'))) {
+        id = std::string(written);
+      }
       if (!id) {
         return {
             error_response("null", kInvalidRequest, "the request id must be a string or a number"),
