@@ -287,7 +287,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
     const std::string_view path = walk.entries[offset + i].path;
     if (!is_valid_utf8(path)) {
       out.append(text_path(lossy_utf8(path)));
-    } else if (has_control_byte(path)) {
+    } else if (needs_quoting(path)) {
       out.append(quoted_path(path));
     } else {
       out.append(path);

@@ -270,7 +270,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
         break;
     }
     *at++ = '\n';
-    if (!s.plain && has_control_byte(s.path)) {
+    if (needs_quoting(s.path)) {
       text.append(quoted_path(s.path));
     } else {
       text.append(s.path);

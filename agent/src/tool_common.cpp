@@ -236,6 +236,13 @@ bool has_control_byte(std::string_view s) {
   });
 }
 
+bool needs_quoting(std::string_view path) {
+  return has_control_byte(path) || path.starts_with('"') || path.starts_with(' ') ||
+         path.ends_with(' ') || path.find("\xC2\x85") != std::string_view::npos ||
+         path.find("\xE2\x80\xA8") != std::string_view::npos ||
+         path.find("\xE2\x80\xA9") != std::string_view::npos;
+}
+
 std::string quoted_path(std::string_view path) {
   std::string out = "\"";
   append_json_body(out, path);
@@ -244,7 +251,7 @@ std::string quoted_path(std::string_view path) {
 }
 
 std::string text_path(std::string_view path) {
-  return has_control_byte(path) ? quoted_path(path) : std::string(path);
+  return needs_quoting(path) ? quoted_path(path) : std::string(path);
 }
 
 std::string rfc3339_utc(std::int64_t seconds) {

@@ -100,11 +100,15 @@ std::string quoted(std::string_view s);
 
 // Whether `s` holds a control character (a byte below 0x20, or 0x7F).
 bool has_control_byte(std::string_view s);
-// A path as a text shows it when it holds a control character: JSON-quoted ("new\nline.txt"),
-// so one name never reads as two lines, or as a match line or footer it forges. The structured
-// result keeps the name itself.
+// Whether a text must show `path` quoted: it holds a control character or a Unicode line or
+// paragraph separator (U+0085, U+2028, U+2029), starts with '"' (it would read as a quoted one),
+// or starts or ends with a space.
+bool needs_quoting(std::string_view path);
+// A path as a text shows it when needs_quoting: JSON-quoted ("new\nline.txt"), so one name never
+// reads as two lines, or as a match line or footer it forges. The structured result keeps the
+// name itself.
 std::string quoted_path(std::string_view path);
-// The path as the text shows it: itself, or quoted_path when it holds a control character.
+// The path as the text shows it: itself, or quoted_path when it needs quoting.
 std::string text_path(std::string_view path);
 
 // Seconds since the epoch (and nanoseconds) as RFC 3339 UTC: 2026-11-22T06:07:24Z.

@@ -420,6 +420,16 @@ TEST_CASE("a name with a control character is quoted in every text, kept in the 
   CHECK(counted.text.starts_with(quoted + ":1\nplain.txt:1\n"));
   auto info = env.ok("file_info", R"({"path":"new\nline.txt"})");
   CHECK(info.text.starts_with("path: " + quoted + "\n"));
+  // Names that would read as quoted, or whose edges or separators a text hides, are quoted too.
+  env.file("\"nl\\nname.txt\"", "");
+  env.file("del\x7F.txt", "");
+  env.file("sep\xE2\x80\xA8x.txt", "");
+  env.file(" lead.txt", "");
+  auto more = env.ok("list_directory", "{}");
+  CHECK(more.text.find(R"("\"nl\\nname.txt\"")") != std::string::npos);
+  CHECK(more.text.find("\"del\x7F.txt\"") != std::string::npos);
+  CHECK(more.text.find("\"sep\xE2\x80\xA8x.txt\"") != std::string::npos);
+  CHECK(more.text.find(R"(" lead.txt")") != std::string::npos);
   // A hint that names it can be sent back as JSON.
   auto missing = env.error("read_file", R"({"path":"d/new\nx.txt"})");
   CHECK(missing.hint.find(R"('**/new\nx.txt')") != std::string::npos);
