@@ -138,7 +138,7 @@ std::string search_files_output_schema() {
          R"("truncated":{"type":"boolean","description":"more results follow, or context was left out"},)"
          R"("next_cursor":{"type":["string","null"],"description":"pass as cursor, with the same arguments, for the next page"},)"
          R"("partial":{"type":"boolean"},)"
-         R"("partial_reason":{"type":["string","null"],"enum":["deadline","cancelled","visit_cap","max_collected_matches",null]},)"
+         R"("partial_reason":{"type":["string","null"],"enum":["deadline","cancelled","visit_cap","max_collected_matches","regex_limit",null]},)"
          R"("context_omitted":{"type":"integer","description":"matches shown without their context lines"},)"
          R"("files_searched":{"type":"integer"},)"
          R"("skipped":{"type":"object","properties":{)"

@@ -299,6 +299,7 @@ std::string_view partial_reason(const SearchResults& r) {
   if (r.timed_out) return kReasonDeadline;
   if (r.visit_capped) return kReasonVisitCap;
   if (r.capped) return "max_collected_matches";
+  if (r.regex_limit.count > 0) return "regex_limit";
   return {};
 }
 
@@ -376,6 +377,8 @@ std::string footer_text(const SearchResults& r, const PageRequest& request,
         "; the search stopped collecting at {} matches (more exist): narrow pattern, path or "
         "glob",
         grouped(context.config.limits.max_collected_matches));
+  } else if (r.regex_limit.count > 0) {
+    partial = "; some files were searched only in part (see skipped), so results are partial";
   }
   if (compact) {
     // Nothing fit: a cursor would name the same page again; the budget that fits does not.

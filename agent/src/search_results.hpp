@@ -65,7 +65,9 @@ struct SearchResults {
   std::size_t policy_hidden = 0;  // never shown: for ToolOutput::policy_hidden only
   std::size_t memory_bytes = 0;   // roughly what this holds, for the session cache's bound
 
-  bool partial() const { return capped || timed_out || cancelled || visit_capped; }
+  bool partial() const {
+    return capped || timed_out || cancelled || visit_capped || regex_limit.count > 0;
+  }
   // Items a page slices: matches (content), files (files_with_matches, count).
   std::uint64_t item_count() const;
 };

@@ -145,6 +145,10 @@ TEST_CASE("a regex that hits PCRE2's backtracking limit is its own skip, not an 
   auto root = ctx::agent::testing::parse(parser, out.structured);
   CHECK(number_at(root["skipped"]["regex_limit"]["count"]) == 1);
   CHECK(number_at(root["skipped"]["unreadable"]["count"]) == 0);
+  // Matches in that file were never counted: the total is a lower bound.
+  CHECK(bool_at(root, "partial"));
+  CHECK(bool_at(root, "total_is_lower_bound"));
+  CHECK(string_at(root, "partial_reason") == "regex_limit");
   INFO(out.text);
   CHECK(out.text.find("searched only in part: the regex backtracks too much there (simplify it, "
                       "or search with literal=true) (many_a.txt)") != std::string::npos);
