@@ -744,7 +744,7 @@ struct McpServer::Impl {
     }
 
     if (!id) {
-      if (params_object) notification(method, params);
+      if (params_object) notification(method, params, raw_member(raw, "params"));
       if (!params_object) notification_without_params(method);
       return {};
     }
@@ -758,12 +758,20 @@ struct McpServer::Impl {
     }
   }
 
-  void notification(std::string_view method, simdjson::dom::object params) {
+  // `raw_params`: the text of `params` when known (a message alone), for number ids.
+  void notification(std::string_view method, simdjson::dom::object params,
+                    std::string_view raw_params = {}) {
     if (method == "notifications/cancelled") {
       simdjson::dom::element request_id;
       if (params["requestId"].get(request_id) != simdjson::SUCCESS) return;
       std::optional<std::string> key = id_text(request_id);
       if (!key) return;
+      // Requests are kept by their id as written (dispatch_element): a number id is found by
+      // its text too (1e3 is the request 1e3).
+      if (const std::string_view written = raw_member(raw_params, "requestId");
+          !written.empty() && (written[0] == '-' || (written[0] >= '0' && written[0] <= '9'))) {
+        key = std::string(written);
+      }
       std::lock_guard lock(mutex);
       auto it = in_flight.find(*key);
       if (it != in_flight.end()) it->second.cancelled->store(true, std::memory_order_relaxed);

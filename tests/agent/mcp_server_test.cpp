@@ -642,6 +642,13 @@ TEST_CASE("notifications/cancelled stops the running call and suppresses its res
   CHECK_FALSE(blocked_reply.has_value());
   // The id is free again once the call is over.
   CHECK(error_code(respond(server, call_line("7", "echo", "{}"))) == 0);
+  // A number id written otherwise than simdjson reads it is found by its text.
+  std::thread exponent(
+      [&] { blocked_reply = server.handle_message(call_line("1e3", "block", "{}")); });
+  REQUIRE(backend.wait_started(2));
+  CHECK_FALSE(server.handle_message(cancel_line("1e3")));
+  exponent.join();
+  CHECK_FALSE(blocked_reply.has_value());
 }
 
 // ------------------------------------------------------------------------------------------------
