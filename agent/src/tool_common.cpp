@@ -237,10 +237,19 @@ bool has_control_byte(std::string_view s) {
 }
 
 bool needs_quoting(std::string_view path) {
-  return has_control_byte(path) || path.starts_with('"') || path.starts_with(' ') ||
-         path.ends_with(' ') || path.find("\xC2\x85") != std::string_view::npos ||
-         path.find("\xE2\x80\xA8") != std::string_view::npos ||
-         path.find("\xE2\x80\xA9") != std::string_view::npos;
+  if (path.starts_with('"') || path.starts_with(' ') || path.ends_with(' ')) return true;
+  // One pass (every listed name goes through it): control bytes, and the lead bytes of U+0085
+  // (C2 85) and U+2028/U+2029 (E2 80 A8/A9) looked at closer.
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(path[i]);
+    if (byte < 0x20 || byte == 0x7F) return true;
+    if (byte == 0xC2 && path.substr(i + 1, 1) == "\x85") return true;
+    if (byte == 0xE2 &&
+        (path.substr(i + 1, 2) == "\x80\xA8" || path.substr(i + 1, 2) == "\x80\xA9")) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string quoted_path(std::string_view path) {

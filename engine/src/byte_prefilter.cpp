@@ -565,6 +565,13 @@ bool folds_case_inline(std::string_view regex) {
   return false;
 }
 
+bool widened_for_non_ascii(std::string_view rewritten) {
+  // Every construct the rewriter widens names the high bytes as this range (kHigh and the
+  // "[^...\x80-\xff]" classes beside it). A regex that writes that range itself also says
+  // true: that only costs PCRE2's confirmation.
+  return rewritten.find("\\x80-\\xff") != std::string_view::npos;
+}
+
 std::optional<std::string> byte_prefilter(std::string_view regex, bool caseless) {
   if (regex.find('\0') != std::string_view::npos) return std::nullopt;
   return Rewriter(regex, caseless).run();

@@ -23,6 +23,11 @@ namespace ctx::engine::detail {
 // UTF-8 Hyperscan path. `caseless`: the whole regex is case-insensitive (-i, or -S deciding so).
 std::optional<std::string> byte_prefilter(std::string_view regex, bool caseless);
 
+// Whether `rewritten`, byte_prefilter's output, was widened for non-ASCII characters (its
+// `[\x80-\xff]` alternatives and the classes that leave those bytes to them): then it is a
+// superset of the regex, not the regex over bytes, even where the regex is ASCII only.
+bool widened_for_non_ascii(std::string_view rewritten);
+
 // Whether `regex` may turn case folding on inline (a group of flags holding `i`: `(?i)`,
 // `(?mi:..)`). byte_prefilter then folds case in the whole regex, a superset of where the flag
 // holds.

@@ -1589,7 +1589,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
           if (auto bytes = detail::byte_prefilter(hs_patterns[i], impl->caseless)) {
             // Widened for non-ASCII characters (the rewriter's [\x80-\xff] alternatives, even
             // where the class is ASCII only, as [^a[:^alpha:]]): not the regex, PCRE2 confirms.
-            if (bytes->find("\\x80-\\xff") != std::string::npos) hs_same_regex = false;
+            if (detail::widened_for_non_ascii(*bytes)) hs_same_regex = false;
             hs_patterns[i] = std::move(*bytes);
             all_literal = false;
             flags.push_back(f);
