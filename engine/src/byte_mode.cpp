@@ -835,27 +835,38 @@ class Translator {
     pos_ = j + 1;
   }
 
+  // The text between the `{` at `j` and the next `}` (whitespace and comments left out under
+  // (?x), as regex-syntax reads \x{..} and \p{..}), `j` moved past the `}`; false when there is
+  // no `}`.
+  bool braced_body(std::size_t& j, std::string& body) {
+    std::size_t k = j + 1;
+    for (skip_space(k); k < re_.size() && re_[k] != '}'; skip_space(k)) body += re_[k++];
+    if (k >= re_.size()) return false;
+    j = k + 1;
+    return true;
+  }
+
   // Reads hex digits after \x, \u or \U at `j` (past the letter): the code point, or fails.
   bool hex_escape(std::size_t& j, char kind, std::uint32_t& cp, bool& two_digit) {
     two_digit = false;
     const std::size_t start = j - 2;
-    std::string_view digits;
+    std::string digits;
+    skip_space(j);  // regex-syntax's bump_and_bump_space: (?x) whitespace between the pieces
     if (j < re_.size() && re_[j] == '{') {
-      const std::size_t close = re_.find('}', j);
-      if (close == std::string_view::npos) {
+      if (!braced_body(j, digits)) {
         fail(start, "unclosed hexadecimal literal");
         return false;
       }
-      digits = re_.substr(j + 1, close - j - 1);
-      j = close + 1;
       if (digits.empty() || digits.size() > 8) {
         fail(start, "invalid hexadecimal literal");
         return false;
       }
     } else {
       const std::size_t n = kind == 'x' ? 2 : kind == 'u' ? 4 : 8;
-      digits = re_.substr(j, n);
-      j += digits.size();
+      for (std::size_t i = 0; i < n && j < re_.size(); ++i) {
+        if (i > 0) skip_space(j);
+        if (j < re_.size()) digits += re_[j++];
+      }
       two_digit = kind == 'x';
       if (digits.size() != n) {
         fail(start, "invalid hexadecimal literal");
@@ -909,15 +920,13 @@ class Translator {
       }
       case 'p':
       case 'P': {
-        std::string_view body;
+        std::string body;
+        skip_space(j);
         if (j < re_.size() && re_[j] == '{') {
-          const std::size_t close = re_.find('}', j);
-          if (close == std::string_view::npos) {
+          if (!braced_body(j, body)) {
             fail(start, "unclosed Unicode class literal");
             return Esc::kError;
           }
-          body = re_.substr(j + 1, close - j - 1);
-          j = close + 1;
         } else if (j < re_.size()) {
           std::size_t len = 0;
           bool raw = false;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -82,5 +83,16 @@ struct RustFacts {
 };
 Result<std::string> rust_to_bytes(std::string_view regex, const ByteRegexOptions& options,
                                   RustFacts* facts = nullptr);
+
+// `regex` without Rust's extended syntax, for the UTF-8 path: where the x flag is on, the
+// whitespace and `#` comments it ignores are dropped (an escaped whitespace character becomes a
+// \x{..} escape), and the flag leaves its flag groups ((?x) goes, (?ix:a) is (?i:a)).
+// Returns nullopt unless that is the same regex with no x flag left: `regex` parses (options as
+// rust_to_bytes'), its byte translation equals the rewrite's, and the rewrite needs nothing
+// else of byte mode (RustFacts::differs). So a pattern whose x flag was its only reason for byte
+// mode runs on the UTF-8 path, where `\w` is one class rather than a byte alternation that
+// PCRE2's compiled-size limit refuses when counted (`(?x)(?:\w+\s+){1,5}`).
+std::optional<std::string> without_extended_syntax(std::string_view regex,
+                                                   const ByteRegexOptions& options);
 
 }  // namespace ctx::engine::detail

@@ -1219,6 +1219,25 @@ bool pcre2_may_look_past_line(std::string_view p) {
   return false;
 }
 
+// The patterns of a Rust-syntax regex set with the x flag read away (detail::
+// without_extended_syntax) where a pattern had it and could lose it; nullopt when none did (the
+// set then runs as typed). Under --no-unicode or (?-u) the set is in byte mode anyway.
+std::optional<std::vector<std::string>> without_extended_syntax(
+    const std::vector<std::string>& patterns, const PatternOptions& options, bool caseless) {
+  if (options.pcre2 || options.fixed_strings || options.no_unicode) return std::nullopt;
+  const detail::ByteRegexOptions exact{caseless,     true,  options.multiline_dotall,
+                                       options.crlf, false, {}};
+  std::optional<std::vector<std::string>> plain;
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    if (detail::disables_unicode(patterns[i])) return std::nullopt;
+    std::optional<std::string> rewritten = detail::without_extended_syntax(patterns[i], exact);
+    if (!rewritten) continue;
+    if (!plain) plain = patterns;
+    (*plain)[i] = std::move(*rewritten);
+  }
+  return plain;
+}
+
 }  // namespace
 
 bool is_regex_limit(const Error& error) { return error.detail.starts_with(kRegexLimitHit); }
@@ -1237,7 +1256,7 @@ bool PatternSet::multiline() const { return impl_->multiline; }
 bool PatternSet::searches_buffer() const { return impl_->buffer_search; }
 char PatternSet::line_terminator() const { return impl_->options.line_terminator; }
 
-Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
+Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_patterns,
                                        const PatternOptions& options) {
   if (options.line_terminator != '\n' && (options.line_terminator != '\0' || options.crlf)) {
     return Error{ErrorCode::kInvalidArgument,
@@ -1251,12 +1270,17 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& patterns,
   if (options.smart_case && !options.case_insensitive) {
     bool upper = false;
     bool literal = false;
-    for (const std::string& p : patterns) {
+    for (const std::string& p : typed_patterns) {
       upper = upper || has_uppercase(p, options.fixed_strings, !options.pcre2);
       literal = literal || (options.fixed_strings ? !p.empty() : has_literal(p));
     }
     impl->caseless = !upper && (literal || options.pcre2);
   }
+  // Rust's x flag read away where that is all that kept a pattern off the UTF-8 path
+  // (without_extended_syntax); the typed patterns otherwise.
+  const std::optional<std::vector<std::string>> plain =
+      without_extended_syntax(typed_patterns, options, impl->caseless);
+  const std::vector<std::string>& patterns = plain ? *plain : typed_patterns;
 
   // The regex of each pattern, validated alone so errors point into what the user typed.
   // Rust's non-Unicode mode ((?-u), --no-unicode): every pattern of the set becomes a regex over

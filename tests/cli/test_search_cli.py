@@ -1974,6 +1974,11 @@ golden("-e patterns are one alternation: no NUL ban, no literal \\n error",
        ["-c", "-e", "b", "-e", "\\x00", "-e", "\\n"], b"1\n", 0, stdin=b"b\n")
 golden("(?x): spaces are no pieces, `a | \\n` is a class: no literal \\n error",
        ["-c", "(?x) a | \\n"], b"1\n", 0, stdin=b"a\n")
+golden("(?x) with a counted \\w runs on the UTF-8 path (byte mode: too large)",
+       ["-o", "(?x)(?:\\w+ \\s+){1,5} # words\n"], "héllo wörld \n".encode(), 0,
+       stdin="héllo wörld x\n".encode())
+golden("(?x) spaces inside \\x{..} and \\p {..}, as regex-syntax skips them",
+       ["-c", "(?x)\\x{ 4 1 }|\\p {Gr eek}|\\u 0 0 4 2"], b"3\n", 0, stdin="A\nα\nB\nc\n".encode())
 golden("(?i) makes a letter a class: the literal \\n error", ["(?i)a|\\n"], b"", 2, NL_ERROR_ANY,
        stdin=b"a\n")
 golden("-S decides the case first: `A` stays a literal, `-e A -e \\n` a class",
