@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -78,13 +79,16 @@ std::string tool_help() {
 }
 
 std::string tools_help() {
-  return "Usage: ctxsearch tools [--schema mcp|openai]\n\n"
+  return "Usage: ctxsearch tools [--schema mcp|openai|openai-strict]\n\n"
          "Without --schema: one line per tool, its name and description.\n"
-         "  --schema mcp      the tools array of an MCP tools/list result (JSON)\n"
-         "  --schema openai   OpenAI function-calling tools: [{\"type\": \"function\", "
-         "\"function\": {name,\n"
-         "                    description, parameters}}]\n"
-         "  -h, --help        print this help\n";
+         "  --schema mcp            the tools array of an MCP tools/list result (JSON)\n"
+         "  --schema openai         OpenAI function-calling tools: [{\"type\": \"function\", "
+         "\"function\":\n"
+         "                          {name, description, parameters}}]\n"
+         "  --schema openai-strict  the same for OpenAI's strict mode (\"strict\": true): every\n"
+         "                          parameter required, the optional ones nullable (null is\n"
+         "                          taken as absent)\n"
+         "  -h, --help              print this help\n";
 }
 
 struct Flags {
@@ -178,10 +182,10 @@ std::optional<std::string> parse_flags(int argc, char** argv, Flags& flags) {
     } else if (flags.command == "tools" && name == "--schema") {
       std::optional<std::string> v = value();
       if (!v) return needs_value();
-      if (*v != "mcp" && *v != "openai") {
+      if (*v != "mcp" && *v != "openai" && *v != "openai-strict") {
         return fmt::format(
-            "--schema '{}' is not a schema format; use --schema mcp or --schema "
-            "openai",
+            "--schema '{}' is not a schema format; use --schema mcp, --schema openai or "
+            "--schema openai-strict",
             *v);
       }
       flags.schema = *v;
@@ -387,6 +391,50 @@ int run_tool(const Flags& flags) {
   return print_stdout(out) ? 0 : 2;
 }
 
+// `parameters` (a tool's input schema: an object of flat properties) as OpenAI's strict mode
+// takes it: every property required, each optional one's type widened with "null" (its enum
+// with null), additionalProperties false. False when `parameters` is not such an object.
+bool write_strict_parameters(simdjson::dom::element parameters, JsonWriter& w) {
+  simdjson::dom::object properties;
+  if (parameters["properties"].get(properties) != simdjson::SUCCESS) return false;
+  std::vector<std::string_view> required;
+  simdjson::dom::array listed;
+  if (parameters["required"].get(listed) == simdjson::SUCCESS) {
+    for (simdjson::dom::element r : listed) {
+      std::string_view name;
+      if (r.get(name) == simdjson::SUCCESS) required.push_back(name);
+    }
+  }
+  w.begin_object().field("type", "object").key("properties").begin_object();
+  for (auto [key, schema] : properties) {
+    const bool optional = std::find(required.begin(), required.end(), key) == required.end();
+    simdjson::dom::object fields;
+    if (schema.get(fields) != simdjson::SUCCESS) return false;
+    w.key(key).begin_object();
+    for (auto [field, value] : fields) {
+      w.key(field);
+      std::string_view type;
+      if (optional && field == "type" && value.get(type) == simdjson::SUCCESS) {
+        w.begin_array().string(type).string("null").end_array();
+      } else if (simdjson::dom::array members;
+                 optional && field == "enum" && value.get(members) == simdjson::SUCCESS) {
+        w.begin_array();
+        for (simdjson::dom::element member : members) {
+          w.raw(simdjson::minify(member));
+        }
+        w.null().end_array();
+      } else {
+        w.raw(simdjson::minify(value));
+      }
+    }
+    w.end_object();
+  }
+  w.end_object().key("required").begin_array();
+  for (auto [key, schema] : properties) w.string(key);
+  w.end_array().field("additionalProperties", false).end_object();
+  return true;
+}
+
 int run_tools(const Flags& flags) {
   if (flags.help) return print_stdout(tools_help()) ? 0 : 2;
   if (!flags.positionals.empty()) {
@@ -421,7 +469,16 @@ int run_tools(const Flags& flags) {
       }
       w.begin_object().field("type", "function").key("function").begin_object();
       w.field("name", name).field("description", description);
-      w.key("parameters").raw(simdjson::minify(parameters));
+      if (*flags.schema == "openai-strict") {
+        w.field("strict", true).key("parameters");
+        if (!write_strict_parameters(parameters, w)) {
+          print_stderr(
+              fmt::format("tools: internal error: the schema of {} has no properties", name));
+          return 2;
+        }
+      } else {
+        w.key("parameters").raw(simdjson::minify(parameters));
+      }
       w.end_object().end_object();
     }
     w.end_array();

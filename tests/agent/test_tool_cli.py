@@ -2,7 +2,8 @@
 """`ctxsearch tool`, `ctxsearch tools` and `ctxsearch mcp` as commands: exit codes and outputs.
 
 Covers: `tools` (one line per tool), `tools --schema mcp|openai` (valid JSON, the five tools,
-object schemas, OpenAI's {"type":"function","function":{...}} shape); `tool NAME 'JSON'` printing
+object schemas, OpenAI's {"type":"function","function":{...}} shape), `--schema openai-strict`
+(every parameter required, the optional ones nullable, and null taken as absent); `tool NAME 'JSON'` printing
 the structured result with exit 0 (real results from a small tree), a tool error as
 {"error":{code,message,hint}} with exit 1 (not_found, invalid JSON arguments, a denied path),
 arguments from stdin with '-', --text; usage errors with exit 2 and a message naming the input
@@ -131,6 +132,45 @@ def tools_schema_openai_is_function_calling_shaped():
         check(set(f) == {"name", "description", "parameters"}, "function keys %r" % sorted(f))
         check(f["parameters"] == mcp[f["name"]]["inputSchema"], "%s parameters" % f["name"])
         check(f["description"] == mcp[f["name"]]["description"], "%s description" % f["name"])
+
+
+@case
+def tools_schema_openai_strict_requires_every_parameter_and_null_is_absent():
+    rc, out, err = run(["tools", "--schema", "openai-strict"])
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    tools = json.loads(out)
+    mcp = {t["name"]: t for t in json.loads(run(["tools", "--schema", "mcp"])[1])}
+    with Tree() as t:
+        for tool in tools:
+            f = tool["function"]
+            name = f["name"]
+            check(f["strict"] is True, "%s: strict" % name)
+            params = f["parameters"]
+            given = mcp[name]["inputSchema"]
+            check(params["additionalProperties"] is False, "%s: additionalProperties" % name)
+            check(params["required"] == list(given["properties"]), "%s: required %r" % (name, params["required"]))
+            for key, schema in given["properties"].items():
+                strict = params["properties"][key]
+                if key in given.get("required", []):
+                    check(strict == schema, "%s.%s changed" % (name, key))
+                    continue
+                check(strict["type"] == [schema["type"], "null"], "%s.%s type %r" % (name, key, strict["type"]))
+                if "enum" in schema:
+                    check(strict["enum"] == schema["enum"] + [None], "%s.%s enum" % (name, key))
+                rest = {k: v for k, v in strict.items() if k not in ("type", "enum")}
+                check(rest == {k: v for k, v in schema.items() if k not in ("type", "enum")},
+                      "%s.%s other keywords" % (name, key))
+            # A strict client sends null for what it leaves out: the same result as leaving it out.
+            required = {"read_file": {"path": "a.txt"}, "file_info": {"path": "a.txt"},
+                        "search_files": {"pattern": "marker_17"}, "find_files": {"pattern": "*.c"},
+                        "list_directory": {}}[name]
+            nulls = dict(required, **{k: None for k in params["required"] if k not in required})
+            rc1, out1, err1 = run(["tool", name, "--root", t.root, json.dumps(required)])
+            rc2, out2, err2 = run(["tool", name, "--root", t.root, json.dumps(nulls)])
+            check(rc1 == 0 and rc2 == 0, "%s: exit %d / %d: %s %s" % (name, rc1, rc2, err1, out2))
+            if name == "file_info":  # mtime and the like are the same file's
+                out1, out2 = json.loads(out1), json.loads(out2)
+            check(out1 == out2, "%s with nulls: %r\nwithout: %r" % (name, out2, out1))
 
 
 @case
