@@ -453,8 +453,12 @@ std::string compile_error_message(std::string_view shown, PCRE2_SIZE offset, int
   const std::string text = shown.size() <= kShownMax
                                ? std::string(shown)
                                : fmt::format("{}... ({} bytes)", shown.substr(0, 80), shown.size());
-  std::string message = fmt::format("regex parse error in '{}' at offset {}: {}", text, offset,
-                                    pcre2_error_text(error));
+  // A regex too large has no place to point at (PCRE2 names where it stopped compiling).
+  std::string message =
+      error == PCRE2_ERROR_PATTERN_TOO_LARGE
+          ? fmt::format("regex parse error in '{}': {}", text, pcre2_error_text(error))
+          : fmt::format("regex parse error in '{}' at offset {}: {}", text, offset,
+                        pcre2_error_text(error));
   if (error == PCRE2_ERROR_PATTERN_TOO_LARGE) {
     message += fmt::format(
         " (PCRE2 compiles a regex into at most {}: simplify the pattern, e.g. "
@@ -512,12 +516,105 @@ Error split_repeat_compile_error(std::string_view typed, const std::string& rege
 
 // `jit`: also JIT-compile (each JIT compile maps executable memory: skip it for a code that only
 // validates a pattern or reports its properties).
+// The end of the PCRE2 character class that opens at `at` (its `]`), or npos: escapes, POSIX
+// classes ([:alpha:]) and a `]` first (after an optional `^`) are members.
+std::size_t pcre2_class_end(std::string_view re, std::size_t at) {
+  std::size_t i = at + 1;
+  if (i < re.size() && re[i] == '^') ++i;
+  if (i < re.size() && re[i] == ']') ++i;
+  while (i < re.size()) {
+    if (re[i] == '\\') {
+      i += 2;
+    } else if (re.substr(i, 2) == "[:") {
+      const std::size_t close = re.find(":]", i + 2);
+      i = close == std::string_view::npos ? i + 1 : close + 2;
+    } else if (re[i] == ']') {
+      return i;
+    } else {
+      ++i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// `regex` (PCRE2 syntax) with each large character class that occurs more than once written
+// once, as a group defined at the end and called where the class was: `(?&ctx_class_N)` and
+// `(?(DEFINE)(?<ctx_class_N>[...]))`. The exact Unicode ranges of \p{L} take about 5 KB of
+// compiled code each, so 14 of them overflowed PCRE2's 64 KiB. A call of a one-character group
+// matches what the class matches (nothing to backtrack into). `shared` gets the number of groups
+// added (the last capture groups). nullopt when no large class repeats, or when the regex sets
+// options inline (a called group takes the options at its definition, not at the call), quotes
+// with \Q or holds a comment.
+std::optional<std::string> with_shared_classes(std::string_view regex, std::uint32_t& shared) {
+  constexpr std::size_t kLargeClass = 256;  // bytes of class text
+  if (regex.find("\\Q") != std::string_view::npos) return std::nullopt;
+  struct Class {
+    std::size_t start, end;  // [start, end]
+  };
+  std::vector<Class> classes;
+  for (std::size_t i = 0; i < regex.size(); ++i) {
+    if (regex[i] == '\\') {
+      ++i;
+    } else if (regex[i] == '(' && regex.substr(i + 1, 1) == "?" && i + 2 < regex.size() &&
+               std::string_view("imnsxJU^-#").find(regex[i + 2]) != std::string_view::npos) {
+      return std::nullopt;
+    } else if (regex[i] == '[') {
+      const std::size_t end = pcre2_class_end(regex, i);
+      if (end == std::string_view::npos) return std::nullopt;
+      if (end - i + 1 >= kLargeClass) classes.push_back({i, end});
+      i = end;
+    }
+  }
+  std::vector<std::string_view> texts;
+  for (const Class& c : classes) texts.push_back(regex.substr(c.start, c.end - c.start + 1));
+  std::vector<std::string_view> defined;  // the classes that repeat, in order of first use
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t k = 0; k < classes.size(); ++k) {
+    if (std::count(texts.begin(), texts.end(), texts[k]) < 2) continue;
+    auto it = std::find(defined.begin(), defined.end(), texts[k]);
+    if (it == defined.end()) it = defined.insert(defined.end(), texts[k]);
+    out.append(regex.substr(copied, classes[k].start - copied));
+    out += fmt::format("(?&ctx_class_{})", it - defined.begin());
+    copied = classes[k].end + 1;
+  }
+  if (defined.empty()) return std::nullopt;
+  out.append(regex.substr(copied));
+  out += "(?(DEFINE)";
+  for (std::size_t k = 0; k < defined.size(); ++k) {
+    out += fmt::format("(?<ctx_class_{}>{})", k, defined[k]);
+  }
+  out += ')';
+  shared = static_cast<std::uint32_t>(defined.size());
+  return out;
+}
+
+// pcre2_compile, and when `regex` is too large, again with its repeated classes shared
+// (with_shared_classes); `error` and `offset` are the first compile's. `shared`: the capture
+// groups that added (0 if none), the last ones of the code.
+pcre2_code* compile_fitting(const std::string& regex, std::uint32_t flags, int& error,
+                            PCRE2_SIZE& offset, std::uint32_t& shared) {
+  shared = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), flags,
+                                   &error, &offset, nullptr);
+  if (code != nullptr || error != PCRE2_ERROR_PATTERN_TOO_LARGE) return code;
+  std::uint32_t groups = 0;
+  const std::optional<std::string> compact = with_shared_classes(regex, groups);
+  if (!compact) return nullptr;
+  int compact_error = 0;
+  PCRE2_SIZE compact_offset = 0;
+  code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(compact->data()), compact->size(), flags,
+                       &compact_error, &compact_offset, nullptr);
+  if (code != nullptr) shared = groups;
+  return code;
+}
+
 Result<Pcre2Code> compile_pcre2(const std::string& regex, std::uint32_t flags,
                                 std::string_view shown, bool jit = true) {
   int error = 0;
   PCRE2_SIZE offset = 0;
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), flags,
-                                   &error, &offset, nullptr);
+  std::uint32_t shared = 0;
+  pcre2_code* code = compile_fitting(regex, flags, error, offset, shared);
   if (code == nullptr) {
     return Error{ErrorCode::kInvalidArgument, compile_error_message(shown, offset, error)};
   }
@@ -605,12 +702,12 @@ Result<Alternation> compile_alternation(const std::vector<std::string>& bodies,
   };
   int error = 0;
   PCRE2_SIZE offset = 0;
+  std::uint32_t shared = 0;  // of the last compile
   auto compile = [&](const std::string& regex, std::uint32_t f) {
-    return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), f, &error,
-                         &offset, nullptr);
+    return compile_fitting(regex, f, error, offset, shared);
   };
   Alternation alt;
-  auto add_chunk = [&alt](pcre2_code* code, std::size_t first) {
+  auto add_chunk = [&alt, &shared](pcre2_code* code, std::size_t first) {
     pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it works
     Alternation::Chunk chunk;
     chunk.code.reset(code);
@@ -619,6 +716,7 @@ Result<Alternation> compile_alternation(const std::vector<std::string>& bodies,
       chunk.group_offset = alt.chunks.back().group_offset + alt.chunks.back().groups;
     }
     pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &chunk.groups);
+    chunk.groups -= shared;  // the shared classes' groups are no pattern's
     alt.chunks.push_back(std::move(chunk));
   };
   {

@@ -1977,6 +1977,9 @@ golden("(?x): spaces are no pieces, `a | \\n` is a class: no literal \\n error",
 golden("(?x) with a counted \\w runs on the UTF-8 path (byte mode: too large)",
        ["-o", "(?x)(?:\\w+ \\s+){1,5} # words\n"], "héllo wörld \n".encode(), 0,
        stdin="héllo wörld x\n".encode())
+golden("14 copies of \\p{L} fit PCRE2: the class is shared (was 'too large'; rg 14 takes 300)",
+       ["-o", "\\p{L}" * 14 + "|" + "\\p{Greek}" * 30], b"abcdefghijklmn\n", 0,
+       stdin=b"1 abcdefghijklmnop\n")
 golden("(?x) spaces inside \\x{..} and \\p {..}, as regex-syntax skips them",
        ["-c", "(?x)\\x{ 4 1 }|\\p {Gr eek}|\\u 0 0 4 2"], b"3\n", 0, stdin="A\nα\nB\nc\n".encode())
 golden("(?i) makes a letter a class: the literal \\n error", ["(?i)a|\\n"], b"", 2, NL_ERROR_ANY,

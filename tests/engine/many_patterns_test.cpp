@@ -332,3 +332,43 @@ TEST_CASE("what genuinely cannot be compiled is an error naming the pattern and 
   PatternSet set = compile_ok(many, pcre2);
   CHECK(line_starts(set, "x\nidentifier_4999\n") == std::vector<std::size_t>{2});
 }
+
+TEST_CASE("repeated Unicode classes too large for PCRE2 are shared, captures as numbered",
+          "[engine][pattern][many]") {
+  // \p{L} is its exact Unicode 15 ranges (about 5 KB of PCRE2 code): 14 of them overflowed 64
+  // KiB ("regular expression is too large"; rg 14 takes 300). The class is now defined once and
+  // called; the capture groups keep their numbers.
+  std::string letters;
+  for (int i = 0; i < 14; ++i) letters += "\\p{L}";
+  const std::string pattern = "(\\p{L})" + letters + "(x)|(?<n>\\p{Greek})" + letters;
+  PatternSet set = compile_ok({pattern});
+  PatternSet::Scratch scratch = set.make_scratch();
+  const std::string line = "1 héllowörldabcdefx 2 αβγδεζηθικλμνοπ";
+  std::vector<MatchSpan> spans;
+  std::vector<std::string> expansions;
+  REQUIRE(set.expand_matches(line, "[$1|$2|$n]", scratch, spans, expansions).ok());
+  CHECK(span_pairs(set, line, scratch) ==
+        std::vector<std::pair<std::size_t, std::size_t>>{{3, 21}, {24, 54}});
+  CHECK(expansions == std::vector<std::string>{"[é|x|]", "[||α]"});
+  // Cut into chunks when even shared they do not fit (the second pattern alone is just under 64
+  // KiB): the first pattern alone needs the shared
+  // class, and the groups keep the whole set's numbers after it ($3 is the second pattern's).
+  std::string words = "(y)(?:";
+  for (int i = 0; i < 5000; ++i) words += (i > 0 ? "|w" : "w") + std::to_string(1000 + i);
+  words += ")";
+  PatternSet chunked = compile_ok({"(a)" + letters + "(b)", words});
+  PatternSet::Scratch chunk_scratch = chunked.make_scratch();
+  spans.clear();
+  expansions.clear();
+  REQUIRE(
+      chunked.expand_matches("yw5999 aabcdefghijklmnb", "$1$2$3", chunk_scratch, spans, expansions)
+          .ok());
+  CHECK(expansions == std::vector<std::string>{"y", "ab"});
+  // Options set inline would not reach a shared definition: such a regex keeps its error.
+  std::string folded;
+  for (int i = 0; i < 40; ++i) folded += "(?i)\\p{Lu}";
+  auto refused = PatternSet::compile({folded}, {});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().detail.find("regular expression is too large") != std::string::npos);
+  CHECK(refused.error().detail.find("at offset") == std::string::npos);
+}
