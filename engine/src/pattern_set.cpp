@@ -3022,16 +3022,45 @@ Status PatternSet::expand_matches(std::string_view line, std::string_view replac
 
 namespace ctx::engine {
 
-std::size_t grapheme_prefix(std::string_view text, std::size_t count) {
-  static const pcre2_code* cluster = [] {
+namespace {
+
+// One extended grapheme cluster, as ripgrep's bstr finds it (its regex from UAX #29's Table 1c,
+// over Unicode 15 properties). PCRE2 10.42's \X joins any run of Extended_Pictographic
+// characters (no ZWJ needed) and never pairs regional indicators.
+constexpr std::string_view kGraphemeCluster =
+    "\\p{gcb=CR}\\p{gcb=LF}"
+    "|\\p{gcb=Control}"
+    "|\\p{gcb=Prepend}*"
+    "("
+    "(\\p{gcb=L}*(\\p{gcb=V}+|\\p{gcb=LV}\\p{gcb=V}*|\\p{gcb=LVT})\\p{gcb=T}*|\\p{gcb=L}+|\\p{gcb="
+    "T}+)"
+    "|\\p{gcb=RI}\\p{gcb=RI}"
+    "|\\p{Extended_Pictographic}(\\p{gcb=Extend}*\\p{gcb=ZWJ}\\p{Extended_Pictographic})*"
+    "|[^\\p{gcb=Control}\\p{gcb=CR}\\p{gcb=LF}]"
+    ")"
+    "[\\p{gcb=Extend}\\p{gcb=ZWJ}\\p{gcb=SpacingMark}]*"
+    "|\\p{any}";
+
+// kGraphemeCluster compiled, anchored; nullptr if that failed (then every character is one).
+const pcre2_code* grapheme_cluster_code() {
+  static const pcre2_code* code = [] {
+    auto regex = detail::rust_to_pcre2(kGraphemeCluster, false, true, detail::WordMode::kRust);
+    if (!regex.ok()) return static_cast<pcre2_code*>(nullptr);
     int error = 0;
     PCRE2_SIZE offset = 0;
-    pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>("\\X"), PCRE2_ZERO_TERMINATED,
-                                     PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_ANCHORED, &error,
-                                     &offset, nullptr);
-    if (code != nullptr) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
-    return code;
+    std::uint32_t shared = 0;
+    pcre2_code* c = compile_fitting(*regex, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_ANCHORED,
+                                    error, offset, shared);
+    if (c != nullptr) pcre2_jit_compile(c, PCRE2_JIT_COMPLETE);
+    return c;
   }();
+  return code;
+}
+
+}  // namespace
+
+std::size_t grapheme_prefix(std::string_view text, std::size_t count) {
+  const pcre2_code* cluster = grapheme_cluster_code();
   std::size_t at = 0;
   pcre2_match_data* md =
       cluster != nullptr ? pcre2_match_data_create_from_pattern(cluster, nullptr) : nullptr;

@@ -216,4 +216,16 @@ TEST_CASE("grapheme_prefix counts extended grapheme clusters", "[engine][multili
   CHECK(grapheme_prefix("\xE2\x82.x", 1) == 2);        // a truncated sequence is one (U+FFFD)
   CHECK(grapheme_prefix("\xFF\xFFx", 2) == 2);         // each stray byte is one
   CHECK(grapheme_prefix("", 3) == 0);
+  // UAX #29 as ripgrep 14.1.1's bstr reads it (PCRE2 10.42's \X joined the first three):
+  // pictographs join only through ZWJ, regional indicators pair, a modifier extends.
+  const std::string duck = "\xF0\x9F\xA6\x86";  // U+1F986
+  CHECK(grapheme_prefix(duck + duck + duck, 2) == 8);
+  CHECK(grapheme_prefix("\xC2\xA9\xC2\xA9\xC2\xA9", 1) == 2);  // (c) is Extended_Pictographic
+  const std::string de = "\xF0\x9F\x87\xA9\xF0\x9F\x87\xAA";   // two regional indicators
+  CHECK(grapheme_prefix(de + de + "\xF0\x9F\x87\xA9x", 2) == 16);
+  CHECK(grapheme_prefix(de + de + "\xF0\x9F\x87\xA9x", 3) == 20);
+  const std::string zwj = "\xE2\x80\x8D";
+  CHECK(grapheme_prefix("\xF0\x9F\x91\xA8" + zwj + "\xF0\x9F\x91\xA9x", 1) == 11);
+  CHECK(grapheme_prefix("\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBDx", 1) == 8);      // thumbs up + skin tone
+  CHECK(grapheme_prefix("\xE1\x84\x80\xEA\xB0\x80\xE1\x86\xA8x", 1) == 9);  // L LV T: one syllable
 }
