@@ -1185,6 +1185,9 @@ struct PatternSet::Impl {
   // Line mode, and some pattern may hold \A or \z (a line's ends, as ripgrep searches lines):
   // lines are confirmed one by one, since scan_re over the buffer reads them as its ends.
   bool line_by_line = false;
+  // Line mode, and some pattern matches in every line (see matches_every_line): find_line
+  // reports the line at `from` without a search (`rg -c ''` counts lines).
+  bool every_line = false;
   Alternation ml_re;                             // multiline mode: the whole-buffer regex
   HsDatabase ml_hs{nullptr, &hs_free_database};  // multiline mode: a prefilter (superset)
   bool ml_hs_utf8 = false;  // ml_hs has a UTF-8 expression: invalid UTF-8 input must avoid it
@@ -1311,6 +1314,21 @@ bool pcre2_may_look_past_line(std::string_view p) {
     const std::string_view flags = p.substr(at + 2, flags_end - (at + 2));
     const std::size_t minus = flags.find('-');
     if (minus != std::string_view::npos && flags.find('m', minus) != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether some pattern of a Rust-syntax set (without -w, -x, -P; -F: a literal) matches in every
+// line, whatever it holds: one that may match the empty string and has no assertion (``, `a*`,
+// `.*`), or a lone line anchor (`^`, `$`), as the idioms for counting lines are written. (`^$` may
+// match the empty string too, but only in an empty line.)
+bool matches_every_line(const std::vector<std::string>& patterns,
+                        const std::vector<detail::HirSummary>& hirs, bool fixed_strings) {
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    const bool anchor = !fixed_strings && (patterns[i] == "^" || patterns[i] == "$");
+    if ((hirs[i].nullable && !hirs[i].looks) || anchor) {
       return true;
     }
   }
@@ -1846,6 +1864,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
       std::ranges::none_of(patterns, detail::folds_case_inline)) {
     impl->exact = true;
   }
+  impl->every_line = !options.pcre2 && !options.word && !options.line && !impl->multiline &&
+                     !impl->buffer_search && hirs.size() == patterns.size() &&
+                     matches_every_line(patterns, hirs, options.fixed_strings);
   if (impl->hs != nullptr && !impl->bits && impl->literals.mode == LiteralMode::kNone &&
       !impl->multiline && hirs.size() == patterns.size()) {
     impl->required_hs = required_literals_database(hirs, options.required_literals);
@@ -2428,6 +2449,10 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     const LineSpan line = line_around(hay, from + at, from, impl_->options.line_terminator);
     if (line.start >= end) return std::optional<LineSpan>{};
     return std::optional<LineSpan>{line};
+  }
+  if (impl_->every_line) {
+    if (from >= hay.size()) return std::optional<LineSpan>{};
+    return std::optional<LineSpan>{line_around(hay, from, from, impl_->options.line_terminator)};
   }
   if (s.hay_data != hay.data() || s.hay_size != hay.size() || from == 0) {
     s.hay_data = hay.data();

@@ -617,6 +617,7 @@ HirSummary hir_unknown() {
   h.exact_count = 0;
   h.matches = kHoldsLf | kHoldsCr | kHoldsNul;
   h.zero_width = false;
+  h.looks = true;  // unknown: it may have look-arounds (-P's, or syntax Rust refuses)
   return h;
 }
 

@@ -141,6 +141,8 @@ LATE_NUL_OFFSET = LATE_NUL.index(b"\x00")  # 240013, past rg's first 64 KiB buff
 QUIET_NUL = b"foo first\n" + b"filler line\n" * 20000 + b"nul\x00here\n" + b"foo after\n"
 
 FILES = {
+    "ev/text.txt": b"a\nb\n",
+    "ev/nul.bin": b"a\nb\x00\nc\n",
     "d/a.txt": b"foo one\nbar\nfoo two\n",
     "d/b.txt": b"nothing here\n",
     "d/call.c": b"call foo(x);\n",
@@ -1977,6 +1979,17 @@ golden("(?x): spaces are no pieces, `a | \\n` is a class: no literal \\n error",
 golden("(?x) with a counted \\w runs on the UTF-8 path (byte mode: too large)",
        ["-o", "(?x)(?:\\w+ \\s+){1,5} # words\n"], "héllo wörld \n".encode(), 0,
        stdin="héllo wörld x\n".encode())
+# Patterns that match in every line are decided without a search (PatternSet::every_line).
+EVERY = b"one\n\n  three\r\nfour"
+golden("-c '' counts lines, the last one without a line feed too", ["-c", ""], b"4\n", 0, stdin=EVERY)
+golden("-c '^' and -c '$' count lines", ["-c", "-e", "^", "-e", "$"], b"4\n", 0, stdin=EVERY)
+golden("-F -c '^' counts lines holding a caret", ["-F", "-c", "^"], b"1\n", 0, stdin=b"a^b\nc\n")
+golden("-c '^$' counts empty lines only", ["-c", "^$"], b"1\n", 0, stdin=EVERY)
+golden("-c 'x*' matches in every line", ["-c", "x*"], b"4\n", 0, stdin=EVERY)
+golden("-v '' reports no line", ["-v", ""], b"", 1, stdin=EVERY)
+golden("-n '' prints every line", ["-n", ""], b"1:one\n2:\n3:  three\r\n4:four\n", 0, stdin=EVERY)
+golden("-c '' on an empty input: no line", ["-c", ""], b"", 1, stdin=b"")
+golden("-c '' stops at a NUL in a file found by the walk", ["-c", "", "--sort", "path", "ev"], b"ev/text.txt:2\n", 0)
 golden("14 copies of \\p{L} fit PCRE2: the class is shared (was 'too large'; rg 14 takes 300)",
        ["-o", "\\p{L}" * 14 + "|" + "\\p{Greek}" * 30], b"abcdefghijklmn\n", 0,
        stdin=b"1 abcdefghijklmnop\n")
