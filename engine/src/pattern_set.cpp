@@ -834,6 +834,45 @@ std::string scripts_as_in_rust(std::string_view re) {
   return out;
 }
 
+// A literal under -i as a Hyperscan expression over bytes that matches exactly what Rust's
+// simple case folding matches: each character as the alternation of the UTF-8 bytes of its fold
+// closure (`(?:\xD0\xB7|\xD0\x97)` for з; k and s with U+212A and U+017F). No UTF-8 mode, so it
+// scans invalid UTF-8 too. nullopt when `literal` is not valid UTF-8.
+std::optional<std::string> caseless_literal_bytes(std::string_view literal) {
+  if (!ctx::is_valid_utf8(literal)) return std::nullopt;
+  std::string out;
+  auto bytes_of = [&](std::uint32_t cp) {
+    std::string utf8;
+    ctx::append_utf8(utf8, cp);
+    for (char b : utf8) out += fmt::format("\\x{:02X}", static_cast<unsigned char>(b));
+  };
+  for (std::size_t at = 0; at < literal.size();) {
+    const auto lead = static_cast<unsigned char>(literal[at]);
+    const std::size_t len = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    std::uint32_t cp = len == 1 ? lead : lead & (0xFFU >> (len + 1));
+    for (std::size_t k = 1; k < len; ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(literal[at + k]) & 0x3FU);
+    }
+    at += len;
+    const detail::CodepointRanges folds = detail::case_fold_closure({{cp, cp}});
+    std::vector<std::uint32_t> members;
+    for (const auto& [lo, hi] : folds) {
+      for (std::uint32_t c = lo; c <= hi; ++c) members.push_back(c);
+    }
+    if (members.size() <= 1) {
+      bytes_of(cp);
+      continue;
+    }
+    out += "(?:";
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      if (m > 0) out += '|';
+      bytes_of(members[m]);
+    }
+    out += ')';
+  }
+  return out;
+}
+
 // `regex` (as typed; `line`: -x) as a superset for Hyperscan's UTF-8 mode (rust_syntax.hpp).
 std::string superset_for_hyperscan(const std::string& regex, bool caseless, bool line) {
   const std::string re = line ? "^(?:" + regex + ")$" : regex;
@@ -1207,6 +1246,11 @@ struct PatternSet::Impl {
   // When Hyperscan's ids are pieces of literals (LiteralTable), the pattern of each; else empty
   // (ids are pattern indices).
   std::vector<std::uint32_t> hs_pattern_of;
+  // Regex route (ids are pattern indices), set not `exact`: per pattern, whether Hyperscan's
+  // expression is the pattern itself (an ASCII literal, its case folded by Hyperscan alone), so
+  // that its match decides the line without PCRE2 (empty: none is). A set of 1,000 -i
+  // identifiers and one Cyrillic word confirmed every candidate line with the whole alternation.
+  std::vector<char> hs_exact_ids;
   // The most capture groups of a chunk of any Alternation above (match data hold them all) and the
   // most chunks.
   std::uint32_t max_groups = 0;
@@ -1656,6 +1700,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
     std::vector<unsigned> ids(regexes.size());
     for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<unsigned>(i);
     std::vector<std::string> hs_patterns;
+    std::vector<char> exact_ids;  // Impl::hs_exact_ids, as build_exprs finds them
     // Plain ASCII literals go through Hyperscan's literal API: the same database, built without
     // parsing 1,000 regexes (a quarter less compile time for 1,000 -f identifiers), and in
     // seconds less for thousands under -i. It reports exact spans (literal_mode); under -w an
@@ -1712,6 +1757,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
       // a 549 MB tree (1.5 s CPU unanchored, 1.05 s anchored) and 128 no longer did.
       const bool anchored = options.line && regexes.size() <= kAnchoredLineMax;
       hs_patterns = regexes;
+      exact_ids.assign(regexes.size(), 0);
       if (options.line) all_literal = false;
       for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
         unsigned f = HS_FLAG_MULTILINE;
@@ -1720,6 +1766,19 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
         if (byte_mode) {  // a superset over bytes, case folding spelled out
           flags.push_back(HS_FLAG_MULTILINE);
           continue;
+        }
+        // A literal under -i that Hyperscan's ASCII case folding misses matches of (non-ASCII,
+        // or k and s, which U+212A and U+017F fold to): its folds spelled out over bytes, exact.
+        const bool literal = options.fixed_strings || is_literal(regexes[i]);
+        const std::string& text = options.fixed_strings ? patterns[i] : regexes[i];
+        if (impl->caseless && literal && !text.empty() && !byte_mode &&
+            (!is_ascii(text) || text.find_first_of("kKsS") != std::string::npos)) {
+          if (auto bytes = caseless_literal_bytes(text)) {
+            hs_patterns[i] = anchored ? "^(?:" + *bytes + ")$" : std::move(*bytes);
+            exact_ids[i] = !options.line && !options.word && !options.crlf && !nul ? 1 : 0;
+            flags.push_back(f);
+            continue;
+          }
         }
         // A regex runs on Hyperscan as its byte-mode superset (byte_prefilter.hpp: compiles in
         // milliseconds where UCP classes take seconds, and scans invalid UTF-8 too); PCRE2
@@ -1745,10 +1804,14 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
           f |= HS_FLAG_UTF8 | HS_FLAG_UCP;
           impl->hs_utf8 = true;
         }
+        bool changed = false;
         if (impl->caseless || hs_patterns[i].find("(?i") != std::string::npos) {
-          bool changed = false;
           hs_patterns[i] = add_unicode_case_folds(hs_patterns[i], utf8, changed);
           if (changed) all_literal = false;  // a superset now: PCRE2 confirms
+        }
+        if (!utf8 && !changed && !options.line && !options.word && !options.crlf && !nul &&
+            !regexes[i].empty() && is_literal(regexes[i])) {
+          exact_ids[i] = 1;
         }
         flags.push_back(f);
       }
@@ -1806,6 +1869,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
       // never drops a true match; PCRE2 confirms every candidate line, as for any regex.
       build_exprs();
       for (unsigned& f : flags) f |= HS_FLAG_PREFILTER;
+      exact_ids.clear();  // prefilter mode decides nothing
       hs_same_regex = false;
       all_literal = false;
       compiled = try_compile();
@@ -1817,6 +1881,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
         return Error{ErrorCode::kIo, "could not allocate Hyperscan scratch space"};
       }
       impl->hs_proto.reset(proto);
+    }
+    if (compiled && !plain_literals && std::ranges::find(exact_ids, 1) != exact_ids.end()) {
+      impl->hs_exact_ids = std::move(exact_ids);
     }
     if (compiled) {
       if (plain_literals && cut_literals) all_literal = false;  // pieces: verified or confirmed
@@ -2281,6 +2348,7 @@ struct ScanContext {
   const Alternation* line_re;
   const Alternation* ascii_re;
   bool exact;
+  const std::vector<char>* exact_ids;  // Impl::hs_exact_ids (null: none)
   std::string_view hay;
   std::size_t base;
   std::size_t rejected_until;  // candidates ending before this were already confirmed absent
@@ -2336,7 +2404,9 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
     ctx->out_of_order = true;  // both matchers report line by line: not expected
     return 1;
   }
-  if (ctx->exact) return report_line(ctx, line_around(ctx->hay, pos, ctx->base));
+  if (ctx->exact || (ctx->exact_ids != nullptr && (*ctx->exact_ids)[id] != 0)) {
+    return report_line(ctx, line_around(ctx->hay, pos, ctx->base));
+  }
   if (ctx->literals != nullptr) {
     std::size_t start = 0, stop = 0;
     if (!ctx->literals->occurrence(ctx->hay, end, id, start, stop)) return 0;
@@ -2489,6 +2559,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       ScanContext ctx{&impl_->line_re,
                       &impl_->ascii_re,
                       impl_->exact,
+                      impl_->hs_exact_ids.empty() ? nullptr : &impl_->hs_exact_ids,
                       view,
                       start,
                       start,

@@ -1979,6 +1979,10 @@ golden("(?x): spaces are no pieces, `a | \\n` is a class: no literal \\n error",
 golden("(?x) with a counted \\w runs on the UTF-8 path (byte mode: too large)",
        ["-o", "(?x)(?:\\w+ \\s+){1,5} # words\n"], "héllo wörld \n".encode(), 0,
        stdin="héllo wörld x\n".encode())
+golden("-i literals Hyperscan cannot fold (Cyrillic, k and s) beside plain ones: exact, each line once",
+       ["-i", "-n", "-e", "значение", "-e", "mask", "-e", "plain"],
+       "1:ЗНАЧЕНИЕ\n3:MA\u017f\u212a\n4:x PLAIN mask\n".encode(), 0,
+       stdin="ЗНАЧЕНИЕ\nзначени\nMA\u017f\u212a\nx PLAIN mask\n".encode())
 # Patterns that match in every line are decided without a search (PatternSet::every_line).
 EVERY = b"one\n\n  three\r\nfour"
 golden("-c '' counts lines, the last one without a line feed too", ["-c", ""], b"4\n", 0, stdin=EVERY)
