@@ -1064,8 +1064,11 @@ class Search {
       w.buffer.allow_filling(!plain_);
       // A large file named among more than 10 paths is searched as ripgrep reads it, through its
       // roll buffer, which converts NUL bytes as they come: it arrives a window at a time (still
-      // mapped, unless --no-mmap), not looked through whole for a NUL first.
-      w.buffer.prefer_filling(explicit_file && !whole_files_);
+      // mapped, unless --no-mmap), not looked through whole for a NUL first. So is a walked file
+      // under --binary (ripgrep converts its NULs as they come too): converted whole first, a
+      // 500 MB pack cost a second for `--binary -l e`, which stops at its first match.
+      const bool converts = explicit_file || (args_.binary && !text);
+      w.buffer.prefer_filling(converts && !(explicit_file && whole_files_));
       bytes =
           is_stdin ? w.buffer.read_fd(STDIN_FILENO, "<stdin>", false)
           : dir_fd >= 0

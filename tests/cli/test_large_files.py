@@ -114,6 +114,8 @@ def check_walked_memory(tmp: str) -> list[str]:
         return failures
     with open(os.path.join(tmp, "few.txt")) as src, open(os.path.join(tmp, "wide.txt"), "wb") as f:
         f.write(b"\xff\xfe" + src.read().encode("utf-16-le"))
+    with open(os.path.join(tmp, "few.txt"), "rb") as src, open(os.path.join(tmp, "nul.bin"), "wb") as f:
+        f.write(b"a\x00\n" + src.read())
     for args in (["-n", "match", "-g", "many.txt"], ["-c", "nowhere", "-g", "many.txt"],
                  ["-n", "match", "-g", "few.txt"], ["-v", "-c", "other", "-g", "few.txt"],
                  # Read without a map: the file arrives a window at a time (FileBuffer filling).
@@ -130,7 +132,10 @@ def check_walked_memory(tmp: str) -> list[str]:
                  ["-n", "match", "-g", "wide.txt"],
                  ["--no-mmap", "-c", "-C1", "match", "-g", "wide.txt"],
                  ["-c", "match"] + ["wide.txt"] * 11,
-                 ["-n", "match", "<", "wide.txt"]):
+                 ["-n", "match", "<", "wide.txt"],
+                 # Walked under --binary: NULs converted as the file arrives, not in a copy of it.
+                 ["--binary", "-l", "match", "-g", "nul.bin"],
+                 ["--binary", "-c", "nowhere", "-g", "nul.bin"]):
         stdin = args[-1] if "<" in args else None
         argv = args[:-2] if stdin else args
         code, ours, out = peak_rss_kb([CTX] + argv, tmp, stdin)
@@ -143,6 +148,7 @@ def check_walked_memory(tmp: str) -> list[str]:
             failures.append(f"walked {args}: peak RSS {ours} KiB is above 1.5x rg's {theirs} KiB "
                             f"+ 8 MiB")
     os.unlink(os.path.join(tmp, "wide.txt"))
+    os.unlink(os.path.join(tmp, "nul.bin"))
     return failures
 
 
