@@ -566,6 +566,7 @@ std::optional<std::string> with_shared_classes(std::string_view regex, std::uint
     }
   }
   std::vector<std::string_view> texts;
+  texts.reserve(classes.size());
   for (const Class& c : classes) texts.push_back(regex.substr(c.start, c.end - c.start + 1));
   std::vector<std::string_view> defined;  // the classes that repeat, in order of first use
   std::string out;
