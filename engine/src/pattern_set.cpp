@@ -1347,11 +1347,13 @@ namespace {
 // Whether the PCRE2 pattern `p` may decide a match by what lies past the line's ends, as a scan
 // of the whole buffer shows them but ripgrep's line-by-line search of -P (each line alone, its
 // terminator cut) does not: lookaround, \A \z \Z \G, backtracking verbs and alpha assertions
-// ("(*"), and an inline flag group that turns multi-line mode off. (A textual look: a false
-// "true" only costs the scan.)
+// ("(*"), and an inline flag group that turns multi-line mode off; also \R and \X, which take a
+// CRLF as one unit that cannot be given back (over the buffer, `\R` or `\X$` at a CRLF takes its
+// LF too and then fails where the line's CR alone matches). (A textual look: a false "true" only
+// costs the scan.)
 bool pcre2_may_look_past_line(std::string_view p) {
   for (const std::string_view token :
-       {"(?=", "(?!", "(?<=", "(?<!", "(*", "\\A", "\\z", "\\Z", "\\G", "(?^"}) {
+       {"(?=", "(?!", "(?<=", "(?<!", "(*", "\\A", "\\z", "\\Z", "\\G", "(?^", "\\R", "\\X"}) {
     if (p.find(token) != std::string_view::npos) return true;
   }
   for (std::size_t at = p.find("(?"); at != std::string_view::npos; at = p.find("(?", at + 2)) {

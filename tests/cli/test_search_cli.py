@@ -1983,6 +1983,9 @@ golden("-i literals Hyperscan cannot fold (Cyrillic, k and s) beside plain ones:
        ["-i", "-n", "-e", "значение", "-e", "mask", "-e", "plain"],
        "1:ЗНАЧЕНИЕ\n3:MA\u017f\u212a\n4:x PLAIN mask\n".encode(), 0,
        stdin="ЗНАЧЕНИЕ\nзначени\nMA\u017f\u212a\nx PLAIN mask\n".encode())
+golden("-P \\R and \\X take a line's CR alone, as rg -P searches each line without its LF",
+       ["-P", "-n", "-w", "-e", "\\R", "-e", "q\\X$"], b"1:a*\r\n2:b \r\n3:c|\r\n5:q\r\n", 0,
+       stdin=b"a*\r\nb \r\nc|\r\nd\r\nq\r\n")
 # Patterns that match in every line are decided without a search (PatternSet::every_line).
 EVERY = b"one\n\n  three\r\nfour"
 golden("-c '' counts lines, the last one without a line feed too", ["-c", ""], b"4\n", 0, stdin=EVERY)
