@@ -539,8 +539,8 @@ std::size_t pcre2_class_end(std::string_view re, std::size_t at) {
 
 // `regex` (PCRE2 syntax) with each large character class that occurs more than once written
 // once, as a group defined at the end and called where the class was: `(?&ctx_class_N)` and
-// `(?(DEFINE)(?<ctx_class_N>[...]))`. The exact Unicode ranges of \p{L} take about 5 KB of
-// compiled code each, so 14 of them overflowed PCRE2's 64 KiB. A call of a one-character group
+// `(?(DEFINE)(?<ctx_class_N>[...]))`. The exact Unicode ranges of \p{L} are large enough that
+// 14 of them overflowed PCRE2's 64 KiB. A call of a one-character group
 // matches what the class matches (nothing to backtrack into). `shared` gets the number of groups
 // added (the last capture groups). nullopt when no large class repeats, or when the regex sets
 // options inline (a called group takes the options at its definition, not at the call), quotes
@@ -1761,6 +1761,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
       const bool anchored = options.line && regexes.size() <= kAnchoredLineMax;
       hs_patterns = regexes;
       exact_ids.assign(regexes.size(), 0);
+      // Where a literal's hit alone can decide its line (no word, whole-line or CRLF check after
+      // it; lines end at '\n').
+      const bool hit_decides = !options.line && !options.word && !options.crlf && !nul;
       if (options.line) all_literal = false;
       for (std::size_t i = 0; i < hs_patterns.size(); ++i) {
         unsigned f = HS_FLAG_MULTILINE;
@@ -1778,7 +1781,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
             (!is_ascii(text) || text.find_first_of("kKsS") != std::string::npos)) {
           if (auto bytes = caseless_literal_bytes(text)) {
             hs_patterns[i] = anchored ? "^(?:" + *bytes + ")$" : std::move(*bytes);
-            exact_ids[i] = !options.line && !options.word && !options.crlf && !nul ? 1 : 0;
+            exact_ids[i] = hit_decides ? 1 : 0;
             flags.push_back(f);
             continue;
           }
@@ -1812,8 +1815,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
           hs_patterns[i] = add_unicode_case_folds(hs_patterns[i], utf8, changed);
           if (changed) all_literal = false;  // a superset now: PCRE2 confirms
         }
-        if (!utf8 && !changed && !options.line && !options.word && !options.crlf && !nul &&
-            !regexes[i].empty() && is_literal(regexes[i])) {
+        if (hit_decides && !utf8 && !changed && !regexes[i].empty() && is_literal(regexes[i])) {
           exact_ids[i] = 1;
         }
         flags.push_back(f);

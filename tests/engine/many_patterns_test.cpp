@@ -335,7 +335,7 @@ TEST_CASE("what genuinely cannot be compiled is an error naming the pattern and 
 
 TEST_CASE("repeated Unicode classes too large for PCRE2 are shared, captures as numbered",
           "[engine][pattern][many]") {
-  // \p{L} is its exact Unicode 15 ranges (about 5 KB of PCRE2 code): 14 of them overflowed 64
+  // \p{L} is its exact Unicode 15 ranges: 14 of them overflowed 64
   // KiB ("regular expression is too large"; rg 14 takes 300). The class is now defined once and
   // called; the capture groups keep their numbers.
   std::string letters;
