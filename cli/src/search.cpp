@@ -1379,9 +1379,10 @@ class Search {
       std::string& pending = decoder ? text : buf;
       std::size_t cut = pending.size();
       if (!eof) {
-        const std::size_t nl = pending.rfind(print_.term);
-        if (nl == std::string::npos) continue;  // no complete line yet
-        cut = nl + 1;
+        // (memrchr: std::string::rfind steps a byte at a time, through the whole of a long line.)
+        const void* nl = ::memrchr(pending.data(), print_.term, pending.size());
+        if (nl == nullptr) continue;  // no complete line yet
+        cut = static_cast<std::size_t>(static_cast<const char*>(nl) - pending.data()) + 1;
       }
       const std::string_view piece(pending.data(), cut);
       if (!piece.empty()) {

@@ -49,16 +49,10 @@ constexpr std::array<std::uint32_t, 256> kBytePpm = {
     33,     5,     13,    16,    19,    13,    6,     291,  // 0xf0
 };
 
-double frequency(unsigned char byte, bool caseless) {
-  double ppm = kBytePpm[byte];
-  if (caseless && byte >= 'a' && byte <= 'z') ppm += kBytePpm[byte - 0x20];
-  return ppm / 1e6;
-}
-
 double literal_score(const RequiredLiteral& literal) {
   double rarest = std::numeric_limits<double>::infinity(), second = rarest;
   for (const char c : literal.bytes) {
-    const double f = frequency(static_cast<unsigned char>(c), literal.caseless);
+    const double f = byte_frequency(static_cast<unsigned char>(c), literal.caseless);
     if (f < rarest) {
       second = rarest;
       rarest = f;
@@ -71,6 +65,12 @@ double literal_score(const RequiredLiteral& literal) {
 }
 
 }  // namespace
+
+double byte_frequency(unsigned char byte, bool caseless) {
+  double ppm = kBytePpm[byte];
+  if (caseless && byte >= 'a' && byte <= 'z') ppm += kBytePpm[byte - 0x20];
+  return ppm / 1e6;
+}
 
 RequiredSet united(RequiredSet into, const RequiredSet& more) {
   if (into.empty() || more.empty()) return {};

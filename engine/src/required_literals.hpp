@@ -45,6 +45,10 @@ RequiredSet united(RequiredSet into, const RequiredSet& more);
 // cases together). Lower is rarer; an empty set never occurs (0).
 double rarity_score(const RequiredSet& set);
 
+// How often `byte` occurs in source code (C, C++ and other source text), as a fraction of all
+// bytes; under `caseless` a lower-case letter counts its upper case too.
+double byte_frequency(unsigned char byte, bool caseless);
+
 // The literals the required-literal prefilter looks for in lines matching the alternation of
 // `patterns`, or nullopt when it is not to be used: some pattern has no required set, the union
 // holds more than kRequiredSetMax literals, or (RequiredLiterals::kAuto) a literal is shorter than

@@ -1,0 +1,163 @@
+#include "pair_literal.hpp"
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "required_literals.hpp"
+
+namespace ctx::engine::detail {
+namespace {
+
+constexpr bool is_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
+constexpr unsigned char lower(unsigned char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c | 0x20) : c;
+}
+
+// Set before main (the CPU's features read first, as a constructor may run before libgcc's).
+const bool cpu_has_avx2 = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+
+}  // namespace
+
+PairLiteral::PairLiteral(std::string_view literal, bool caseless)
+    : literal_(literal), caseless_(caseless) {
+  if (caseless_) {
+    for (char& c : literal_) c = static_cast<char>(lower(static_cast<unsigned char>(c)));
+  }
+  // The rarest byte's offset, then the rarest at another offset (the first of equals: a literal
+  // such as `aaaa` keys on its first two).
+  auto rarest_except = [&](std::size_t skip) {
+    std::size_t best = skip == 0 ? 1 : 0;
+    for (std::size_t i = 0; i < literal_.size(); ++i) {
+      if (i == skip) continue;
+      if (byte_frequency(static_cast<unsigned char>(literal_[i]), caseless_) <
+          byte_frequency(static_cast<unsigned char>(literal_[best]), caseless_)) {
+        best = i;
+      }
+    }
+    return best;
+  };
+  const std::size_t a = rarest_except(literal_.size());
+  const std::size_t b = rarest_except(a);
+  first_ = a < b ? a : b;
+  second_ = a < b ? b : a;
+  first_byte_ = static_cast<unsigned char>(literal_[first_]);
+  second_byte_ = static_cast<unsigned char>(literal_[second_]);
+  first_fold_ = caseless_ && is_lower(first_byte_) ? 0x20 : 0;
+  second_fold_ = caseless_ && is_lower(second_byte_) ? 0x20 : 0;
+}
+
+bool PairLiteral::verify(const char* at) const {
+  if (!caseless_) return std::memcmp(at, literal_.data(), literal_.size()) == 0;
+  for (std::size_t i = 0; i < literal_.size(); ++i) {
+    if (lower(static_cast<unsigned char>(at[i])) != static_cast<unsigned char>(literal_[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool PairLiteral::scan_plain(std::string_view hay, std::size_t from, std::size_t to,
+                             OnMatch on_match, void* context) const {
+  for (std::size_t at = from; at < to; ++at) {
+    const auto f = static_cast<unsigned char>(hay[at + first_] | first_fold_);
+    const auto s = static_cast<unsigned char>(hay[at + second_] | second_fold_);
+    if (f == first_byte_ && s == second_byte_ && verify(hay.data() + at) &&
+        on_match(0, 0, at + literal_.size(), 0, context) != 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool PairLiteral::scan_sse2(std::string_view hay, OnMatch on_match, void* context) const {
+  const std::size_t size = literal_.size();
+  if (hay.size() < size) return false;
+  const std::size_t starts = hay.size() - size + 1;  // the offsets an occurrence may start at
+  const __m128i first = _mm_set1_epi8(static_cast<char>(first_byte_));
+  const __m128i second = _mm_set1_epi8(static_cast<char>(second_byte_));
+  const __m128i first_fold = _mm_set1_epi8(static_cast<char>(first_fold_));
+  const __m128i second_fold = _mm_set1_epi8(static_cast<char>(second_fold_));
+  std::size_t at = 0;
+  // 16 starts at a time while all of their occurrences would fit.
+  for (; at + 16 <= starts; at += 16) {
+    const char* p = hay.data() + at;
+    const __m128i a =
+        _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + first_)), first_fold);
+    const __m128i b =
+        _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + second_)), second_fold);
+    auto mask = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, second))));
+    while (mask != 0) {
+      const auto bit = static_cast<std::size_t>(__builtin_ctz(mask));
+      mask &= mask - 1;
+      if (verify(p + bit) && on_match(0, 0, at + bit + size, 0, context) != 0) return true;
+    }
+  }
+  return scan_plain(hay, at, starts, on_match, context);
+}
+
+namespace {
+
+// Of the 32 starts at `p`: a bit for each where the two keyed bytes are there (see scan_avx2).
+__attribute__((target("avx2"))) inline std::uint32_t pair_mask(const char* p, std::size_t first,
+                                                               std::size_t second, __m256i want1,
+                                                               __m256i want2, __m256i fold1,
+                                                               __m256i fold2) {
+  const __m256i a =
+      _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + first)), fold1);
+  const __m256i b =
+      _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + second)), fold2);
+  return static_cast<std::uint32_t>(_mm256_movemask_epi8(
+      _mm256_and_si256(_mm256_cmpeq_epi8(a, want1), _mm256_cmpeq_epi8(b, want2))));
+}
+
+}  // namespace
+
+__attribute__((target("avx2"))) bool PairLiteral::scan_avx2(std::string_view hay, OnMatch on_match,
+                                                            void* context) const {
+  const std::size_t size = literal_.size();
+  if (hay.size() < size) return false;
+  const std::size_t starts = hay.size() - size + 1;
+  const __m256i first = _mm256_set1_epi8(static_cast<char>(first_byte_));
+  const __m256i second = _mm256_set1_epi8(static_cast<char>(second_byte_));
+  const __m256i first_fold = _mm256_set1_epi8(static_cast<char>(first_fold_));
+  const __m256i second_fold = _mm256_set1_epi8(static_cast<char>(second_fold_));
+  // Reports the starts of `mask` (bit i: base + i) where the literal is; true when stopped.
+  auto report = [&](std::uint64_t mask, std::size_t base) {
+    while (mask != 0) {
+      const auto bit = static_cast<std::size_t>(__builtin_ctzll(mask));
+      mask &= mask - 1;
+      if (verify(hay.data() + base + bit) && on_match(0, 0, base + bit + size, 0, context) != 0) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // 64 starts at a time (two vectors, one branch), then 32, while all of their occurrences fit.
+  std::size_t at = 0;
+  for (; at + 64 <= starts; at += 64) {
+    const char* p = hay.data() + at;
+    const std::uint64_t mask =
+        pair_mask(p, first_, second_, first, second, first_fold, second_fold) |
+        (std::uint64_t{pair_mask(p + 32, first_, second_, first, second, first_fold, second_fold)}
+         << 32);
+    if (mask != 0 && report(mask, at)) return true;
+  }
+  for (; at + 32 <= starts; at += 32) {
+    const std::uint64_t mask =
+        pair_mask(hay.data() + at, first_, second_, first, second, first_fold, second_fold);
+    if (mask != 0 && report(mask, at)) return true;
+  }
+  return scan_plain(hay, at, starts, on_match, context);
+}
+
+bool PairLiteral::scan(std::string_view hay, OnMatch on_match, void* context) const {
+  return cpu_has_avx2 ? scan_avx2(hay, on_match, context) : scan_sse2(hay, on_match, context);
+}
+
+}  // namespace ctx::engine::detail
