@@ -42,7 +42,7 @@ PairLiteral::PairLiteral(std::string_view literal, bool caseless)
     return best;
   };
   const std::size_t a = rarest_except(literal_.size());
-  const std::size_t b = rarest_except(a);
+  const std::size_t b = literal_.size() == 1 ? 0 : rarest_except(a);  // one byte: compared twice
   first_ = a < b ? a : b;
   second_ = a < b ? b : a;
   first_byte_ = static_cast<unsigned char>(literal_[first_]);
@@ -61,20 +61,46 @@ bool PairLiteral::verify(const char* at) const {
   return true;
 }
 
-bool PairLiteral::scan_plain(std::string_view hay, std::size_t from, std::size_t to,
-                             OnMatch on_match, void* context) const {
-  for (std::size_t at = from; at < to; ++at) {
-    const auto f = static_cast<unsigned char>(hay[at + first_] | first_fold_);
-    const auto s = static_cast<unsigned char>(hay[at + second_] | second_fold_);
-    if (f == first_byte_ && s == second_byte_ && verify(hay.data() + at) &&
-        on_match(0, 0, at + literal_.size(), 0, context) != 0) {
-      return true;
+bool PairLiteral::report(std::uint64_t mask, std::size_t base, std::size_t width,
+                         std::string_view hay, OnMatch on_match, void* context,
+                         const std::size_t* useless_below, std::size_t& next) const {
+  const std::size_t size = literal_.size();
+  next = base + width;
+  while (mask != 0) {
+    const std::size_t start = base + static_cast<std::size_t>(__builtin_ctzll(mask));
+    mask &= mask - 1;
+    if (!verify(hay.data() + start)) continue;
+    if (on_match(0, 0, start + size, 0, context) != 0) return true;
+    if (useless_below != nullptr && *useless_below > start + size) {
+      const std::size_t resume = *useless_below - size + 1;  // the first start that may be of use
+      if (resume >= next) {
+        next = resume;
+        return false;
+      }
+      mask &= ~std::uint64_t{0} << (resume - base);
     }
   }
   return false;
 }
 
-bool PairLiteral::scan_sse2(std::string_view hay, OnMatch on_match, void* context) const {
+bool PairLiteral::scan_plain(std::string_view hay, std::size_t from, std::size_t to,
+                             OnMatch on_match, void* context,
+                             const std::size_t* useless_below) const {
+  for (std::size_t at = from; at < to;) {
+    const auto f = static_cast<unsigned char>(hay[at + first_] | first_fold_);
+    const auto s = static_cast<unsigned char>(hay[at + second_] | second_fold_);
+    std::size_t next = at + 1;
+    if (f == first_byte_ && s == second_byte_ &&
+        report(1, at, 1, hay, on_match, context, useless_below, next)) {
+      return true;
+    }
+    at = next;
+  }
+  return false;
+}
+
+bool PairLiteral::scan_sse2(std::string_view hay, OnMatch on_match, void* context,
+                            const std::size_t* useless_below) const {
   const std::size_t size = literal_.size();
   if (hay.size() < size) return false;
   const std::size_t starts = hay.size() - size + 1;  // the offsets an occurrence may start at
@@ -84,21 +110,21 @@ bool PairLiteral::scan_sse2(std::string_view hay, OnMatch on_match, void* contex
   const __m128i second_fold = _mm_set1_epi8(static_cast<char>(second_fold_));
   std::size_t at = 0;
   // 16 starts at a time while all of their occurrences would fit.
-  for (; at + 16 <= starts; at += 16) {
+  while (at + 16 <= starts) {
     const char* p = hay.data() + at;
     const __m128i a =
         _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + first_)), first_fold);
     const __m128i b =
         _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + second_)), second_fold);
-    auto mask = static_cast<unsigned>(
+    const auto mask = static_cast<unsigned>(
         _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, second))));
-    while (mask != 0) {
-      const auto bit = static_cast<std::size_t>(__builtin_ctz(mask));
-      mask &= mask - 1;
-      if (verify(p + bit) && on_match(0, 0, at + bit + size, 0, context) != 0) return true;
+    std::size_t next = at + 16;
+    if (mask != 0 && report(mask, at, 16, hay, on_match, context, useless_below, next)) {
+      return true;
     }
+    at = next;
   }
-  return scan_plain(hay, at, starts, on_match, context);
+  return scan_plain(hay, at, starts, on_match, context, useless_below);
 }
 
 namespace {
@@ -118,8 +144,8 @@ __attribute__((target("avx2"))) inline std::uint32_t pair_mask(const char* p, st
 
 }  // namespace
 
-__attribute__((target("avx2"))) bool PairLiteral::scan_avx2(std::string_view hay, OnMatch on_match,
-                                                            void* context) const {
+__attribute__((target("avx2"))) bool PairLiteral::scan_avx2(
+    std::string_view hay, OnMatch on_match, void* context, const std::size_t* useless_below) const {
   const std::size_t size = literal_.size();
   if (hay.size() < size) return false;
   const std::size_t starts = hay.size() - size + 1;
@@ -127,37 +153,36 @@ __attribute__((target("avx2"))) bool PairLiteral::scan_avx2(std::string_view hay
   const __m256i second = _mm256_set1_epi8(static_cast<char>(second_byte_));
   const __m256i first_fold = _mm256_set1_epi8(static_cast<char>(first_fold_));
   const __m256i second_fold = _mm256_set1_epi8(static_cast<char>(second_fold_));
-  // Reports the starts of `mask` (bit i: base + i) where the literal is; true when stopped.
-  auto report = [&](std::uint64_t mask, std::size_t base) {
-    while (mask != 0) {
-      const auto bit = static_cast<std::size_t>(__builtin_ctzll(mask));
-      mask &= mask - 1;
-      if (verify(hay.data() + base + bit) && on_match(0, 0, base + bit + size, 0, context) != 0) {
-        return true;
-      }
-    }
-    return false;
-  };
   // 64 starts at a time (two vectors, one branch), then 32, while all of their occurrences fit.
   std::size_t at = 0;
-  for (; at + 64 <= starts; at += 64) {
+  while (at + 64 <= starts) {
     const char* p = hay.data() + at;
     const std::uint64_t mask =
         pair_mask(p, first_, second_, first, second, first_fold, second_fold) |
         (std::uint64_t{pair_mask(p + 32, first_, second_, first, second, first_fold, second_fold)}
          << 32);
-    if (mask != 0 && report(mask, at)) return true;
+    std::size_t next = at + 64;
+    if (mask != 0 && report(mask, at, 64, hay, on_match, context, useless_below, next)) {
+      return true;
+    }
+    at = next;
   }
-  for (; at + 32 <= starts; at += 32) {
+  while (at + 32 <= starts) {
     const std::uint64_t mask =
         pair_mask(hay.data() + at, first_, second_, first, second, first_fold, second_fold);
-    if (mask != 0 && report(mask, at)) return true;
+    std::size_t next = at + 32;
+    if (mask != 0 && report(mask, at, 32, hay, on_match, context, useless_below, next)) {
+      return true;
+    }
+    at = next;
   }
-  return scan_plain(hay, at, starts, on_match, context);
+  return scan_plain(hay, at, starts, on_match, context, useless_below);
 }
 
-bool PairLiteral::scan(std::string_view hay, OnMatch on_match, void* context) const {
-  return cpu_has_avx2 ? scan_avx2(hay, on_match, context) : scan_sse2(hay, on_match, context);
+bool PairLiteral::scan(std::string_view hay, OnMatch on_match, void* context,
+                       const std::size_t* useless_below) const {
+  return cpu_has_avx2 ? scan_avx2(hay, on_match, context, useless_below)
+                      : scan_sse2(hay, on_match, context, useless_below);
 }
 
 }  // namespace ctx::engine::detail

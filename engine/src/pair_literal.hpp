@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -26,33 +27,46 @@ class PairLiteral {
   using OnMatch = int (*)(unsigned id, unsigned long long from, unsigned long long to,
                           unsigned flags, void* context);
 
-  // Whether a literal of `size` bytes is taken (two bytes or more: a single byte is memchr,
-  // which Hyperscan does as fast).
-  static constexpr bool suits(std::size_t size) { return size >= 2; }
+  // Whether a literal of `size` bytes is taken: any but the empty one. (A single byte is keyed
+  // twice; Hyperscan finds it as fast, but cannot skip the rest of a line, see scan.)
+  static constexpr bool suits(std::size_t size) { return size >= 1; }
 
   // The matcher for `literal` (suits(size)). `caseless`: ASCII letters match either case (bytes
   // >= 0x80 only themselves), as HS_FLAG_CASELESS.
   PairLiteral(std::string_view literal, bool caseless);
 
   // Calls on_match(0, 0, end, 0, context) for each occurrence in `hay`, by start offset. Returns
-  // true when on_match stopped the scan.
-  bool scan(std::string_view hay, OnMatch on_match, void* context) const;
+  // true when on_match stopped the scan. `useless_below`, when given, is read after each call
+  // that does not stop: on_match may raise it to say that occurrences whose last byte lies below
+  // it (an offset of `hay`) are of no use, and those are then skipped, not reported (the rest of
+  // a line already decided: `-c e` made a call per `e`).
+  bool scan(std::string_view hay, OnMatch on_match, void* context,
+            const std::size_t* useless_below = nullptr) const;
 
-  // The offsets of the two bytes compared first (for tests): first < second.
+  // The offsets of the two bytes compared first (for tests): first < second, or both 0 for a
+  // literal of one byte.
   std::size_t first_offset() const { return first_; }
   std::size_t second_offset() const { return second_; }
 
   // scan with 16-byte vectors, and with 32-byte ones (the CPU must have AVX2): scan picks one;
   // tests run both.
-  bool scan_sse2(std::string_view hay, OnMatch on_match, void* context) const;
-  bool scan_avx2(std::string_view hay, OnMatch on_match, void* context) const;
+  bool scan_sse2(std::string_view hay, OnMatch on_match, void* context,
+                 const std::size_t* useless_below = nullptr) const;
+  bool scan_avx2(std::string_view hay, OnMatch on_match, void* context,
+                 const std::size_t* useless_below = nullptr) const;
 
  private:
   // Whether the literal occurs at `at` (its size in bytes readable there).
   bool verify(const char* at) const;
   // Reports the occurrences that start in [from, to) (each fits in hay) one position at a time.
   bool scan_plain(std::string_view hay, std::size_t from, std::size_t to, OnMatch on_match,
-                  void* context) const;
+                  void* context, const std::size_t* useless_below) const;
+  // Reports the occurrences among the starts in `mask` (bit i: start base + i, i < width), by
+  // start. True when on_match stopped the scan; else `next` is where the scan goes on: base +
+  // width, or further where useless_below skips (see scan).
+  bool report(std::uint64_t mask, std::size_t base, std::size_t width, std::string_view hay,
+              OnMatch on_match, void* context, const std::size_t* useless_below,
+              std::size_t& next) const;
 
   std::string literal_;  // lower-cased when caseless
   bool caseless_;

@@ -1265,12 +1265,12 @@ struct PatternSet::Impl {
   bool scans() const { return hs != nullptr || hashed || pair; }
   // Scans `hay` with the literal matcher that stands in for `hs` or with `hs` (scratch
   // `scratch`): HS_SUCCESS when the scan ran to the end, HS_SCAN_TERMINATED when on_match
-  // stopped it, else Hyperscan's error.
+  // stopped it, else Hyperscan's error. `useless_below`: see PairLiteral::scan.
   hs_error_t scan(std::string_view hay, match_event_handler on_match, void* context,
-                  hs_scratch_t* scratch) const {
+                  hs_scratch_t* scratch, const std::size_t* useless_below = nullptr) const {
     if (hashed || pair) {
-      const bool stopped =
-          hashed ? hashed->scan(hay, on_match, context) : pair->scan(hay, on_match, context);
+      const bool stopped = hashed ? hashed->scan(hay, on_match, context)
+                                  : pair->scan(hay, on_match, context, useless_below);
       return stopped ? HS_SCAN_TERMINATED : HS_SUCCESS;
     }
     return hs_scan(hs.get(), hay.data(), static_cast<unsigned>(hay.size()), 0, scratch, on_match,
@@ -2404,6 +2404,9 @@ struct ScanContext {
   std::vector<LineSpan>* ahead = nullptr;
   std::uint32_t ahead_want = 1;
   bool out_of_order = false;
+  // Occurrences whose last byte lies below this offset (of the scanned bytes) are of no use: their
+  // line is queued or was rejected. PairLiteral skips them (a dense literal cost a call each).
+  std::size_t useless_below = 0;
 };
 
 // A matching line: the scan's answer, or one more line queued ahead. Hyperscan's verdict: 1 stops
@@ -2414,6 +2417,7 @@ int report_line(ScanContext* ctx, LineSpan line) {  // by value: in registers
     return 1;
   }
   ctx->ahead->push_back(line);
+  ctx->useless_below = line.end + 1 - ctx->base;
   return ctx->ahead->size() >= ctx->ahead_want ? 1 : 0;
 }
 
@@ -2494,7 +2498,10 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
     return 1;
   }
   if (*ok) return report_line(ctx, line);
-  if (ctx->marks == nullptr) ctx->rejected_until = line.end + 1;
+  if (ctx->marks == nullptr) {
+    ctx->rejected_until = line.end + 1;
+    ctx->useless_below = ctx->rejected_until - ctx->base;
+  }
   // Many rejected candidates can take long when the confirming regex backtracks.
   InterruptState& interrupt = *ctx->interrupt;
   if (interrupt.stop != nullptr && (++interrupt.confirms & 15) == 0 && (*interrupt.stop)()) {
@@ -2616,7 +2623,8 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
       s.ahead_want = std::min<std::uint32_t>(s.ahead_want * 2, kMaxLookAhead);
       std::string_view rest = view.substr(start);
       // Whether the scan ran to the end (no callback stopped it).
-      const bool to_end = impl_->scan(rest, on_hs_match, &ctx, s.hs) == HS_SUCCESS;
+      const bool to_end =
+          impl_->scan(rest, on_hs_match, &ctx, s.hs, &ctx.useless_below) == HS_SUCCESS;
       s.ahead_valid = false;
       if (ctx.error) return std::move(*ctx.error);
       if (ctx.interrupted) return interrupted_error();

@@ -32,7 +32,15 @@ struct Collect {
   std::size_t size = 0;  // the literal's
   std::vector<std::size_t> starts;
   std::size_t stop_after = SIZE_MAX;  // nonzero return after this many reports
+  bool skips = false;                 // raises useless_below (see skip_after)
+  std::size_t useless_below = 0;
 };
+
+// Where a test's on_match raises useless_below after an occurrence at `start` (of `size` bytes):
+// past the occurrence by 0 to 96 bytes at every third start, else nowhere.
+std::size_t skip_after(std::size_t start, std::size_t size) {
+  return start % 3 == 0 ? start + size + (start * 7919) % 97 : 0;
+}
 
 int on_match(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
              void* raw) {
@@ -41,17 +49,20 @@ int on_match(unsigned id, unsigned long long from, unsigned long long to, unsign
   CHECK(from == 0);
   CHECK(flags == 0);
   REQUIRE(to >= c->size);
-  c->starts.push_back(static_cast<std::size_t>(to) - c->size);
+  const std::size_t start = static_cast<std::size_t>(to) - c->size;
+  c->starts.push_back(start);
+  if (c->skips) c->useless_below = std::max(c->useless_below, skip_after(start, c->size));
   return c->starts.size() >= c->stop_after ? 1 : 0;
 }
 
 enum class Width { k16, k32 };
 
 std::vector<std::size_t> scan(const PairLiteral& m, std::size_t size, std::string_view hay,
-                              Width width, std::size_t stop_after = SIZE_MAX) {
-  Collect c{size, {}, stop_after};
-  const bool stopped =
-      width == Width::k16 ? m.scan_sse2(hay, on_match, &c) : m.scan_avx2(hay, on_match, &c);
+                              Width width, std::size_t stop_after = SIZE_MAX, bool skips = false) {
+  Collect c{size, {}, stop_after, skips, 0};
+  const std::size_t* useless = skips ? &c.useless_below : nullptr;
+  const bool stopped = width == Width::k16 ? m.scan_sse2(hay, on_match, &c, useless)
+                                           : m.scan_avx2(hay, on_match, &c, useless);
   CHECK(stopped == (c.starts.size() >= stop_after));
   return c.starts;
 }
@@ -68,6 +79,19 @@ std::vector<std::size_t> brute_force(std::string_view literal, std::string_view 
       equal = a == b || (caseless && std::tolower(a) == std::tolower(b));
     }
     if (equal) out.push_back(at);
+  }
+  return out;
+}
+
+// What scan with skips reports of `all` (every occurrence, by start): those whose last byte lies
+// at or past the useless_below that the reports before them raised.
+std::vector<std::size_t> with_skips(const std::vector<std::size_t>& all, std::size_t size) {
+  std::vector<std::size_t> out;
+  std::size_t useless_below = 0;
+  for (const std::size_t start : all) {
+    if (start + size - 1 < useless_below) continue;
+    out.push_back(start);
+    useless_below = std::max(useless_below, skip_after(start, size));
   }
   return out;
 }
@@ -97,7 +121,7 @@ TEST_CASE("PairLiteral reports every occurrence as a brute-force search does", "
   if (cpu_has_avx2()) widths.push_back(Width::k32);
   for (int round = 0; round < 3000; ++round) {
     const bool caseless = below(2) == 0;
-    const std::string literal = random_text(rng, 2 + below(round % 10 == 0 ? 40 : 5));
+    const std::string literal = random_text(rng, 1 + below(round % 10 == 0 ? 40 : 6));
     // Lengths around the vector widths (16, 32, 64 starts) and longer.
     const std::size_t length = round % 4 == 0 ? below(300) : literal.size() + below(130);
     std::string hay = random_text(rng, length);
@@ -114,6 +138,9 @@ TEST_CASE("PairLiteral reports every occurrence as a brute-force search does", "
       INFO("literal " << literal << " caseless " << caseless << " hay " << hay << " width "
                       << (width == Width::k16 ? 16 : 32));
       REQUIRE(scan(m, literal.size(), hay, width) == want);
+      // On_match skipping occurrences (the rest of a line decided): exactly those are left out.
+      REQUIRE(scan(m, literal.size(), hay, width, SIZE_MAX, true) ==
+              with_skips(want, literal.size()));
       if (!want.empty()) {  // a callback that stops: the scan ends there
         const std::size_t stop = 1 + below(want.size());
         const std::vector<std::size_t> got = scan(m, literal.size(), hay, width, stop);
@@ -133,6 +160,10 @@ TEST_CASE("PairLiteral keys on the literal's two rarest bytes", "[pair]") {
   const PairLiteral same("aaaa", false);
   CHECK(same.first_offset() == 0);
   CHECK(same.second_offset() == 1);
+  // One byte: it, twice.
+  const PairLiteral one("x", false);
+  CHECK(one.first_offset() == 0);
+  CHECK(one.second_offset() == 0);
   // Two bytes: both.
   const PairLiteral two("Zq", true);
   CHECK(two.first_offset() == 0);
@@ -150,11 +181,11 @@ TEST_CASE("A set of one literal finds what Hyperscan's literal path finds", "[pa
     o.word = below(4) == 0;
     o.line = !o.word && below(5) == 0;
     o.fixed_strings = true;  // the alphabet's bytes are literal under -F only (`@` aside, `\n`)
-    std::string literal = random_text(rng, 2 + below(6));
+    std::string literal = random_text(rng, 1 + below(6));
     // A pattern must be valid UTF-8 (the haystack need not be).
     std::erase_if(literal,
                   [](char c) { return c == '\n' || static_cast<unsigned char>(c) >= 0x80; });
-    if (literal.size() < 2) continue;
+    if (literal.empty()) continue;
     std::string hay = random_text(rng, below(400));
     for (std::size_t k = below(5); k > 0 && hay.size() >= literal.size(); --k) {
       hay.replace(below(hay.size() - literal.size() + 1), literal.size(), literal);
