@@ -96,6 +96,11 @@ void Output::emit(std::string_view data) {
     if (!broken_pipe_.load() && !write_stdout(data)) broken_pipe_.store(true);
     return;
   }
+  if (data.size() >= block_bytes_) {  // written behind what is pending, not copied after it
+    write_pending_locked();
+    if (!broken_pipe_.load() && !write_stdout(data)) broken_pipe_.store(true);
+    return;
+  }
   const bool was_empty = pending_.empty();
   pending_.append(data);
   if (pending_.size() >= block_bytes_) {
