@@ -2,8 +2,11 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <vector>
 
 #include "required_literals.hpp"
 
@@ -28,27 +31,42 @@ PairLiteral::PairLiteral(std::string_view literal, bool caseless)
   if (caseless_) {
     for (char& c : literal_) c = static_cast<char>(lower(static_cast<unsigned char>(c)));
   }
-  // The rarest byte's offset, then the rarest at another offset (the first of equals: a literal
-  // such as `aaaa` keys on its first two).
-  auto rarest_except = [&](std::size_t skip) {
-    std::size_t best = skip == 0 ? 1 : 0;
-    for (std::size_t i = 0; i < literal_.size(); ++i) {
-      if (i == skip) continue;
-      if (byte_frequency(static_cast<unsigned char>(literal_[i]), caseless_) <
-          byte_frequency(static_cast<unsigned char>(literal_[best]), caseless_)) {
-        best = i;
-      }
-    }
-    return best;
-  };
-  const std::size_t a = rarest_except(literal_.size());
-  const std::size_t b = literal_.size() == 1 ? 0 : rarest_except(a);  // one byte: compared twice
-  first_ = a < b ? a : b;
-  second_ = a < b ? b : a;
+  choose_offsets();
   first_byte_ = static_cast<unsigned char>(literal_[first_]);
   second_byte_ = static_cast<unsigned char>(literal_[second_]);
   first_fold_ = caseless_ && is_lower(first_byte_) ? 0x20 : 0;
   second_fold_ = caseless_ && is_lower(second_byte_) ? 0x20 : 0;
+}
+
+void PairLiteral::choose_offsets() {
+  const std::size_t size = literal_.size();
+  if (size == 1) {  // compared twice
+    first_ = second_ = 0;
+    return;
+  }
+  auto frequency = [&](std::size_t i) {
+    return byte_frequency(static_cast<unsigned char>(literal_[i]), caseless_);
+  };
+  // The pair is picked among the rarest kCandidates offsets (by frequency, then offset).
+  std::vector<std::size_t> offsets(size);
+  for (std::size_t i = 0; i < size; ++i) offsets[i] = i;
+  const std::size_t candidates = std::min(size, kCandidates);
+  std::partial_sort(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(candidates),
+                    offsets.end(), [&](std::size_t a, std::size_t b) {
+                      return frequency(a) != frequency(b) ? frequency(a) < frequency(b) : a < b;
+                    });
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t x = 0; x < candidates; ++x) {
+    for (std::size_t y = x + 1; y < candidates; ++y) {
+      const std::size_t i = std::min(offsets[x], offsets[y]), j = std::max(offsets[x], offsets[y]);
+      const double score = frequency(i) * frequency(j) * (j == i + 1 ? kAdjacentPenalty : 1.0);
+      if (score < best || (score == best && (i < first_ || (i == first_ && j < second_)))) {
+        best = score;
+        first_ = i;
+        second_ = j;
+      }
+    }
+  }
 }
 
 bool PairLiteral::verify(const char* at) const {

@@ -88,7 +88,8 @@ double rarity_score(const RequiredSet& set) {
 }
 
 std::optional<RequiredSet> required_prefilter(const std::vector<HirSummary>& patterns,
-                                              RequiredLiterals mode) {
+                                              RequiredLiterals mode, bool* by_rarity) {
+  if (by_rarity != nullptr) *by_rarity = false;
   if (mode == RequiredLiterals::kNever || patterns.empty()) return std::nullopt;
   RequiredSet all;
   double leading_score = 0;
@@ -105,8 +106,16 @@ std::optional<RequiredSet> required_prefilter(const std::vector<HirSummary>& pat
   constexpr double kGain = 8;
   const bool long_enough = std::ranges::all_of(
       all, [](const RequiredLiteral& literal) { return literal.bytes.size() >= 3; });
-  if (!long_enough || rarity_score(all) * kGain > leading_score) return std::nullopt;
-  return all;
+  if (!long_enough) return std::nullopt;
+  if (rarity_score(all) * kGain <= leading_score) return all;
+  // One literal, rare by itself: its PairLiteral search (keyed on its rarest bytes) beats
+  // Hyperscan's (an adjacent pair: 100 MB of C, `-c '[A-Z]+_SUSPEND'` spent 36% there), even
+  // where Hyperscan anchors on the same literal.
+  if (all.size() == 1 && rarity_score(all) <= kSingleLiteralScoreMax) {
+    if (by_rarity != nullptr) *by_rarity = true;
+    return all;
+  }
+  return std::nullopt;
 }
 
 }  // namespace ctx::engine::detail

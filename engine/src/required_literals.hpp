@@ -49,12 +49,17 @@ double rarity_score(const RequiredSet& set);
 // bytes; under `caseless` a lower-case letter counts its upper case too.
 double byte_frequency(unsigned char byte, bool caseless);
 
+// The rarity_score at or below which a set of one literal is searched for first (kAuto) though
+// no rarer than what Hyperscan anchors on: by byte frequencies, about one candidate in 8 KiB.
+inline constexpr double kSingleLiteralScoreMax = 1.0 / 8192;
+
 // The literals the required-literal prefilter looks for in lines matching the alternation of
 // `patterns`, or nullopt when it is not to be used: some pattern has no required set, the union
 // holds more than kRequiredSetMax literals, or (RequiredLiterals::kAuto) a literal is shorter than
-// 3 bytes or the sets are not at least 8 times rarer than the leading ones (what Hyperscan anchors
-// on).
+// 3 bytes, or the sets are not at least 8 times rarer than the leading ones (what Hyperscan
+// anchors on) unless they are one literal with a rarity_score of kSingleLiteralScoreMax or less.
+// `by_rarity` (when given) is set to whether the set was taken for that last reason alone.
 std::optional<RequiredSet> required_prefilter(const std::vector<HirSummary>& patterns,
-                                              RequiredLiterals mode);
+                                              RequiredLiterals mode, bool* by_rarity = nullptr);
 
 }  // namespace ctx::engine::detail

@@ -41,10 +41,23 @@ RequiredSet set_of(std::initializer_list<const char*> literals, bool caseless = 
   return set;
 }
 
-bool chosen(const std::vector<std::string>& patterns, bool caseless = false) {
+enum class Choice { kNot, kRarer, kRareAlone };
+
+// Whether kAuto takes the required-literal prefilter for `patterns`, and why: much rarer than
+// the leading literals, or one literal rare by itself.
+Choice choice(const std::vector<std::string>& patterns, bool caseless = false) {
   std::vector<HirSummary> hirs;
   for (const std::string& p : patterns) hirs.push_back(hir_of(p, caseless));
-  return ctx::engine::detail::required_prefilter(hirs, RequiredLiterals::kAuto).has_value();
+  bool by_rarity = true;
+  if (!ctx::engine::detail::required_prefilter(hirs, RequiredLiterals::kAuto, &by_rarity)) {
+    CHECK_FALSE(by_rarity);
+    return Choice::kNot;
+  }
+  return by_rarity ? Choice::kRareAlone : Choice::kRarer;
+}
+
+bool chosen(const std::vector<std::string>& patterns, bool caseless = false) {
+  return choice(patterns, caseless) != Choice::kNot;
 }
 
 }  // namespace
@@ -83,11 +96,18 @@ TEST_CASE("the required-literal prefilter is chosen where it is much rarer", "[e
   CHECK(chosen({"return.*ENOMEM"}));
   CHECK(chosen({"line.1499999 "}));
   CHECK(chosen({"return.*ENOMEM", "goto.*EINVAL"}));
-  CHECK_FALSE(chosen({"ENOMEM.*return"}));          // the leading literal is the rarest
-  CHECK_FALSE(chosen({"\\w+ENOMEM"}));              // Hyperscan anchors on the only literal
-  CHECK_FALSE(chosen({"static.*_suspend"}));        // not 8 times rarer
-  CHECK_FALSE(chosen({"return.*EN"}));              // too short
-  CHECK_FALSE(chosen({"return.*ENOMEM", "\\w+"}));  // a pattern without one
+  CHECK(choice({"return.*ENOMEM"}) == Choice::kRarer);
+  // The leading literal is the rarest, or Hyperscan anchors on the only literal: taken only
+  // where that literal is rare by itself (PairLiteral beats Hyperscan's search for it).
+  CHECK(choice({"ENOMEM.*return"}) == Choice::kRareAlone);
+  CHECK(choice({"\\w+ENOMEM"}) == Choice::kRareAlone);
+  CHECK(choice({"[A-Z]+_SUSPEND"}) == Choice::kRareAlone);
+  CHECK_FALSE(chosen({"\\w+static"}));  // common bytes
+  CHECK_FALSE(chosen({"static.*return"}));
+  CHECK_FALSE(chosen({"ENOMEM.*return", "EINVAL.*return"}));  // two literals
+  CHECK_FALSE(chosen({"static.*_suspend"}));                  // not 8 times rarer
+  CHECK_FALSE(chosen({"return.*EN"}));                        // too short
+  CHECK_FALSE(chosen({"return.*ENOMEM", "\\w+"}));            // a pattern without one
   // The patterns of a set: compiled with it where chosen.
   const auto set = PatternSet::compile({"return.*ENOMEM"}, {});
   REQUIRE(set.ok());
@@ -97,6 +117,38 @@ TEST_CASE("the required-literal prefilter is chosen where it is much rarer", "[e
   const auto without = PatternSet::compile({"return.*ENOMEM"}, never);
   REQUIRE(without.ok());
   CHECK_FALSE(without->uses_required_literals());
+}
+
+TEST_CASE("the required-literal prefilter is dropped where its lines come densely",
+          "[engine][required]") {
+  // Taken for its rarity alone, one literal needs its lines 4 KiB apart on average (32 tried).
+  const auto set = PatternSet::compile({"\\w+ENOMEM"}, {});
+  REQUIRE(set.ok());
+  REQUIRE(set->uses_required_literals());
+  auto search = [&](const std::string& hay) {
+    PatternSet::Scratch scratch = set->make_scratch();
+    std::size_t from = 0, lines = 0;
+    while (from < hay.size()) {
+      auto found = set->find_line(hay, from, scratch);
+      REQUIRE(found.ok());
+      if (!*found) break;
+      ++lines;
+      from = (*found)->end + 1;
+    }
+    return std::pair{lines, scratch.required_literals_dropped()};
+  };
+  // Every line matches (a log): dropped, though no candidate line was rejected.
+  std::string dense;
+  for (int i = 0; i < 100; ++i) dense += "line x_ENOMEM\n";
+  CHECK(search(dense) == std::pair{std::size_t{100}, true});
+  // Every other line a candidate the regex rejects: dropped too.
+  std::string rejected;
+  for (int i = 0; i < 100; ++i) rejected += "line x_ENOMEM\n ENOMEM\n";
+  CHECK(search(rejected) == std::pair{std::size_t{100}, true});
+  // Lines 5,000 bytes apart: kept.
+  std::string sparse;
+  for (int i = 0; i < 100; ++i) sparse += std::string(5000, '.') + "\nline x_ENOMEM\n";
+  CHECK(search(sparse) == std::pair{std::size_t{100}, false});
 }
 
 TEST_CASE("the required-literal prefilter finds the lines the regex finds", "[engine][required]") {

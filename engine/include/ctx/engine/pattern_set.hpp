@@ -123,6 +123,9 @@ class PatternSet {
     // the scratch learned of the last (lines found ahead, UTF-8 validity, match starts) is
     // dropped. (A find_line or find_multiline call from offset 0 says so too.)
     void new_haystack();
+    // Whether find_line dropped the required-literal prefilter for the rest of the haystack it
+    // searched last (its candidate lines came too densely; for tests).
+    bool required_literals_dropped() const;
 
    private:
     friend class PatternSet;
