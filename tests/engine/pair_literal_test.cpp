@@ -165,6 +165,8 @@ TEST_CASE("PairLiteral keys on the literal's two rarest bytes", "[pair]") {
   const PairLiteral session("session", false);
   CHECK(session.first_offset() == 0);
   CHECK(session.second_offset() == 5);
+  // The 32-byte scan's third byte: the rarest other one (n).
+  CHECK(session.third_offset() == 6);
   // One byte: it, twice.
   const PairLiteral one("x", false);
   CHECK(one.first_offset() == 0);
@@ -173,6 +175,7 @@ TEST_CASE("PairLiteral keys on the literal's two rarest bytes", "[pair]") {
   const PairLiteral two("Zq", true);
   CHECK(two.first_offset() == 0);
   CHECK(two.second_offset() == 1);
+  CHECK(two.third_offset() == 0);
 }
 
 TEST_CASE("A set of one literal finds what Hyperscan's literal path finds", "[pair]") {
