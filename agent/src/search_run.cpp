@@ -7,7 +7,6 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <tbb/enumerable_thread_specific.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 #include "ctx/base/json.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "ctx/walker/overrides.hpp"
+#include "ctx/walker/per_thread.hpp"
 #include "ctx/walker/walker.hpp"
 #include "json_writer.hpp"
 #include "sandbox_detail.hpp"
@@ -348,7 +348,7 @@ class Search final : public walker::WalkSink {
   SearchResults finish() {
     SearchResults out;
     out.mode = query_.mode;
-    for (Worker& w : workers_) {
+    workers_.for_each([&](Worker& w) {
       out.binary.merge(w.binary);
       out.too_large.merge(w.too_large);
       out.timeout.merge(w.timeout);
@@ -357,7 +357,7 @@ class Search final : public walker::WalkSink {
       out.files_searched += w.searched;
       out.memory_bytes += w.memory;
       for (SearchFileHits& f : w.files) out.files.push_back(std::move(f));
-    }
+    });
     if (query_.mode == SearchMode::kContent) {
       out.files = collector_.take(out.capped);
       for (const SearchFileHits& f : out.files) out.total_matches += f.matches.size();
@@ -476,7 +476,7 @@ class Search final : public walker::WalkSink {
   const CallContext& context_;
   Collector collector_;
   const std::function<bool()> stop_check_;  // the engine's interrupt: the deadline or a cancel
-  tbb::enumerable_thread_specific<Worker> workers_;
+  walker::PerThread<Worker> workers_;
   std::atomic<std::uint64_t> visited_{0};
   std::atomic<std::size_t> policy_hidden_{0};
   std::atomic<bool> expired_{false};

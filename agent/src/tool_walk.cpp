@@ -5,7 +5,6 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <tbb/enumerable_thread_specific.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctx/walker/per_thread.hpp"
 #include "session.hpp"
 #include "tool_common.hpp"
 
@@ -129,13 +129,13 @@ class VisibleSink final : public walker::WalkSink {
     // once and moved, never grown, from here on).
     std::size_t bytes = 0;
     std::size_t count = 0;
-    for (const Local& local : locals_) {
+    locals_.for_each([&](const Local& local) {
       bytes += local.arena.size();
       count += local.kept.size();
-    }
+    });
     out.arena.reserve(bytes);
     out.entries.reserve(count);
-    for (const Local& local : locals_) {
+    locals_.for_each([&](const Local& local) {
       const char* base = out.arena.data() + out.arena.size();
       out.arena.insert(out.arena.end(), local.arena.begin(), local.arena.end());
       for (const Kept& k : local.kept) {
@@ -154,7 +154,7 @@ class VisibleSink final : public walker::WalkSink {
             break;
         }
       }
-    }
+    });
     out.ignored = ignored_.load();
     out.policy_hidden = hidden_.load();
     out.unreadable = unreadable_.load();
@@ -194,7 +194,7 @@ class VisibleSink final : public walker::WalkSink {
     std::vector<char> arena;  // the kept paths, each followed by a NUL byte
     std::vector<Kept> kept;
   };
-  tbb::enumerable_thread_specific<Local> locals_;
+  walker::PerThread<Local> locals_;
   std::atomic<std::size_t> visited_{0};
   std::atomic<std::size_t> ignored_{0};
   std::atomic<std::size_t> hidden_{0};

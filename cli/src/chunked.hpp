@@ -3,8 +3,6 @@
 // would give them. ripgrep searches a file on one thread; a multi-gigabyte log is where that shows.
 #pragma once
 
-#include <tbb/enumerable_thread_specific.h>
-
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -12,12 +10,13 @@
 #include "ctx/base/result.hpp"
 #include "ctx/engine/pattern_set.hpp"
 #include "ctx/engine/searcher.hpp"
+#include "ctx/walker/per_thread.hpp"
 
 namespace ctx::cli {
 
 // Per-thread scratch space of one PatternSet for the chunks' searches (never the one the sink
 // itself uses: the sink runs on the calling thread while chunks are searched elsewhere).
-using ChunkScratches = tbb::enumerable_thread_specific<std::optional<engine::PatternSet::Scratch>>;
+using ChunkScratches = walker::PerThread<std::optional<engine::PatternSet::Scratch>>;
 
 struct ChunkedLimits {
   int threads = 0;  // threads that may search one file (-j; 0: one per core)

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <pcre2.h>
 #include <signal.h>
-#include <tbb/enumerable_thread_specific.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include "colors.hpp"
 #include "ctx/agent/commands.hpp"
 #include "ctx/walker/overrides.hpp"
+#include "ctx/walker/per_thread.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
 #include "hyperlink.hpp"
@@ -95,7 +95,7 @@ class PathPrinter final : public walker::WalkSink {
   }
 
   void finish() {
-    for (std::string& buf : buffers_) flush(buf);
+    buffers_.for_each([this](std::string& buf) { flush(buf); });
   }
   bool found() const { return found_.load(); }
   bool errored() const { return errored_.load(); }
@@ -120,7 +120,7 @@ class PathPrinter final : public walker::WalkSink {
   std::mutex mutex_;
   bool broken_pipe_ = false;
   std::atomic<bool> found_{false}, errored_{false};
-  tbb::enumerable_thread_specific<std::string> buffers_;
+  walker::PerThread<std::string> buffers_;
 };
 
 // --pcre2-version, as rg 14 words it.

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <tbb/enumerable_thread_specific.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +27,7 @@
 #include "ctx/engine/pattern_set.hpp"
 #include "ctx/engine/searcher.hpp"
 #include "ctx/walker/overrides.hpp"
+#include "ctx/walker/per_thread.hpp"
 #include "ctx/walker/types.hpp"
 #include "ctx/walker/walker.hpp"
 #include "hyperlink.hpp"
@@ -1660,7 +1660,7 @@ class Search {
   std::atomic<bool> searched_{false};  // the walk gave some file to search
   bool whole_files_ = false;
   walker::Overrides pre_globs_;
-  tbb::enumerable_thread_specific<Worker> workers_;
+  walker::PerThread<Worker> workers_;
   ChunkScratches chunk_scratches_, plain_chunk_scratches_;  // search_in_chunks' (per set)
   std::mutex stats_mutex_;
   Stats stats_;

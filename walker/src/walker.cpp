@@ -13,7 +13,6 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_for_each.h>
@@ -35,6 +34,7 @@
 #include "ctx/walker/ignore_cache.hpp"
 #include "ctx/walker/ignore_rules.hpp"
 #include "ctx/walker/overrides.hpp"
+#include "ctx/walker/per_thread.hpp"
 #include "ctx/walker/types.hpp"
 #include "git_paths.hpp"
 #include "time_order.hpp"
@@ -268,7 +268,7 @@ class Walker {
   IgnoreRules explicit_rules_;
   std::once_flag global_once_;
   SharedRules global_rules_;
-  tbb::enumerable_thread_specific<Scratch> scratch_;
+  PerThread<Scratch> scratch_;
   std::vector<std::unique_ptr<Root>> roots_;
 
   bool sorted() const { return options_.sort != SortBy::kNone; }
