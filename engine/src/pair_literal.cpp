@@ -146,21 +146,32 @@ bool PairLiteral::scan_sse2(std::string_view hay, OnMatch on_match, void* contex
   const __m128i second = _mm_set1_epi8(static_cast<char>(second_byte_));
   const __m128i first_fold = _mm_set1_epi8(static_cast<char>(first_fold_));
   const __m128i second_fold = _mm_set1_epi8(static_cast<char>(second_fold_));
-  std::size_t at = 0;
-  // 16 starts at a time while all of their occurrences would fit.
-  while (at + 16 <= starts) {
+  auto block = [&](std::size_t at) {  // the 16 starts from `at`
     const char* p = hay.data() + at;
     const __m128i a =
         _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + first_)), first_fold);
     const __m128i b =
         _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + second_)), second_fold);
-    const auto mask = static_cast<unsigned>(
+    return static_cast<std::uint64_t>(
         _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, second))));
+  };
+  std::size_t at = 0;
+  // 16 starts at a time while all of their occurrences would fit.
+  while (at + 16 <= starts) {
+    const std::uint64_t mask = block(at);
     std::size_t next = at + 16;
     if (mask != 0 && report(mask, at, 16, hay, on_match, context, useless_below, next)) {
       return true;
     }
     at = next;
+  }
+  if (at < starts && starts >= 16) {
+    // The last starts: the 16 that end there, those before `at` masked off (a line of 40 bytes
+    // was mostly stepped through one byte at a time).
+    const std::size_t base = starts - 16;
+    const std::uint64_t mask = block(base) & (~std::uint64_t{0} << (at - base));
+    std::size_t next = starts;
+    return mask != 0 && report(mask, base, 16, hay, on_match, context, useless_below, next);
   }
   return scan_plain(hay, at, starts, on_match, context, useless_below);
 }
@@ -223,7 +234,14 @@ __attribute__((target("avx2"))) bool PairLiteral::scan_avx2(
     }
     at = next;
   }
-  return scan_plain(hay, at, starts, on_match, context, useless_below);
+  if (at >= starts) return false;
+  if (starts < 32) return scan_sse2(hay, on_match, context, useless_below);  // nothing scanned
+  // The last starts: the 32 that end there, those before `at` masked off.
+  const std::size_t base = starts - 32;
+  const std::uint64_t mask =
+      pair_mask(hay.data() + base, first, second, third) & (~std::uint64_t{0} << (at - base));
+  std::size_t next = starts;
+  return mask != 0 && report(mask, base, 32, hay, on_match, context, useless_below, next);
 }
 
 bool PairLiteral::scan(std::string_view hay, OnMatch on_match, void* context,
