@@ -1782,24 +1782,26 @@ void for_each_pattern_line(std::string_view text, Fn&& fn) {
 
 namespace {
 
-// Whether the search reads only a few small regular files named in `paths` (what an editor's
-// search of one file is): at most kSmallFiles of them, kSmallFilesBytes in all, as they are on
-// disk (no --pre, no -z). Then a few plain literals skip Hyperscan's compile (PatternOptions::
-// small_haystacks).
-bool names_only_small_files(const Args& args, const std::vector<std::string>& paths) {
+// The bytes of the files named in `paths` when the search reads only a few small regular files
+// (what an editor's search of one file is): at most kSmallFiles of them, kSmallFilesBytes in
+// all, as they are on disk (no --pre, no -z); else nullopt. Then a few plain literals skip
+// Hyperscan's compile (PatternOptions::small_haystacks), and under kTinyHaystackBytes any few
+// patterns do (tiny_haystacks).
+std::optional<std::uint64_t> small_files_bytes(const Args& args,
+                                               const std::vector<std::string>& paths) {
   constexpr std::size_t kSmallFiles = 8;
   constexpr std::uint64_t kSmallFilesBytes = std::uint64_t{1} << 20;
   if (paths.empty() || paths.size() > kSmallFiles || !args.pre.empty() || args.search_zip) {
-    return false;
+    return std::nullopt;
   }
   std::uint64_t bytes = 0;
   for (const std::string& path : paths) {
     struct stat st {};
-    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     bytes += static_cast<std::uint64_t>(st.st_size);
-    if (bytes > kSmallFilesBytes) return false;
+    if (bytes > kSmallFilesBytes) return std::nullopt;
   }
-  return true;
+  return bytes;
 }
 
 }  // namespace
@@ -1868,7 +1870,10 @@ int run_search(Args& args) {
   if (args.search.max_count == std::optional<std::uint64_t>(0) || patterns.empty()) return 1;
   engine::PatternOptions pattern_options = args.pattern;
   pattern_options.ban_nul = !args.text;  // binary detection on (--null-data: see ban_nul)
-  pattern_options.small_haystacks = names_only_small_files(args, paths);
+  const std::optional<std::uint64_t> small_bytes = small_files_bytes(args, paths);
+  pattern_options.small_haystacks = small_bytes.has_value();
+  pattern_options.tiny_haystacks =
+      small_bytes && *small_bytes <= engine::PatternOptions::kTinyHaystackBytes;
   if (pattern_options.pcre2 && pattern_options.smart_case && !pattern_options.case_insensitive) {
     auto sensitive = pcre2_smart_case_sensitive(patterns, pattern_options.fixed_strings);
     if (!sensitive.ok()) {

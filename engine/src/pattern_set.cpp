@@ -1718,12 +1718,18 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
   }
 
   // Hyperscan for everything it accepts; the rest of the set runs on PCRE2 alone.
-  const bool few_literals =
-      options.small_haystacks && patterns.size() <= PatternOptions::kFewLiterals &&
-      std::ranges::all_of(
-          patterns, [&](const std::string& p) { return options.fixed_strings || is_literal(p); });
-  bool use_hs = !options.pcre2 && !options.pcre2_only && !few_literals && !options.crlf && !nul &&
-                !any_empty && !patterns.empty();
+  // (Not one literal: PairLiteral takes it without a compile.)
+  const bool small_input_set =
+      (options.small_haystacks || options.tiny_haystacks) &&
+      patterns.size() <= PatternOptions::kFewLiterals &&
+      (options.tiny_haystacks || std::ranges::all_of(patterns,
+                                                     [&](const std::string& p) {
+                                                       return options.fixed_strings ||
+                                                              is_literal(p);
+                                                     })) &&
+      !(patterns.size() == 1 && (options.fixed_strings || is_literal(patterns[0])));
+  bool use_hs = !options.pcre2 && !options.pcre2_only && !small_input_set && !options.crlf &&
+                !nul && !any_empty && !patterns.empty();
   // Every expression Hyperscan got is the regex itself over bytes: a literal or its byte-mode
   // rewrite (no UTF-8 superset, no prefilter mode), as plain_ascii below needs.
   bool hs_same_regex = true;
@@ -1955,9 +1961,10 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
   impl->exact = (impl->literals.mode == LiteralMode::kSubstring && !impl->literals.cut) ||
                 (impl->scans() && all_literal && !options.word &&
                  impl->literals.mode != LiteralMode::kWholeLine);
-  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !few_literals && !options.crlf &&
-      !byte_mode && !nul && !options.fixed_strings && !options.word && !any_empty &&
-      !patterns.empty() && !impl->exact && impl->literals.mode == LiteralMode::kNone) {
+  if (!impl->multiline && !options.pcre2 && !options.pcre2_only && !small_input_set &&
+      !options.crlf && !byte_mode && !nul && !options.fixed_strings && !options.word &&
+      !any_empty && !patterns.empty() && !impl->exact &&
+      impl->literals.mode == LiteralMode::kNone) {
     impl->bits = detail::BitMatcher::compile(regexes, impl->caseless, options.line);
   }
   // Regexes of ASCII literals and classes, line anchors and small counts (plain_ascii), where the

@@ -99,7 +99,7 @@ std::vector<std::size_t> with_skips(const std::vector<std::size_t>& all, std::si
 // Bytes that collide under careless folding: '@' and '`' differ from each other by the bit that
 // lower-casing sets, as 'A' and 'a' do; 0xC1 and 0xE1 likewise above ASCII.
 std::string random_text(std::mt19937& rng, std::size_t length) {
-  static const std::string kUnits = "abABzZ_@`\n\xC1\xE1";
+  constexpr std::string_view kUnits = "abABzZ_@`\n\xC1\xE1";
   std::string out;
   for (std::size_t i = 0; i < length; ++i) {
     out += kUnits[std::uniform_int_distribution<std::size_t>(0, kUnits.size() - 1)(rng)];

@@ -775,8 +775,10 @@ TEST_CASE("find_line's look-ahead answers every query as a fresh scan would, in 
   }
 }
 
-TEST_CASE("small_haystacks runs a few plain literals on PCRE2 alone, with the same lines",
-          "[engine][pattern]") {
+TEST_CASE(
+    "small_haystacks runs a few plain literals on PCRE2 alone, tiny_haystacks any few "
+    "patterns, with the same lines",
+    "[engine][pattern]") {
   std::mt19937 rng(3);
   const std::vector<std::string> words = {
       "foo", "Foo", "bar",          "fo", "oo", "\xC3\xA9t\xC3\xA9",
@@ -794,13 +796,20 @@ TEST_CASE("small_haystacks runs a few plain literals on PCRE2 alone, with the sa
         usual.fixed_strings = fixed;
         PatternOptions small = usual;
         small.small_haystacks = true;
+        PatternOptions tiny = small;
+        tiny.tiny_haystacks = true;
         const PatternSet a = compile_ok(set, usual);
         const PatternSet b = compile_ok(set, small);
+        const PatternSet c = compile_ok(set, tiny);
         CAPTURE(set, caseless, fixed);
-        // (x.y is a regex: unless -F it keeps Hyperscan.)
+        // (x.y is a regex: unless -F it keeps Hyperscan, but not for tiny haystacks. One
+        // literal keeps PairLiteral, which compiles nothing.)
         const bool literal = fixed || set[0] != "x.y";
-        if (literal) CHECK_FALSE(b.hyperscan_exact());
+        if (literal && set.size() > 1) CHECK_FALSE(b.hyperscan_exact());
+        if (set.size() > 1 || !literal) CHECK_FALSE(c.hyperscan_exact());
+        if (literal && set.size() == 1 && set[0] != "\xC3\xA9t") CHECK(c.hyperscan_exact());
         CHECK(matching_lines(a, hay) == matching_lines(b, hay));
+        CHECK(matching_lines(a, hay) == matching_lines(c, hay));
       }
     }
   }
@@ -810,5 +819,7 @@ TEST_CASE("small_haystacks runs a few plain literals on PCRE2 alone, with the sa
     many.push_back("w" + std::to_string(i) + "x");
   PatternOptions small;
   small.small_haystacks = true;
+  CHECK(compile_ok(many, small).hyperscan_exact());
+  small.tiny_haystacks = true;
   CHECK(compile_ok(many, small).hyperscan_exact());
 }

@@ -47,6 +47,7 @@ enum class Choice { kNot, kRarer, kRareAlone };
 // the leading literals, or one literal rare by itself.
 Choice choice(const std::vector<std::string>& patterns, bool caseless = false) {
   std::vector<HirSummary> hirs;
+  hirs.reserve(patterns.size());
   for (const std::string& p : patterns) hirs.push_back(hir_of(p, caseless));
   bool by_rarity = true;
   if (!ctx::engine::detail::required_prefilter(hirs, RequiredLiterals::kAuto, &by_rarity)) {
