@@ -92,11 +92,8 @@ void Output::flush() {
 
 void Output::emit(std::string_view data) {
   std::unique_lock lock(buffer_mutex_);
-  if (block_bytes_ == 0 || (pending_.empty() && data.size() >= block_bytes_)) {
-    if (!broken_pipe_.load() && !write_stdout(data)) broken_pipe_.store(true);
-    return;
-  }
-  if (data.size() >= block_bytes_) {  // written behind what is pending, not copied after it
+  if (block_bytes_ == 0 || data.size() >= block_bytes_) {
+    // A block or more is written behind what is pending, not copied after it.
     write_pending_locked();
     if (!broken_pipe_.load() && !write_stdout(data)) broken_pipe_.store(true);
     return;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 
+#include "cpu_features.hpp"
 #include "rust_syntax.hpp"
 
 namespace ctx::engine::detail {
@@ -601,7 +602,7 @@ std::optional<BitMatcher> BitMatcher::compile_multiline(const std::vector<std::s
 
 std::optional<BitMatcher> BitMatcher::build(const std::vector<std::string>& regexes, bool caseless,
                                             bool whole_line, bool multiline, bool dotall) {
-  if (regexes.empty() || !__builtin_cpu_supports("avx2")) return std::nullopt;
+  if (regexes.empty() || !cpu_has_avx2) return std::nullopt;
   BitMatcher m;
   for (const std::string& re : regexes) {
     auto seqs = Parser(re, caseless, multiline, dotall, m.classes_).run();

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "cpu_features.hpp"
 #include "required_literals.hpp"
 
 namespace ctx::engine::detail {
@@ -18,12 +19,6 @@ constexpr unsigned char lower(unsigned char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c | 0x20) : c;
 }
 
-// Set before main (the CPU's features read first, as a constructor may run before libgcc's).
-const bool cpu_has_avx2 = [] {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") != 0;
-}();
-
 }  // namespace
 
 PairLiteral::PairLiteral(std::string_view literal, bool caseless)
@@ -32,20 +27,15 @@ PairLiteral::PairLiteral(std::string_view literal, bool caseless)
     for (char& c : literal_) c = static_cast<char>(lower(static_cast<unsigned char>(c)));
   }
   choose_offsets();
-  first_byte_ = static_cast<unsigned char>(literal_[first_]);
-  second_byte_ = static_cast<unsigned char>(literal_[second_]);
-  first_fold_ = caseless_ && is_lower(first_byte_) ? 0x20 : 0;
-  second_fold_ = caseless_ && is_lower(second_byte_) ? 0x20 : 0;
-  third_byte_ = static_cast<unsigned char>(literal_[third_]);
-  third_fold_ = caseless_ && is_lower(third_byte_) ? 0x20 : 0;
+  for (KeyByte& key : keys_) {
+    key.byte = static_cast<unsigned char>(literal_[key.offset]);
+    key.fold = caseless_ && is_lower(key.byte) ? 0x20 : 0;
+  }
 }
 
 void PairLiteral::choose_offsets() {
   const std::size_t size = literal_.size();
-  if (size == 1) {  // compared thrice
-    first_ = second_ = third_ = 0;
-    return;
-  }
+  if (size == 1) return;  // its byte compared thrice (offsets 0)
   auto frequency = [&](std::size_t i) {
     return byte_frequency(static_cast<unsigned char>(literal_[i]), caseless_);
   };
@@ -58,25 +48,29 @@ void PairLiteral::choose_offsets() {
                       return frequency(a) != frequency(b) ? frequency(a) < frequency(b) : a < b;
                     });
   double best = std::numeric_limits<double>::infinity();
+  std::size_t first = 0, second = 1;
   for (std::size_t x = 0; x < candidates; ++x) {
     for (std::size_t y = x + 1; y < candidates; ++y) {
       const std::size_t i = std::min(offsets[x], offsets[y]), j = std::max(offsets[x], offsets[y]);
       const double score = frequency(i) * frequency(j) * (j == i + 1 ? kAdjacentPenalty : 1.0);
-      if (score < best || (score == best && (i < first_ || (i == first_ && j < second_)))) {
+      if (score < best || (score == best && (i < first || (i == first && j < second)))) {
         best = score;
-        first_ = i;
-        second_ = j;
+        first = i;
+        second = j;
       }
     }
   }
   // The third: the rarest other offset (a literal of two bytes: the first again).
-  third_ = first_;
+  std::size_t third = first;
   for (std::size_t x = 0; x < candidates; ++x) {
-    if (offsets[x] != first_ && offsets[x] != second_) {
-      third_ = offsets[x];
+    if (offsets[x] != first && offsets[x] != second) {
+      third = offsets[x];
       break;
     }
   }
+  keys_[0].offset = first;
+  keys_[1].offset = second;
+  keys_[2].offset = third;
 }
 
 bool PairLiteral::verify(const char* at) const {
@@ -125,10 +119,11 @@ bool PairLiteral::scan_plain(std::string_view hay, std::size_t from, std::size_t
                              OnMatch on_match, void* context,
                              const std::size_t* useless_below) const {
   for (std::size_t at = from; at < to;) {
-    const auto f = static_cast<unsigned char>(hay[at + first_] | first_fold_);
-    const auto s = static_cast<unsigned char>(hay[at + second_] | second_fold_);
+    auto keyed = [&](const KeyByte& key) {
+      return static_cast<unsigned char>(hay[at + key.offset] | key.fold) == key.byte;
+    };
     std::size_t next = at + 1;
-    if (f == first_byte_ && s == second_byte_ &&
+    if (keyed(keys_[0]) && keyed(keys_[1]) &&
         report(1, at, 1, hay, on_match, context, useless_below, next)) {
       return true;
     }
@@ -142,18 +137,17 @@ bool PairLiteral::scan_sse2(std::string_view hay, OnMatch on_match, void* contex
   const std::size_t size = literal_.size();
   if (hay.size() < size) return false;
   const std::size_t starts = hay.size() - size + 1;  // the offsets an occurrence may start at
-  const __m128i first = _mm_set1_epi8(static_cast<char>(first_byte_));
-  const __m128i second = _mm_set1_epi8(static_cast<char>(second_byte_));
-  const __m128i first_fold = _mm_set1_epi8(static_cast<char>(first_fold_));
-  const __m128i second_fold = _mm_set1_epi8(static_cast<char>(second_fold_));
+  // Of the 16 starts at `p`: 0xFF in each byte where `key` is there.
+  auto equal = [](const char* p, const KeyByte& key) {
+    return _mm_cmpeq_epi8(
+        _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + key.offset)),
+                     _mm_set1_epi8(static_cast<char>(key.fold))),
+        _mm_set1_epi8(static_cast<char>(key.byte)));
+  };
   auto block = [&](std::size_t at) {  // the 16 starts from `at`
     const char* p = hay.data() + at;
-    const __m128i a =
-        _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + first_)), first_fold);
-    const __m128i b =
-        _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + second_)), second_fold);
     return static_cast<std::uint64_t>(
-        _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, second))));
+        _mm_movemask_epi8(_mm_and_si128(equal(p, keys_[0]), equal(p, keys_[1]))));
   };
   std::size_t at = 0;
   // 16 starts at a time while all of their occurrences would fit.
@@ -208,12 +202,12 @@ __attribute__((target("avx2"))) bool PairLiteral::scan_avx2(
   const std::size_t size = literal_.size();
   if (hay.size() < size) return false;
   const std::size_t starts = hay.size() - size + 1;
-  const Key first{first_, _mm256_set1_epi8(static_cast<char>(first_byte_)),
-                  _mm256_set1_epi8(static_cast<char>(first_fold_))};
-  const Key second{second_, _mm256_set1_epi8(static_cast<char>(second_byte_)),
-                   _mm256_set1_epi8(static_cast<char>(second_fold_))};
-  const Key third{third_, _mm256_set1_epi8(static_cast<char>(third_byte_)),
-                  _mm256_set1_epi8(static_cast<char>(third_fold_))};
+  auto vector_key = [](const KeyByte& key) __attribute__((target("avx2"))) {
+    return Key{key.offset, _mm256_set1_epi8(static_cast<char>(key.byte)),
+               _mm256_set1_epi8(static_cast<char>(key.fold))};
+  };
+  const Key first = vector_key(keys_[0]), second = vector_key(keys_[1]),
+            third = vector_key(keys_[2]);
   // 64 starts at a time (two vectors, one branch), then 32, while all of their occurrences fit.
   std::size_t at = 0;
   while (at + 64 <= starts) {

@@ -46,11 +46,11 @@ class PairLiteral {
 
   // The offsets of the two bytes compared first (for tests): first < second, or both 0 for a
   // literal of one byte.
-  std::size_t first_offset() const { return first_; }
-  std::size_t second_offset() const { return second_; }
+  std::size_t first_offset() const { return keys_[0].offset; }
+  std::size_t second_offset() const { return keys_[1].offset; }
   // The offset of the third byte the 32-byte scan compares: the rarest other one (a literal of
   // two bytes: first_offset; for tests).
-  std::size_t third_offset() const { return third_; }
+  std::size_t third_offset() const { return keys_[2].offset; }
 
   // scan with 16-byte vectors, and with 32-byte ones (the CPU must have AVX2): scan picks one;
   // tests run both.
@@ -60,7 +60,7 @@ class PairLiteral {
                  const std::size_t* useless_below = nullptr) const;
 
  private:
-  // Sets first_ and second_: the pair of offsets whose bytes are rarest together, by the product
+  // Sets the keys' offsets: the pair whose bytes are rarest together, by the product
   // of their frequencies, an adjacent pair's times kAdjacentPenalty (bytes next to each other
   // are not independent: `session` keyed on `on`, found on 2.2M of 13M lines of C, and took
   // 1.1-1.5x Hyperscan's time).
@@ -79,17 +79,21 @@ class PairLiteral {
               OnMatch on_match, void* context, const std::size_t* useless_below,
               std::size_t& next) const;
 
+  // A byte the scan compares: its offset in the literal, the byte there (lower-cased when
+  // caseless) and what is OR-ed into the haystack's byte before comparing (0x20 for a letter
+  // under caseless, else 0).
+  struct KeyByte {
+    std::size_t offset = 0;
+    unsigned char byte = 0;
+    unsigned char fold = 0;
+  };
+
   std::string literal_;  // lower-cased when caseless
   bool caseless_;
-  std::size_t first_ = 0, second_ = 1;
-  // The bytes at first_ and second_ (lower-cased when caseless) and what is OR-ed into the
-  // haystack's bytes there before comparing (0x20 for a letter under caseless, else 0).
-  unsigned char first_byte_ = 0, second_byte_ = 0;
-  unsigned char first_fold_ = 0, second_fold_ = 0;
-  // A third byte (the rarest other offset) that the 32-byte scan compares too: the pair `th` of
-  // `-c the` let through every `this` and `with` (460 MB of C: 90 -> 80 ms; `static` 52 -> 47).
-  std::size_t third_ = 0;
-  unsigned char third_byte_ = 0, third_fold_ = 0;
+  // The rarest pair, then a third byte (the rarest other offset) that the 32-byte scan compares
+  // too: the pair `th` of `-c the` let through every `this` and `with` (460 MB of C: 90 -> 80
+  // ms; `static` 52 -> 47).
+  KeyByte keys_[3];
 };
 
 }  // namespace ctx::engine::detail

@@ -1196,6 +1196,22 @@ HsDatabase required_literals_database(const detail::RequiredSet& set) {
   return HsDatabase{db, &hs_free_database};
 }
 
+// Scans `hay` for candidates with the matcher that stands in for a Hyperscan database (`hashed`
+// or `pair`, when given) or with the database `hs` (scratch `scratch`): HS_SUCCESS when the scan
+// ran to the end, HS_SCAN_TERMINATED when on_match stopped it, else Hyperscan's error.
+// `useless_below`: see PairLiteral::scan (Hyperscan reports every candidate).
+hs_error_t scan_candidates(const hs_database_t* hs, const detail::HashedLiterals* hashed,
+                           const detail::PairLiteral* pair, std::string_view hay,
+                           match_event_handler on_match, void* context, hs_scratch_t* scratch,
+                           const std::size_t* useless_below = nullptr) {
+  if (hashed != nullptr || pair != nullptr) {
+    const bool stopped = hashed != nullptr ? hashed->scan(hay, on_match, context)
+                                           : pair->scan(hay, on_match, context, useless_below);
+    return stopped ? HS_SCAN_TERMINATED : HS_SUCCESS;
+  }
+  return hs_scan(hs, hay.data(), static_cast<unsigned>(hay.size()), 0, scratch, on_match, context);
+}
+
 }  // namespace
 
 struct PatternSet::Impl {
@@ -1272,18 +1288,18 @@ struct PatternSet::Impl {
 
   // Whether Hyperscan or a literal matcher standing in for it finds candidates.
   bool scans() const { return hs != nullptr || hashed || pair; }
-  // Scans `hay` with the literal matcher that stands in for `hs` or with `hs` (scratch
-  // `scratch`): HS_SUCCESS when the scan ran to the end, HS_SCAN_TERMINATED when on_match
-  // stopped it, else Hyperscan's error. `useless_below`: see PairLiteral::scan.
+  // scan_candidates with that matcher.
   hs_error_t scan(std::string_view hay, match_event_handler on_match, void* context,
                   hs_scratch_t* scratch, const std::size_t* useless_below = nullptr) const {
-    if (hashed || pair) {
-      const bool stopped = hashed ? hashed->scan(hay, on_match, context)
-                                  : pair->scan(hay, on_match, context, useless_below);
-      return stopped ? HS_SCAN_TERMINATED : HS_SUCCESS;
-    }
-    return hs_scan(hs.get(), hay.data(), static_cast<unsigned>(hay.size()), 0, scratch, on_match,
-                   context);
+    return scan_candidates(hs.get(), hashed ? &*hashed : nullptr, pair ? &*pair : nullptr, hay,
+                           on_match, context, scratch, useless_below);
+  }
+  // Whether the required-literal prefilter is on, and scan_candidates with its matcher.
+  bool requires_literals() const { return required_hs != nullptr || required_pair; }
+  hs_error_t scan_required(std::string_view hay, match_event_handler on_match, void* context,
+                           hs_scratch_t* scratch) const {
+    return scan_candidates(required_hs.get(), nullptr, required_pair ? &*required_pair : nullptr,
+                           hay, on_match, context, scratch);
   }
 };
 
@@ -1443,9 +1459,7 @@ PatternSet::Scratch::Scratch(Scratch&&) noexcept = default;
 PatternSet::Scratch::~Scratch() = default;
 
 bool PatternSet::hyperscan_exact() const { return impl_->exact; }
-bool PatternSet::uses_required_literals() const {
-  return impl_->required_hs != nullptr || impl_->required_pair;
-}
+bool PatternSet::uses_required_literals() const { return impl_->requires_literals(); }
 bool PatternSet::multiline() const { return impl_->multiline; }
 bool PatternSet::searches_buffer() const { return impl_->buffer_search; }
 char PatternSet::line_terminator() const { return impl_->options.line_terminator; }
@@ -2768,7 +2782,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
   }
   // The required-literal prefilter: the next line that holds a required literal, searched alone
   // (as every line is), while such lines come sparsely.
-  while ((impl_->required_hs != nullptr || impl_->required_pair) && !s.required_off) {
+  while (impl_->requires_literals() && !s.required_off) {
     if (from >= hay.size()) return std::optional<LineSpan>{};  // no match is empty
     InterruptState& interrupt = s.interrupt;
     if (interrupt.stop != nullptr && (s.required_lines & 15) == 15 && (*interrupt.stop)()) {
@@ -2776,12 +2790,7 @@ Result<std::optional<LineSpan>> PatternSet::find_line(std::string_view hay, std:
     }
     const std::string_view rest = hay.substr(from);
     std::size_t to = 0;  // the end of the first literal found, relative to `from`; 0: none
-    if (impl_->required_pair) {
-      impl_->required_pair->scan(rest, on_required_hit, &to);
-    } else {
-      hs_scan(impl_->required_hs.get(), rest.data(), static_cast<unsigned>(rest.size()), 0, s.hs,
-              on_required_hit, &to);
-    }
+    impl_->scan_required(rest, on_required_hit, &to, s.hs);
     if (to == 0) return std::optional<LineSpan>{};
     const LineSpan line = line_around(hay, from + to - 1, from);
     const std::size_t next = std::min(line.end + 1, hay.size());

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "cpu_features.hpp"
 #include "ctx/base/utf8.hpp"
 
 namespace ctx::engine {
@@ -124,17 +125,11 @@ __attribute__((target("avx2"))) std::uint64_t count_byte_avx2(const char* p, std
   return total + count_byte_sse2(p, n, byte);
 }
 
-// Set before main (the CPU's features read first, as a constructor may run before libgcc's).
-const bool cpu_has_avx2 = [] {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") != 0;
-}();
-
 }  // namespace
 
 std::uint64_t count_byte(std::string_view s, char byte) {
-  return cpu_has_avx2 && s.size() >= 64 ? count_byte_avx2(s.data(), s.size(), byte)
-                                        : count_byte_sse2(s.data(), s.size(), byte);
+  return detail::cpu_has_avx2 && s.size() >= 64 ? count_byte_avx2(s.data(), s.size(), byte)
+                                                : count_byte_sse2(s.data(), s.size(), byte);
 }
 
 namespace {
