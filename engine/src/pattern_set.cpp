@@ -668,6 +668,8 @@ struct Alternation {
     std::uint32_t groups = 0;        // its own capture groups
   };
   std::vector<Chunk> chunks;  // empty: not compiled
+  // Its codes may hold what PCRE2 10.42's JIT misreads in invalid UTF-8 (see run_pcre2).
+  bool jit_misreads_invalid_utf = false;
 
   bool compiled() const { return !chunks.empty(); }
   bool chunked() const { return chunks.size() > 1; }
@@ -715,6 +717,11 @@ Result<Alternation> compile_alternation(const std::vector<std::string>& bodies,
     return compile_fitting(regex, f, error, offset, shared);
   };
   Alternation alt;
+  alt.jit_misreads_invalid_utf =
+      (flags & PCRE2_UTF) != 0 && std::any_of(bodies.begin(), bodies.end(), [&](const auto& b) {
+        return ((flags & PCRE2_CASELESS) != 0 || b.find("(?") != std::string::npos) &&
+               detail::may_negate_one_char(b);
+      });
   auto add_chunk = [&alt, &shared](pcre2_code* code, std::size_t first) {
     pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT (unsupported CPU) it works
     Alternation::Chunk chunk;
@@ -2229,11 +2236,37 @@ LineSpan line_around(std::string_view hay, std::size_t pos, std::size_t floor, c
   return LineSpan{start, end};
 }
 
+// Whether `subject` ends in invalid or incomplete UTF-8 within its last 8 bytes (from the
+// first of them that starts a character).
+bool ends_in_invalid_utf8(std::string_view subject) {
+  std::size_t from = subject.size() - std::min<std::size_t>(subject.size(), 8);
+  while (from < subject.size() && (static_cast<unsigned char>(subject[from]) & 0xC0) == 0x80) {
+    ++from;
+  }
+  return !ctx::is_valid_utf8(subject.substr(from));
+}
+
 // Runs `code` on `subject` from `offset`; 1 match, 0 none, or a limit error.
+// `jit_misreads`: the code may hold a negated class of one character whose caseless set has
+// three members or more ([^k] under (?i): k, K and U+212A). PCRE2 10.42's JIT reads an invalid
+// UTF-8 byte there as the lead of a whole character: the match covers invalid UTF-8, which
+// PCRE2_MATCH_INVALID_UTF never matches, and can end past the subject, whose bytes it reads
+// (ripgrep 14's -P panics on it). Such a code runs in the interpreter on a subject that ends in
+// invalid UTF-8, and again there when its JIT match covers some.
 Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::size_t offset,
-                       pcre2_match_data* md, pcre2_match_context* mctx, std::uint32_t options = 0) {
+                       pcre2_match_data* md, pcre2_match_context* mctx, std::uint32_t options = 0,
+                       bool jit_misreads = false) {
+  if (jit_misreads && ends_in_invalid_utf8(subject)) options |= PCRE2_NO_JIT;
   int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), offset,
                        options, md, mctx);
+  if (rc >= 0 && jit_misreads && (options & PCRE2_NO_JIT) == 0) {
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    if (ov[1] > subject.size() ||
+        !ctx::is_valid_utf8(subject.substr(ov[0], std::max(ov[0], ov[1]) - ov[0]))) {
+      rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), offset,
+                       options | PCRE2_NO_JIT, md, mctx);
+    }
+  }
   if (rc >= 0) return true;
   if (rc == PCRE2_ERROR_NOMATCH) return false;
   return Error{ErrorCode::kIo, fmt::format("{} ({}); the file was searched only partly: simplify "
@@ -2247,10 +2280,12 @@ Result<bool> run_pcre2(const pcre2_code* code, std::string_view subject, std::si
 // the limit comes back): its match is the leftmost, so none starts within the limit then.
 Result<bool> run_pcre2_limited(const pcre2_code* code, std::string_view subject, std::size_t offset,
                                pcre2_match_data* md, pcre2_match_context* mctx,
-                               std::uint32_t options, PCRE2_SIZE limit) {
-  if (limit == PCRE2_UNSET) return run_pcre2(code, subject, offset, md, mctx, options);
+                               std::uint32_t options, PCRE2_SIZE limit, bool jit_misreads) {
+  if (limit == PCRE2_UNSET) {
+    return run_pcre2(code, subject, offset, md, mctx, options, jit_misreads);
+  }
   pcre2_set_offset_limit(mctx, limit);
-  auto hit = run_pcre2(code, subject, offset, md, mctx, options);
+  auto hit = run_pcre2(code, subject, offset, md, mctx, options, jit_misreads);
   pcre2_set_offset_limit(mctx, PCRE2_UNSET);
   if (hit.ok() && *hit && pcre2_get_startchar(md) > limit) return false;
   return hit;
@@ -2273,7 +2308,7 @@ Result<bool> search(const Alternation& alt, std::string_view subject, std::size_
   if (!alt.chunked()) {
     m.chunk = 0;
     return run_pcre2_limited(alt.chunks[0].code.get(), subject, offset, m.md, m.mctx, m.options,
-                             limit);
+                             limit, alt.jit_misreads_invalid_utf);
   }
   bool found = false;
   std::size_t best = 0;  // where the best match's attempt started (before any \K)
@@ -2286,7 +2321,7 @@ Result<bool> search(const Alternation& alt, std::string_view subject, std::size_
       chunk_limit = std::min<PCRE2_SIZE>(limit, best - 1);
     }
     auto hit = run_pcre2_limited(alt.chunks[c].code.get(), subject, offset, m.spare, m.mctx,
-                                 m.options, chunk_limit);
+                                 m.options, chunk_limit, alt.jit_misreads_invalid_utf);
     if (!hit.ok()) return hit;
     if (*hit) {
       std::swap(m.md, m.spare);
@@ -2306,7 +2341,8 @@ Result<bool> any_match(const Alternation& alt, std::string_view text, MatchState
   const std::size_t n = use_only ? only.size() : alt.chunks.size();
   for (std::size_t k = 0; k < n; ++k) {
     const std::uint32_t c = use_only ? only[k] : static_cast<std::uint32_t>(k);
-    CTX_TRY_ASSIGN(bool hit, run_pcre2(alt.chunks[c].code.get(), text, 0, m.md, m.mctx, m.options));
+    CTX_TRY_ASSIGN(bool hit, run_pcre2(alt.chunks[c].code.get(), text, 0, m.md, m.mctx, m.options,
+                                       alt.jit_misreads_invalid_utf));
     if (hit) {
       m.chunk = c;
       return true;

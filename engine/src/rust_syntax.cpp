@@ -159,6 +159,11 @@ struct OneChar {
   std::string expr() const {
     if (kind == kExpr) return text;
     if (text.empty()) return kind == kItems ? "(?!)" : std::string(kAnyChar);
+    // One negated character is written twice ([^kk]): PCRE2 10.42 compiles [^k] under caseless
+    // matching into an opcode whose JIT code reads an invalid UTF-8 byte as the lead of a whole
+    // character, past the subject's end (-i -o '[^k]' on "a\xFFb" matched "\xFFb"); a class
+    // of two items compiles to a class.
+    if (kind == kNegItems && one_class_item(text)) return fmt::format("[^{0}{0}]", text);
     return fmt::format("[{}{}]", kind == kNegItems ? "^" : "", text);
   }
 };
@@ -717,6 +722,44 @@ class Rewriter {
 Result<std::string> rust_to_pcre2(std::string_view regex, bool caseless, bool posix,
                                   WordMode words) {
   return Rewriter(regex, caseless, posix, words).run();
+}
+
+std::size_t one_char_item_length(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return 0;
+  const auto lead = static_cast<unsigned char>(text[at]);
+  if (lead != '\\') {
+    std::size_t n = 1;
+    while (lead >= 0xC0 && at + n < text.size() &&
+           (static_cast<unsigned char>(text[at + n]) & 0xC0) == 0x80) {
+      ++n;
+    }
+    return n;
+  }
+  if (at + 1 >= text.size()) return 0;
+  const char e = text[at + 1];
+  const bool braced = at + 2 < text.size() && text[at + 2] == '{';
+  if ((e == 'x' || e == 'N' || e == 'o') && braced) {
+    const std::size_t close = text.find('}', at + 3);
+    return close == std::string_view::npos ? 0 : close + 1 - at;
+  }
+  std::size_t n = 2;
+  if (e == 'x') {
+    while (n < 4 && at + n < text.size() &&
+           std::isxdigit(static_cast<unsigned char>(text[at + n]))) {
+      ++n;
+    }
+  } else if (e >= '0' && e <= '7') {
+    while (n < 4 && at + n < text.size() && text[at + n] >= '0' && text[at + n] <= '7') ++n;
+  }
+  return static_cast<unsigned char>(e) < 0x80 ? n : 0;
+}
+
+bool may_negate_one_char(std::string_view regex) {
+  for (std::size_t i = regex.find("[^"); i != std::string_view::npos; i = regex.find("[^", i + 1)) {
+    const std::size_t n = one_char_item_length(regex, i + 2);
+    if (n > 0 && i + 2 + n < regex.size() && regex[i + 2 + n] == ']') return true;
+  }
+  return false;
 }
 
 }  // namespace ctx::engine::detail

@@ -77,4 +77,19 @@ enum class WordMode {
 Result<std::string> rust_to_pcre2(std::string_view regex, bool caseless, bool posix,
                                   WordMode words);
 
+// The length of the PCRE2 class item at `at` of `text` that stands for one character (a UTF-8
+// character other than a backslash, or an escape of one: \x{..}, \xHH, \N{..}, \o{..}, octal
+// digits, or a backslash and one ASCII character), or 0 when there is none.
+std::size_t one_char_item_length(std::string_view text, std::size_t at);
+
+// Whether class items `items` are exactly one item for one character (one_char_item_length).
+inline bool one_class_item(std::string_view items) {
+  return !items.empty() && one_char_item_length(items, 0) == items.size();
+}
+
+// Whether PCRE2 regex `regex` may hold a negated class of one character ([^k], [^\x{3A3}]):
+// PCRE2 10.42's JIT misreads invalid UTF-8 there under caseless matching (see run_pcre2 in
+// pattern_set.cpp). Errs on the side of "may" (a "[^" in a comment or after \Q counts).
+bool may_negate_one_char(std::string_view regex);
+
 }  // namespace ctx::engine::detail

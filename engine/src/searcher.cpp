@@ -999,7 +999,9 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   const bool stop_on_nonmatch = options.stop_on_nonmatch && !multiline;
   std::size_t reported_end = 0;  // --stop-on-nonmatch: past the last reported line's terminator
   bool quirk_done = false;       // --stop-on-nonmatch -v: see the inverted search below
-  std::size_t skipped_to = 0;    // the same past -m: where its after-context resumes
+  // The same past -m: the line stepped past, [skip_from, skipped_to), which -m's after-context
+  // steps over when it gets there (the run's other lines print first, as matches).
+  std::size_t skip_from = 0, skipped_to = 0;
   std::size_t printed_until = 0;
   bool printed_any = false;
   std::uint64_t after_left = 0;
@@ -1318,15 +1320,17 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
         pos = end + 1;
       }
       if (stop_on_nonmatch && !quirk_done && reported > 0 && hit && !stopped &&
-          !options.slow_lines && !passthru && hit->start < round_end) {
+          !options.slow_lines && !passthru && hit->start < round_end && hit->end + 1 < hay.size()) {
         // ripgrep's fast inverted search steps past the matching line that ends its first run of
         // reported lines before its line-by-line search (which stops) takes over: that line is
-        // neither printed (not even as after-context) nor a reason to stop.
+        // neither printed (not even as after-context) nor a reason to stop. Unless it is the
+        // last line: the search is over then, and its after-context is printed as usual.
         reported_end = hit->end + 1;
         if (go_on) {
           after_left = 0;
         } else if (context) {
-          skipped_to = hit->end + 1;  // for -m's after-context below
+          skip_from = hit->start;  // for -m's after-context below
+          skipped_to = hit->end + 1;
         }
       }
       if (reported > 0) quirk_done = true;  // the fast search is over
@@ -1350,11 +1354,12 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
   // print as matches (each using up one line of the context).
   if (context && !stopped && limit_reached() && !multiline) {
     bool skipped = false;
-    if (skipped_to > printed_until) {  // -v --stop-on-nonmatch: see the inverted search above
-      printed_until = skipped_to;
-      skipped = true;
-    }
     while (!stopped && after_left > 0 && printed_until < hay.size()) {
+      if (skipped_to > printed_until && printed_until >= skip_from) {
+        printed_until = skipped_to;  // -v --stop-on-nonmatch: see the inverted search above
+        skipped = true;
+        continue;
+      }
       const std::size_t start = printed_until;
       if (!reach(start)) break;
       const std::size_t end = line_end(start);
@@ -1366,7 +1371,15 @@ Result<std::uint64_t> search_buffer(const PatternSet& patterns, PatternSet::Scra
           patterns.find_line(view, start, scratch, fast ? view.size() : std::string_view::npos));
       const bool matches = hit && hit->start == start;
       if (matches != options.invert) {
-        if (skipped) sink.on_context_break();
+        // The line stepped past is this match's before-context under -B (as in ripgrep), else
+        // a break.
+        if (skipped && options.before > 0) {
+          print_context(skip_from);
+          if (stopped) break;
+          printed_until = start;
+        } else if (skipped) {
+          sink.on_context_break();
+        }
         skipped = false;
         printed_until = end + 1;
         if (!check_line(start, end)) {

@@ -263,3 +263,28 @@ TEST_CASE("stop_on_nonmatch with invert skips the matching line that ends the fi
   o.slow_lines = true;  // -P: line by line from the start, so `foo 3` stops it
   CHECK(search(set, hay, o).seen == Lines{"2:bar"});
 }
+
+TEST_CASE("stop_on_nonmatch with invert: the line stepped over, at the end and under -m, as rg 14",
+          "[engine][searcher]") {
+  const PatternSet set = compile_ok({"b"});
+  SearchOptions o;
+  o.stop_on_nonmatch = true;
+  o.invert = true;
+  o.after = 1;
+  o.whole_file = true;  // as rg searches a file named on its command line (a roll buffer's first
+                        // round is rg's 3-byte BOM peek: tests/diff covers walked files)
+  // The matching line that ends the first run is the file's last: the search is over, and it
+  // prints as after-context (rg 14.1.1 prints a1, a2, b3).
+  CHECK(search(set, "a1\na2\nb3\n", o).seen == Lines{"1:a1", "2:a2", "3-b3"});
+  CHECK(search(set, "a1\na2\nb3", o).seen == Lines{"1:a1", "2:a2", "3-b3"});
+  // -m1: the run's other lines print first as -m's after-context (matches), then the line
+  // stepped over is skipped.
+  o.max_count = 1;
+  const std::string hay = "a1\na2\nb3\na4\nb5\n";
+  CHECK(search(set, hay, o).seen == Lines{"1:a1", "2:a2"});
+  o.after = 2;
+  CHECK(search(set, hay, o).seen == Lines{"1:a1", "2:a2", "--", "4:a4"});
+  // Under -B it is the before-context of the next line printed, not a break.
+  o.before = 1;
+  CHECK(search(set, hay, o).seen == Lines{"1:a1", "2:a2", "3-b3", "4:a4"});
+}
