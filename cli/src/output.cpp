@@ -82,54 +82,108 @@ void Output::flush() {
     std::lock_guard lock(buffer_mutex_);
     stopping_ = true;
   }
-  buffer_filled_.notify_one();
-  if (flusher_.joinable()) flusher_.join();
+  wake_writer_.notify_one();
+  if (writer_.joinable()) writer_.join();  // it writes every queued block first
   std::lock_guard lock(buffer_mutex_);
-  write_pending_locked();
+  if (!pending_.empty() && !broken_pipe_.load() && !write_stdout(pending_)) {
+    broken_pipe_.store(true);
+  }
+  pending_.clear();
   block_bytes_ = 0;
   stopping_ = false;
 }
 
 void Output::emit(std::string_view data) {
   std::unique_lock lock(buffer_mutex_);
-  if (block_bytes_ == 0 || data.size() >= block_bytes_) {
-    // A block or more is written behind what is pending, not copied after it.
-    write_pending_locked();
+  // A large write (a file's streamed output) goes out from here, behind what waits: copying it
+  // into blocks would cost more than the wait.
+  constexpr std::size_t kDirectBytes = std::size_t{1} << 20;
+  if (block_bytes_ == 0 || data.size() >= kDirectBytes) {
+    drain_locked(lock);
     if (!broken_pipe_.load() && !write_stdout(data)) broken_pipe_.store(true);
     return;
   }
+  if (data.size() >= block_bytes_) {  // a block of its own, behind what is pending
+    if (!pending_.empty()) queue_locked(lock, std::move(pending_), true);
+    queue_locked(lock, std::string(data), false);
+    return;
+  }
   const bool was_empty = pending_.empty();
+  if (was_empty) pending_since_ = std::chrono::steady_clock::now();
   pending_.append(data);
   if (pending_.size() >= block_bytes_) {
-    write_pending_locked();
+    queue_locked(lock, std::move(pending_), false);
   } else if (was_empty) {
-    if (!flusher_.joinable()) flusher_ = std::thread([this] { run_flusher(); });
-    lock.unlock();
-    buffer_filled_.notify_one();
+    if (!writer_.joinable()) writer_ = std::thread([this] { run_writer(); });
+    wake_writer_.notify_one();
   }
 }
 
+void Output::queue_locked(std::unique_lock<std::mutex>& lock, std::string&& block, bool no_wait) {
+  if (!no_wait) {
+    block_written_.wait(lock, [this] { return blocks_.size() < kQueuedBlocksMax; });
+  }
+  blocks_.push_back(std::move(block));
+  if (&block == &pending_) {  // pending_ was moved from: a fresh or reused buffer
+    if (spare_.empty()) {
+      pending_ = std::string();
+      pending_.reserve(block_bytes_);
+    } else {
+      pending_ = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  if (!writer_.joinable()) writer_ = std::thread([this] { run_writer(); });
+  wake_writer_.notify_one();
+}
+
+void Output::drain_locked(std::unique_lock<std::mutex>& lock) {
+  if (!writer_.joinable()) {  // nothing was queued: only pending_ (or nothing) holds output
+    if (!pending_.empty() && !broken_pipe_.load() && !write_stdout(pending_)) {
+      broken_pipe_.store(true);
+    }
+    pending_.clear();
+    return;
+  }
+  if (!pending_.empty()) queue_locked(lock, std::move(pending_), true);
+  block_written_.wait(lock, [this] { return blocks_.empty() && !writing_; });
+}
+
 void Output::write_pending() {
-  std::lock_guard lock(buffer_mutex_);
-  write_pending_locked();
+  std::unique_lock lock(buffer_mutex_);
+  drain_locked(lock);
 }
 
-void Output::write_pending_locked() {
-  if (pending_.empty()) return;
-  if (!broken_pipe_.load() && !write_stdout(pending_)) broken_pipe_.store(true);
-  pending_.clear();
-}
-
-void Output::run_flusher() {
+void Output::run_writer() {
   std::unique_lock lock(buffer_mutex_);
   while (true) {
-    buffer_filled_.wait(lock, [this] { return stopping_ || !pending_.empty(); });
+    if (!blocks_.empty()) {
+      std::string block = std::move(blocks_.front());
+      blocks_.pop_front();
+      writing_ = true;
+      lock.unlock();
+      if (!broken_pipe_.load() && !write_stdout(block)) broken_pipe_.store(true);
+      lock.lock();
+      writing_ = false;
+      if (spare_.size() < kQueuedBlocksMax) {
+        block.clear();
+        spare_.push_back(std::move(block));
+      }
+      block_written_.notify_all();
+      continue;
+    }
     if (stopping_) return;
-    // Whatever is pending after the delay is at most that old (an earlier flush may have taken
-    // some of it), so writing it all keeps the bound.
-    buffer_filled_.wait_for(lock, max_delay_, [this] { return stopping_; });
-    if (stopping_) return;
-    write_pending_locked();
+    if (pending_.empty()) {
+      wake_writer_.wait(lock);
+      continue;
+    }
+    // A partial block is written once it is max_delay_ old, unless it fills (or is queued) first.
+    const auto due = pending_since_ + max_delay_;
+    if (std::chrono::steady_clock::now() >= due) {
+      queue_locked(lock, std::move(pending_), true);
+    } else {
+      wake_writer_.wait_until(lock, due);
+    }
   }
 }
 

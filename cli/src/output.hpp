@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -49,10 +50,12 @@ class Output {
   ~Output() { flush(); }
 
   // Block buffering (stdout is no terminal, or --block-buffered): what would be written gathers in
-  // one buffer, written when it holds `bytes`, at most `max_delay` after its oldest byte arrived
-  // (a background thread, started with the first byte), and at flush(). One write per file costs
-  // the reader of a pipe one wake-up per file; this costs one per `bytes`. Without it (the
-  // default, and --line-buffered) everything is written at once.
+  // blocks of `bytes`, written in order by a background thread (started with the first byte): a
+  // full block at once, a partial one at most `max_delay` after its oldest byte arrived, the rest
+  // at flush(). One write per file costs the reader of a pipe one wake-up per file; this costs one
+  // per `bytes`. The searching threads do not wait for a slow reader until kQueuedBlocksMax
+  // blocks wait (a write into a full pipe held the lock of every thread's output). Without it
+  // (the default, and --line-buffered) everything is written at once.
   void set_block_buffering(std::size_t bytes, std::chrono::milliseconds max_delay);
   // Writes what block buffering holds and stops its thread; later output is written at once.
   // Idempotent; the destructor calls it.
@@ -130,20 +133,32 @@ class Output {
   void emit(std::string_view data);
   // Writes what block buffering holds (before a message on stderr, so `2>&1` keeps the order).
   void write_pending();
-  void write_pending_locked();  // with buffer_mutex_ held
-  void run_flusher();
+  // With buffer_mutex_ held (by `lock`): every block queued and pending_ written; returns once
+  // they are.
+  void drain_locked(std::unique_lock<std::mutex>& lock);
+  // With buffer_mutex_ held: `block` queued for the writer thread (after a wait while
+  // kQueuedBlocksMax blocks wait, unless `no_wait`).
+  void queue_locked(std::unique_lock<std::mutex>& lock, std::string&& block, bool no_wait);
+  void run_writer();
   // Held by whoever writes one file's output (for a streamed file, until it ends), so the output
   // of different files never interleaves.
   std::recursive_mutex mutex_;
-  // Block buffering's state. Taken after mutex_ (or alone by the flusher thread, which writes
-  // only whole prefixes of what was emitted, so it never reorders output).
+  // Block buffering's state. Taken after mutex_ (or alone by the writer thread, which writes the
+  // blocks in the order they were queued, each a whole prefix of what was emitted after the one
+  // before, so it never reorders output).
+  static constexpr std::size_t kQueuedBlocksMax = 8;
   std::mutex buffer_mutex_;
-  std::condition_variable buffer_filled_;
-  std::string pending_;
+  std::condition_variable wake_writer_;    // a block queued, pending_ begun, or stopping_
+  std::condition_variable block_written_;  // a block written
+  std::string pending_;                    // the block being filled
+  std::chrono::steady_clock::time_point pending_since_;  // when its first byte came
+  std::deque<std::string> blocks_;                       // full blocks, oldest first
+  std::vector<std::string> spare_;                       // written blocks' buffers, kept for reuse
+  bool writing_ = false;         // the writer thread writes a block (taken off blocks_)
   std::size_t block_bytes_ = 0;  // 0: no block buffering
   std::chrono::milliseconds max_delay_{0};
   bool stopping_ = false;
-  std::thread flusher_;
+  std::thread writer_;
   bool any_group_ = false;
   bool messages_ = true;
   std::atomic<bool> errored_{false}, broken_pipe_{false};
