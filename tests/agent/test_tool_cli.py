@@ -10,7 +10,7 @@ arguments from stdin with '-', --text; usage errors with exit 2 and a message na
 (unknown flag, missing tool name, unknown tool, bad root, bad --context-window, a bad config file,
 a flag without its value, extra arguments); the audit log (--log: one JSON line per call with the
 documented fields, appended); `mcp` over a pipe (initialize, tools/list, a call, EOF ends it with
-0, a log kept inside the root is hidden from the tools; hostile lines (oversized, deeply nested,
+0, only the fields of the negotiated protocol version, batch ids echoed as written, a log kept inside the root is hidden from the tools; hostile lines (oversized, deeply nested,
 invalid UTF-8) each get a JSON error while the session goes on, and EOF during a running call
 still answers it and exits 0; responses larger than the pipe arrive whole while the server's
 writes are cut short by stops); a root given through a symlink (--root, or the working directory
@@ -369,6 +369,50 @@ def mcp_serves_a_session_over_pipes_and_ends_at_eof():
         check(result["isError"] is False, "read_file failed: %r" % result)
         check("second line" in result["content"][0]["text"], "%r" % result)
         check("serving" in err and t.root in err, "the startup line on stderr: %r" % err)
+
+
+@case
+def mcp_sends_only_the_fields_of_the_negotiated_protocol_version():
+    # outputSchema, Tool.title, serverInfo.title and structuredContent came with 2025-06-18,
+    # annotations with 2025-03-26: an older client never sees a field its schema lacks.
+    with Tree() as t:
+        for version, annotations, newest in (("2024-11-05", False, False),
+                                             ("2025-03-26", True, False),
+                                             ("2025-06-18", True, True)):
+            init = init_message()
+            init["params"]["protocolVersion"] = version
+            rc, replies, err = mcp_session(["--root", t.root], [
+                init,
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                 "params": {"name": "read_file", "arguments": {"path": "a.txt"}}},
+            ])
+            check(rc == 0, "%s: exit %d: %s" % (version, rc, err))
+            check(("title" in replies[1]["result"]["serverInfo"]) == newest, "%r" % replies[1])
+            for tool in replies[2]["result"]["tools"]:
+                check(("outputSchema" in tool) == newest, "%s: %r" % (version, tool))
+                check(("title" in tool) == newest, "%s: %r" % (version, tool))
+                check(("annotations" in tool) == annotations, "%s: %r" % (version, tool))
+            result = replies[3]["result"]
+            check(result["isError"] is False and "second line" in result["content"][0]["text"],
+                  "%s: %r" % (version, result))
+            check(("structuredContent" in result) == newest, "%s: %r" % (version, result))
+
+
+@case
+def mcp_batch_elements_echo_number_ids_as_written():
+    with Tree() as t:
+        ids = ["1.0", "1e2", "9007199254740993", "123456789012345678901234"]
+        batch = "[" + ",".join('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % i for i in ids) + "]"
+        init = init_message()
+        init["params"]["protocolVersion"] = "2025-03-26"
+        lines = (json.dumps(init) + "\n" + batch + "\n").encode()
+        proc = subprocess.run([CTX, "mcp", "--root", t.root], input=lines, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT)
+        out = proc.stdout.decode().splitlines()
+        check(proc.returncode == 0 and len(out) == 2, "%r %r" % (out, proc.stderr))
+        for i in ids:
+            check('"id":%s,' % i in out[1], "id %s altered: %r" % (i, out[1]))
 
 
 @case

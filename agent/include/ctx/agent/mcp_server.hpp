@@ -69,14 +69,26 @@ class RegistryBackend final : public ToolBackend {
   EstimatingCounter counter_;
 };
 
-// The `tools` array of a tools/list result for `specs`: name, title, description, inputSchema,
-// outputSchema and annotations (read-only, closed world), schemas minified.
-std::string mcp_tools_json(const std::vector<ToolSpec>& specs);
-
 // Protocol revisions the server speaks, newest first. initialize answers with the client's
 // version when it is one of these, else with the newest.
 inline constexpr std::string_view kMcpProtocolVersions[] = {"2025-11-25", "2025-06-18",
                                                             "2025-03-26", "2024-11-05"};
+
+// What a protocol revision's schema has that older ones lack: a field a revision does not define
+// is never sent under it (an older client's strict validator would refuse it).
+struct McpRevisionFields {
+  bool annotations = true;  // Tool.annotations (ToolAnnotations): 2025-03-26 on
+  bool titles = true;       // Tool.title, Implementation.title: 2025-06-18 on
+  bool structured_output =
+      true;  // Tool.outputSchema, CallToolResult.structuredContent: 2025-06-18 on
+};
+// The fields of `protocol_version` (one of kMcpProtocolVersions; "" before initialize: the newest).
+McpRevisionFields mcp_revision_fields(std::string_view protocol_version);
+
+// The `tools` array of a tools/list result for `specs` under `fields`: name, title, description,
+// inputSchema, outputSchema and annotations (read-only, closed world), schemas minified; each of
+// title, outputSchema and annotations only where `fields` has it.
+std::string mcp_tools_json(const std::vector<ToolSpec>& specs, McpRevisionFields fields = {});
 
 struct McpServerOptions {
   std::string server_version = "0.1.0";
