@@ -79,8 +79,8 @@ inline constexpr std::string_view kMcpProtocolVersions[] = {"2025-11-25", "2025-
 struct McpRevisionFields {
   bool annotations = true;  // Tool.annotations (ToolAnnotations): 2025-03-26 on
   bool titles = true;       // Tool.title, Implementation.title: 2025-06-18 on
-  bool structured_output =
-      true;  // Tool.outputSchema, CallToolResult.structuredContent: 2025-06-18 on
+  // Tool.outputSchema, CallToolResult.structuredContent: 2025-06-18 on
+  bool structured_output = true;
 };
 // The fields of `protocol_version` (one of kMcpProtocolVersions; "" before initialize: the newest).
 McpRevisionFields mcp_revision_fields(std::string_view protocol_version);
