@@ -135,9 +135,9 @@ std::string search_files_output_schema() {
          R"("total_is_lower_bound":{"type":"boolean","description":"the search stopped early, see partial_reason"},)"
          R"("offset":{"type":"integer","description":"position of this page in the result list"},)"
          R"("shown":{"type":"integer"},)"
-         R"("truncated":{"type":"boolean","description":"more results follow, or context was left out"},)"
+         R"("truncated":{"type":"boolean","description":"more results follow (next_cursor), context was left out, or the search stopped early: see partial"},)"
          R"("next_cursor":{"type":["string","null"],"description":"pass as cursor, with the same arguments, for the next page"},)"
-         R"("partial":{"type":"boolean"},)"
+         R"("partial":{"type":"boolean","description":"the search stopped early, see partial_reason: some results were never found; truncated is then true"},)"
          R"("partial_reason":{"type":["string","null"],"enum":["deadline","cancelled","visit_cap","max_collected_matches","regex_limit",null]},)"
          R"("context_omitted":{"type":"integer","description":"matches shown without their context lines"},)"
          R"("files_searched":{"type":"integer"},)"
@@ -255,9 +255,10 @@ Expected<ToolOutput> run_search_files(const ToolArgs& args, const CallContext& c
                                  *cursor, results->item_count()),
                      "call search_files again without cursor to start over"};
   }
-  ToolOutput out = render_search_page(*results, request, context);
+  bool paged = false;
+  ToolOutput out = render_search_page(*results, request, context, &paged);
   // Kept for the next pages (a search that fit in one page has none).
-  if (!cached && context.session != nullptr && out.truncated) {
+  if (!cached && context.session != nullptr && paged) {
     context.session->impl().searches.put(cache_key, results, results->memory_bytes);
   }
   return out;

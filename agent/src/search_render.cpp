@@ -434,13 +434,15 @@ std::string footer_text(const SearchResults& r, const PageRequest& request,
                        grouped(s.context_omitted));
   }
   return fmt::format("[shown {} of {}{}{}; {}]", range, noun, why, partial,
-                     s.more ? more : std::string("end of results"));
+                     s.more        ? more
+                     : lower_bound ? std::string("no more pages of what was found")
+                                   : std::string("end of results"));
 }
 
 }  // namespace
 
 ToolOutput render_search_page(const SearchResults& results, const PageRequest& request,
-                              const CallContext& context) {
+                              const CallContext& context, bool* paged) {
   const std::uint64_t total = results.item_count();
   const std::uint64_t offset = std::min<std::uint64_t>(request.offset, total);
   const std::size_t limit = std::max<std::size_t>(request.max_results, 1);
@@ -511,7 +513,10 @@ ToolOutput render_search_page(const SearchResults& results, const PageRequest& r
       continue;
     }
     out.tokens = context.counter.count(out.text);
-    out.truncated = s.more || page.context_omitted > 0;
+    // A search stopped early is cut as surely as a page is: a model that checks only
+    // `truncated` must not take a partial list for the whole one.
+    out.truncated = s.more || page.context_omitted > 0 || results.partial();
+    if (paged != nullptr) *paged = s.more || page.context_omitted > 0;
     out.policy_hidden = results.policy_hidden;
 
     const std::string_view reason = partial_reason(results);

@@ -103,8 +103,11 @@ struct PageRequest {
 // page is the next contiguous slice of that order that fits max_results and the token budget
 // (context lines are dropped before matches), shown grouped by file in path and line order. The
 // text never costs more than max_tokens by the context's counter; its last line says what was cut
-// and gives the exact next call.
+// and gives the exact next call. `truncated` is true when more results follow, context lines were
+// left out, or the search stopped early (results.partial(): the list itself is incomplete).
+// `paged`, when given, is set to whether a next page follows or context was left out (what a
+// session keeps the results for).
 ToolOutput render_search_page(const SearchResults& results, const PageRequest& request,
-                              const CallContext& context);
+                              const CallContext& context, bool* paged = nullptr);
 
 }  // namespace ctx::agent

@@ -665,9 +665,14 @@ TEST_CASE("a deadline gives partial results, flagged in text and structure",
   Parsed p = parse(out->structured);
   CHECK(p.partial);
   CHECK(p.partial_reason == "deadline");
+  // Partial is truncated: a model that checks only `truncated` must not take it for the whole.
+  CHECK(p.truncated);
+  CHECK(out->truncated);
+  CHECK(p.next_cursor.empty());
   CHECK(p.skipped["timeout"] >= 1);
   CHECK(out->text.find("deadline") != std::string::npos);
   CHECK(out->text.find("partial") != std::string::npos);
+  CHECK(out->text.find("end of results") == std::string::npos);
   require_schema(out->structured);
 }
 
@@ -686,6 +691,8 @@ TEST_CASE("the collected-match cap keeps the first matches in path order, the sa
   Parsed p = parse(first.structured);
   CHECK(p.total == 100);
   CHECK(p.partial);
+  CHECK(p.truncated);
+  CHECK(p.next_cursor.empty());
   CHECK(p.partial_reason == "max_collected_matches");
   CHECK(first.text.find("at least 100 matches") != std::string::npos);
   // The kept matches are the first 100 in (path, line) order: the 4 smallest paths whole.
