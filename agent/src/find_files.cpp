@@ -260,14 +260,15 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   // The longest footer this result can end with (its numbers are at most what the walk found;
   // 20-digit ones reserved room a small budget needed for its first files).
   const std::string most = grouped(total + 1);
+  std::string more_notes = max_results_note(args, context);
   const std::string longest_footer = fmt::format(
-      "(files {0}–{0} of at least {0}; cut at max_tokens=1000000{1}{2}; {3} for more)", most,
+      "(files {0}–{0} of at least {0}; cut at max_tokens=1000000{1}{2}{4}; {3} for more)", most,
       walk.stopped.empty() ? "" : "; the walk stopped early (visit_cap): narrow path or pattern",
       walk.ignored == 0 ? std::string()
                         : fmt::format("; {} ignored paths not searched (include_ignored=true "
                                       "searches them)",
                                       grouped(walk.ignored)),
-      next_call(encode_cursor(key, total + 1)));
+      next_call(encode_cursor(key, total + 1)), more_notes);
   const std::size_t reserve = footer_reserve(context, longest_footer);
 
   std::string empty =
@@ -282,7 +283,8 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
     notes = fmt::format("; {} ignored path{} not searched (include_ignored=true searches them)",
                         grouped(walk.ignored), walk.ignored == 1 ? "" : "s");
   }
-  const PageWords words{"files", std::move(empty), "path or pattern", std::move(notes), next_call};
+  const PageWords words{"files",          std::move(empty),      "path or pattern",
+                        std::move(notes), std::move(more_notes), next_call};
   auto line = [&](std::size_t i, std::string& out) {
     const std::string_view path = walk.entries[offset + i].path;
     if (!is_valid_utf8(path)) {

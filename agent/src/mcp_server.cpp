@@ -549,7 +549,12 @@ std::string mcp_tools_json(const std::vector<ToolSpec>& specs, McpRevisionFields
 
 RegistryBackend::RegistryBackend(const Sandbox& sandbox, const Policy& policy,
                                  const AgentConfig& config, SessionState* session, AuditLog* audit)
-    : sandbox_(sandbox), policy_(policy), config_(config), session_(session), audit_(audit) {}
+    : sandbox_(sandbox),
+      policy_(policy),
+      config_(config),
+      session_(session),
+      audit_(audit),
+      specs_(tool_specs(config.limits)) {}
 
 bool RegistryBackend::runs_inline(std::string_view name) const {
   return name == "read_file" || name == "file_info" || name == "list_directory";

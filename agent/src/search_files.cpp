@@ -232,6 +232,7 @@ Expected<ToolOutput> run_search_files(const ToolArgs& args, const CallContext& c
   request.max_results = max_results(
       args, context,
       query.mode == SearchMode::kContent ? kDefaultContentResults : kDefaultFileResults);
+  request.max_results_note = max_results_note(args, context);
 
   const std::optional<std::string> cursor = args.string("cursor");
   if (cursor) {

@@ -429,6 +429,7 @@ std::string footer_text(const SearchResults& r, const PageRequest& request,
   } else if (s.more && s.cut_by_max_results) {
     why = fmt::format("; cut at max_results={}", request.max_results);
   }
+  if (s.more) why += request.max_results_note;
   if (s.context_omitted > 0) {
     why += fmt::format("; context lines left out for {} matches to fit max_tokens",
                        grouped(s.context_omitted));

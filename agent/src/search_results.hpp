@@ -95,6 +95,7 @@ struct PageRequest {
   std::string pattern;            // for texts ("no matches for ...")
   CursorKey key{"search_files"};  // next_cursor is encode_cursor(key, next offset)
   std::size_t context = 0;
+  std::string max_results_note;  // max_results_note(): said when more results follow
 };
 
 // Renders one page of `results`. The canonical order of content matches is round-robin: the first

@@ -31,6 +31,9 @@ std::size_t budget_tokens(const ToolArgs& args, const CallContext& context);
 // max_results if given (capped at Limits::max_results), else `default_value`.
 std::size_t max_results(const ToolArgs& args, const CallContext& context,
                         std::size_t default_value);
+// "; max_results=5000 was taken as 1,000, this server's limit" when the max_results sent was
+// above Limits::max_results, else "": a footer part, so the model learns the cap from the text.
+std::string max_results_note(const ToolArgs& args, const CallContext& context);
 
 // The one error for a path that does not exist and for one the policy hides: the same code,
 // message and hint, so a hidden path's existence never shows.

@@ -177,8 +177,47 @@ def tools_schema_openai_strict_requires_every_parameter_and_null_is_absent():
 def tools_usage_errors():
     usage_error(["tools", "--schema", "yaml"], "yaml", "--schema")
     usage_error(["tools", "--schema"], "--schema")
-    usage_error(["tools", "--root", "."], "--root")
+    usage_error(["tools", "--allow", "*.c"], "--allow")
+    usage_error(["tools", "--root", "/nonexistent/ctx-root"], "--root")
     usage_error(["tools", "extra"], "extra")
+
+
+@case
+def tools_schema_states_the_configured_max_results_limit():
+    with Tree() as t:
+        def maxima(*args):
+            rc, out, err = run(["tools", "--schema"] + list(args))
+            check(rc == 0, "exit %d: %s" % (rc, err))
+            tools = json.loads(out)
+            if args[0] == "mcp":
+                schemas = {x["name"]: x["inputSchema"] for x in tools}
+            else:
+                schemas = {x["function"]["name"]: x["function"]["parameters"] for x in tools}
+            return {name: s["properties"]["max_results"]["maximum"]
+                    for name, s in schemas.items() if "max_results" in s["properties"]}
+        want = {"search_files", "find_files", "list_directory"}
+        check(set(maxima("mcp", "--root", t.root)) == want, "tools with max_results")
+        check(set(maxima("mcp", "--root", t.root).values()) == {1000}, "the default cap")
+        with open(os.path.join(t.root, ".ctxsearch.json"), "w") as f:
+            f.write('{"limits": {"max_results": 7}}')
+        for form in ("mcp", "openai", "openai-strict"):
+            check(set(maxima(form, "--root", t.root).values()) == {7}, "%s: the root's cap" % form)
+        config = os.path.join(t.tmp, "other.json")
+        with open(config, "w") as f:
+            f.write('{"limits": {"max_results": 12}}')
+        check(set(maxima("mcp", "--config", config).values()) == {12}, "--config's cap")
+        # The server publishes the same maximum, and clamps a larger value with a note.
+        init = init_message()
+        rc, replies, err = mcp_session(["--root", t.root], [
+            init, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+             "params": {"name": "find_files", "arguments": {"pattern": "**/*",
+                                                            "max_results": 500}}}])
+        listed = {x["name"]: x["inputSchema"] for x in replies[2]["result"]["tools"]}
+        check(listed["find_files"]["properties"]["max_results"]["maximum"] == 7, "tools/list")
+        text = replies[3]["result"]["content"][0]["text"]
+        check("max_results=500 was taken as 7, this server's limit" not in text,
+              "4 files, no cut: no note expected: %r" % text)
 
 
 @case

@@ -53,7 +53,8 @@ class RegistryBackend final : public ToolBackend {
  public:
   RegistryBackend(const Sandbox& sandbox, const Policy& policy, const AgentConfig& config,
                   SessionState* session, AuditLog* audit);
-  const std::vector<ToolSpec>& specs() const override { return tool_specs(); }
+  // tool_specs of the config's limits.
+  const std::vector<ToolSpec>& specs() const override { return specs_; }
   Expected<ToolOutput> call(std::string_view name, std::string_view arguments_json,
                             const std::atomic<bool>& cancelled, CallPoller* poller) override;
   // read_file, file_info and list_directory: one file or one directory's walk, checking the
@@ -67,6 +68,7 @@ class RegistryBackend final : public ToolBackend {
   SessionState* session_;
   AuditLog* audit_;
   EstimatingCounter counter_;
+  std::vector<ToolSpec> specs_;
 };
 
 // Protocol revisions the server speaks, newest first. initialize answers with the client's
