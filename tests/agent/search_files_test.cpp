@@ -3,6 +3,7 @@
 // deadlines, and the budget properties: for random trees, budgets and page sizes the text never
 // exceeds max_tokens, says when something was cut, and paging with the cursor (with and without a
 // session, with the estimator and with a non-additive counter) shows every match exactly once.
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <catch2/catch.hpp>
@@ -17,6 +18,7 @@
 
 #include "../../agent/src/sandbox_detail.hpp"
 #include "../../agent/src/session.hpp"
+#include "../../agent/src/tool_common.hpp"
 #include "ctx/agent/budget.hpp"
 #include "ctx/agent/policy.hpp"
 #include "ctx/agent/sandbox.hpp"
@@ -360,6 +362,43 @@ TEST_CASE("an invalid regex is invalid_pattern with the engine's message and a h
   // As a literal it is found.
   Parsed p = parse(env.ok(R"({"pattern":"foo(","literal":true})").structured);
   CHECK(p.total == 1);
+}
+
+TEST_CASE(
+    "an oversized pattern is refused up front naming the limit; a literal too large for "
+    "the engine gets a literal's hint",
+    "[agent][search_files]") {
+  TempTree tree;
+  const std::string line(70'000, 'q');
+  tree.file("a.txt", line + "\n");
+  Env env(tree);
+  for (bool literal : {true, false}) {
+    CAPTURE(literal);
+    // 3 MB (what a host pasting a file sends) and just past the limit: refused before compiling.
+    for (std::size_t bytes : {std::size_t{3'000'000}, std::size_t{65'537}}) {
+      auto out = env.call(
+          fmt::format(R"({{"pattern":"{}","literal":{}}})", std::string(bytes, 'q'), literal));
+      REQUIRE_FALSE(out.ok());
+      CHECK(out.error().code == ToolErrorCode::kInvalidPattern);
+      CHECK(out.error().message ==
+            fmt::format("the pattern is {} bytes; search_files takes patterns of at most 65,536 "
+                        "bytes",
+                        ctx::agent::grouped(bytes)));
+      CHECK(out.error().hint.find("distinctive part") != std::string::npos);
+    }
+  }
+  // At the limit an ASCII literal is searched.
+  Parsed p = parse(
+      env.ok(R"({"pattern":")" + std::string(65'536, 'q') + R"(","literal":true})").structured);
+  CHECK(p.total == 1);
+  // A non-ASCII literal under the limit that PCRE2 cannot compile: the hint fits a literal.
+  std::string wide;
+  for (int i = 0; i < 32'000; ++i) wide += "\xC3\xA9";
+  auto out = env.call(R"({"pattern":")" + wide + R"(","literal":true})");
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.error().code == ToolErrorCode::kInvalidPattern);
+  CHECK(out.error().message.find("too large") != std::string::npos);
+  CHECK(out.error().hint.find("shorter distinctive part of the text") != std::string::npos);
 }
 
 TEST_CASE("bad paths and globs are structured errors", "[agent][search_files]") {
