@@ -207,7 +207,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
     dir = opened.canonical;
     dir_id = fmt::format("{}:{}", opened.st.st_dev, opened.st.st_ino);
   }
-  const std::string shown_dir = dir.empty() ? "." : dir;
+  const std::string shown_dir = dir.empty() ? "." : escape_path(dir);
   const bool include_ignored = args.boolean("include_ignored").value_or(false);
   const std::size_t page = max_results(args, context, kDefaultMaxResults);
   const std::size_t max_tokens = budget_tokens(args, context);
@@ -252,7 +252,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
 
   auto next_call = [&](std::string_view cursor) {
     std::string call = fmt::format("call find_files with pattern={}", quoted(pattern_arg));
-    if (!dir.empty()) call += fmt::format(" path={}", quoted(dir));
+    if (!dir.empty()) call += fmt::format(" path={}", quoted(shown_dir));
     if (include_ignored) call += " include_ignored=true";
     call += fmt::format(" cursor={}", quoted(cursor));
     return call;
@@ -287,10 +287,8 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
                         std::move(notes), std::move(more_notes), next_call};
   auto line = [&](std::size_t i, std::string& out) {
     const std::string_view path = walk.entries[offset + i].path;
-    if (!is_valid_utf8(path)) {
-      out.append(text_path(lossy_utf8(path)));
-    } else if (needs_quoting(path)) {
-      out.append(quoted_path(path));
+    if (needs_path_escape(path) || needs_quoting(path)) {
+      out.append(text_path(path));
     } else {
       out.append(path);
     }
@@ -314,7 +312,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   w.field("ignored", static_cast<std::uint64_t>(walk.ignored));
   write_page_fields(w, rendered);
   w.key("files").begin_array();
-  for (std::size_t i = 0; i < rendered.shown; ++i) w.string(walk.entries[offset + i].path);
+  for (std::size_t i = 0; i < rendered.shown; ++i) write_path(w, walk.entries[offset + i].path);
   w.end_array().end_object();
   out.structured = w.take();
   return out;

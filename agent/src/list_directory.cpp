@@ -116,7 +116,7 @@ std::string list_directory_output_schema() {
 Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext& context) {
   const std::string user_path = args.string("path").value_or(".");
   CTX_TRY_ASSIGN(OpenedPath dir, open_visible(context, user_path));
-  const std::string shown_dir = dir.canonical.empty() ? "." : dir.canonical;
+  const std::string shown_dir = dir.canonical.empty() ? "." : escape_path(dir.canonical);
   if (dir.kind != EntryKind::kDirectory) {
     return ToolError{
         ToolErrorCode::kNotADirectory, fmt::format("'{}' is not a directory", user_path),
@@ -239,9 +239,9 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
     const WalkedEntry& e = walk.entries[i];
     const std::optional<std::uint64_t> size = sizes[i - offset];
     std::string_view path = e.path;
-    if (!is_valid_utf8(path)) {
+    if (needs_path_escape(path)) {        // shown as every tool shows it
       lossy_paths.reserve(end - offset);  // once: the views below must not move
-      path = lossy_paths.emplace_back(lossy_utf8(path));
+      path = lossy_paths.emplace_back(escape_path(path));
     }
     shown.push_back(Shown{size, path, json_string_is_plain(path, false)});
   }

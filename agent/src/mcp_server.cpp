@@ -43,7 +43,9 @@ constexpr std::string_view kDefaultInstructions =
     "search_files with a regex. To read: read_file with offset and limit for large files. "
     "Results are cut to a token budget: when a result says it was truncated, follow its hint "
     "(a narrower path or pattern, or the next_cursor). Errors come back as JSON with a code, a "
-    "message and a hint naming the next call to make.";
+    "message and a hint naming the next call to make. A file name that is not valid UTF-8 is "
+    "shown with \\xHH for each such byte (and \\x5C for a backslash in it); pass it back as "
+    "shown.";
 
 // One outgoing message line as pieces whose concatenation is the line (without its '\n'): a tool's
 // response goes out as the envelope's pieces around the tool's own text and structured result, so

@@ -235,7 +235,7 @@ namespace {
 
 // read_file's refusal of what open_visible found at `user_path` when it is no regular file.
 ToolStatus regular_file_only(const OpenedPath& file, std::string_view user_path) {
-  const std::string shown_path = file.canonical.empty() ? "." : file.canonical;
+  const std::string shown_path = file.canonical.empty() ? "." : escape_path(file.canonical);
   if (file.kind == EntryKind::kDirectory) {
     return ToolError{ToolErrorCode::kNotAFile, fmt::format("'{}' is a directory", user_path),
                      fmt::format("call list_directory with path={}", quoted(shown_path))};
@@ -258,7 +258,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
                                       std::uint64_t& shown_count) {
   const std::string user_path = args.string("path").value_or("");
   const std::string& path = file.canonical;
-  const std::string shown_path = path.empty() ? "." : path;
+  const std::string shown_path = path.empty() ? "." : escape_path(path);  // as every tool shows it
   // One read for the sniff and the first chunk.
   TextChunkReader reader(file.fd.get(), user_path);
   CTX_TRY_ASSIGN(TextEncoding encoding, reader.sniff());

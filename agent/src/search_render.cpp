@@ -222,9 +222,11 @@ void render_body(const SearchResults& results, const PageRequest& request, const
       const SearchFileHits& f = results.files[file];
       text += item_piece(results, f);
       if (results.mode == SearchMode::kCount) {
-        w.begin_object().field("path", f.path).field("count", f.count).end_object();
+        w.begin_object().key("path");
+        write_path(w, f.path);
+        w.field("count", f.count).end_object();
       } else {
-        w.string(f.path);
+        write_path(w, f.path);
       }
     }
     w.end_array();
@@ -259,7 +261,9 @@ void render_body(const SearchResults& results, const PageRequest& request, const
     for (const auto& [rank, with_context] : ranks) {
       const std::size_t mi = f.matches[rank];
       const SearchLine& l = f.lines[mi];
-      w.begin_object().field("path", f.path).field("line", l.number).field("text", l.text);
+      w.begin_object().key("path");
+      write_path(w, f.path);
+      w.field("line", l.number).field("text", l.text);
       if (!l.spans.empty()) {
         w.key("submatches").begin_array();
         for (const engine::MatchSpan& s : l.spans) {
@@ -310,7 +314,7 @@ std::string skip_text(std::string_view one, std::string_view many, const SkipCou
   if (examples && !s.examples.empty()) {
     out += " (";
     for (std::size_t i = 0; i < s.examples.size(); ++i) {
-      out += (i > 0 ? ", " : "") + s.examples[i];
+      out += (i > 0 ? ", " : "") + text_path(s.examples[i]);
     }
     out += s.count > s.examples.size() ? ", ...)" : ")";
   }
@@ -537,7 +541,7 @@ ToolOutput render_search_page(const SearchResults& results, const PageRequest& r
     w.key("skipped").begin_object();
     auto skip = [&](std::string_view name, const SkipCount& c) {
       w.key(name).begin_object().field("count", c.count).key("examples").begin_array();
-      for (const std::string& e : c.examples) w.string(e);
+      for (const std::string& e : c.examples) write_path(w, e);
       w.end_array().end_object();
     };
     skip("binary", results.binary);

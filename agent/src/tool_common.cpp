@@ -268,8 +268,18 @@ std::string quoted_path(std::string_view path) {
   return out;
 }
 
-std::string text_path(std::string_view path) {
-  return needs_quoting(path) ? quoted_path(path) : std::string(path);
+std::string text_path(std::string_view path) { return shown_text_path(escape_path(path)); }
+
+std::string shown_text_path(std::string_view shown) {
+  return needs_quoting(shown) ? quoted_path(shown) : std::string(shown);
+}
+
+void write_path(JsonWriter& w, std::string_view path) {
+  if (needs_path_escape(path)) {
+    w.valid_string(escape_path(path));
+  } else {
+    w.valid_string(path);
+  }
 }
 
 std::string rfc3339_utc(std::int64_t seconds) {

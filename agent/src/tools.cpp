@@ -20,7 +20,8 @@ const std::array<ToolImpl, 5>& tool_table() {
        search_files_params, search_files_output_schema, run_search_files},
       {"read_file",
        "Read a text file with line numbers. Use offset (1-based line) and limit to read a window "
-       "of a large file.",
+       "of a large file. A name shown with \\xHH escapes (bytes that are not UTF-8) opens as "
+       "shown.",
        read_file_params, read_file_output_schema, run_read_file},
       {"find_files",
        "Find files whose root-relative path matches a glob such as '**/*.py' or 'src/**/test_*'.",

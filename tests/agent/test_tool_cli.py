@@ -10,7 +10,8 @@ arguments from stdin with '-', --text; usage errors with exit 2 and a message na
 (unknown flag, missing tool name, unknown tool, bad root, bad --context-window, a bad config file,
 a flag without its value, extra arguments); the audit log (--log: one JSON line per call with the
 documented fields, appended); `mcp` over a pipe (initialize, tools/list, a call, EOF ends it with
-0, only the fields of the negotiated protocol version, batch ids echoed as written, a log kept inside the root is hidden from the tools; hostile lines (oversized, deeply nested,
+0, only the fields of the negotiated protocol version, batch ids echoed as written, names that
+are not UTF-8 shown escaped and opened by that name, a log kept inside the root is hidden from the tools; hostile lines (oversized, deeply nested,
 invalid UTF-8) each get a JSON error while the session goes on, and EOF during a running call
 still answers it and exits 0; responses larger than the pipe arrive whole while the server's
 writes are cut short by stops); a root given through a symlink (--root, or the working directory
@@ -452,6 +453,42 @@ def mcp_batch_elements_echo_number_ids_as_written():
         check(proc.returncode == 0 and len(out) == 2, "%r %r" % (out, proc.stderr))
         for i in ids:
             check('"id":%s,' % i in out[1], "id %s altered: %r" % (i, out[1]))
+
+
+@case
+def names_that_are_not_utf8_are_shown_escaped_everywhere_and_open_by_that_name():
+    with Tree() as t:
+        raw = os.path.join(t.root.encode(), b"n\xffx.txt")
+        with open(raw, "wb") as f:
+            f.write(b"marker_17 in a bad name\n")
+        shown = "n\\xFFx.txt"
+        calls = [("list_directory", {}), ("find_files", {"pattern": "**/*.txt"}),
+                 ("search_files", {"pattern": "marker_17"}),
+                 ("search_files", {"pattern": "marker_17", "output_mode": "count"}),
+                 ("read_file", {"path": shown}), ("file_info", {"path": shown})]
+        messages = [init_message()] + [
+            {"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+             "params": {"name": name, "arguments": args}} for i, (name, args) in enumerate(calls)]
+        lines = "".join(json.dumps(m) + "\n" for m in messages).encode()
+        proc = subprocess.run([CTX, "mcp", "--root", t.root], input=lines,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+        text = proc.stdout.decode("utf-8")  # strict: a raw byte in a JSON string fails here
+        replies = {r["id"]: r for r in map(json.loads, text.splitlines())}
+        for i, (name, args) in enumerate(calls):
+            result = replies[10 + i]["result"]
+            check(result["isError"] is False, "%s: %r" % (name, result))
+            want = "marker_17" if name == "read_file" else shown  # opened by the name shown
+            check(want in result["content"][0]["text"], "%s text: %r" % (name, result))
+            check(json.dumps(shown)[1:-1] in json.dumps(result["structuredContent"]),
+                  "%s: %r" % (name, result))
+            check("\ufffd" not in json.dumps(result, ensure_ascii=False), "%s lossy" % name)
+        # The CLI's --text prints the same valid UTF-8.
+        for name, args in calls:
+            proc = subprocess.run([CTX, "tool", name, "--root", t.root, "--text",
+                                   json.dumps(args)], stdout=subprocess.PIPE, timeout=TIMEOUT)
+            check(proc.returncode == 0, "%s: exit %d" % (name, proc.returncode))
+            want = "marker_17" if name == "read_file" else shown
+            check(want in proc.stdout.decode("utf-8"), "%s --text: %r" % (name, proc.stdout))
 
 
 @case
