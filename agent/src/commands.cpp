@@ -79,7 +79,8 @@ std::string tool_help() {
 }
 
 std::string tools_help() {
-  return "Usage: ctxsearch tools [--schema mcp|openai|openai-strict]\n\n"
+  return "Usage: ctxsearch tools [--schema mcp|openai|openai-strict] [--root DIR] [--config "
+         "FILE]\n\n"
          "Without --schema: one line per tool, its name and description.\n"
          "  --schema mcp            the tools array of an MCP tools/list result (JSON)\n"
          "  --schema openai         OpenAI function-calling tools: [{\"type\": \"function\", "
@@ -88,6 +89,10 @@ std::string tools_help() {
          "  --schema openai-strict  the same for OpenAI's strict mode (\"strict\": true): every\n"
          "                          parameter required, the optional ones nullable (null is\n"
          "                          taken as absent)\n"
+         "  --root DIR, --config FILE  whose config's limits the schemas state (max_results'\n"
+         "                          maximum), as for 'ctxsearch mcp' and 'ctxsearch tool' "
+         "(default:\n"
+         "                          the current directory and its .ctxsearch.json)\n"
          "  -h, --help              print this help\n";
 }
 
@@ -152,8 +157,9 @@ std::optional<std::string> parse_flags(int argc, char** argv, Flags& flags) {
       if (inline_value) return fmt::format("flag '{}' takes no value", name);
       return std::nullopt;
     };
-    if (common && (name == "--root" || name == "--config" || name == "--log" || name == "--allow" ||
-                   name == "--deny" || name == "--protect")) {
+    const bool root_or_config = name == "--root" || name == "--config";
+    if ((common || root_or_config) && (root_or_config || name == "--log" || name == "--allow" ||
+                                       name == "--deny" || name == "--protect")) {
       std::optional<std::string> v = value();
       if (!v) return needs_value();
       if (name == "--root") flags.root = *v;
@@ -442,7 +448,10 @@ int run_tools(const Flags& flags) {
                                           "openai",
                                           flags.positionals[0]));
   }
-  const std::vector<ToolSpec>& specs = tool_specs();
+  // The schemas as a server with this root's config publishes them.
+  Setup setup;
+  if (std::optional<int> code = prepare(flags, setup)) return *code;
+  const std::vector<ToolSpec> specs = tool_specs(setup.config.limits);
   std::string out;
   if (!flags.schema) {
     for (const ToolSpec& spec : specs) out += fmt::format("{}: {}\n", spec.name, spec.description);

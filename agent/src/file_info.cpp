@@ -95,7 +95,7 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
   const std::string user_path = args.string("path").value_or("");
   // Looked up, not opened for reading: a file whose facts are cached is never read.
   CTX_TRY_ASSIGN(OpenedPath opened, open_visible(context, user_path, Sandbox::OpenFor::kLookup));
-  const std::string shown_path = opened.canonical.empty() ? "." : opened.canonical;
+  const std::string shown_path = opened.canonical.empty() ? "." : escape_path(opened.canonical);
   const auto size = static_cast<std::uint64_t>(opened.st.st_size);
   const std::string mtime = rfc3339_utc(static_cast<std::int64_t>(opened.st.st_mtim.tv_sec));
   const std::string_view kind = to_string(opened.kind);
@@ -175,7 +175,7 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
     }
   }
 
-  std::string body = fmt::format("path: {}\nkind: {}\n", text_path(shown_path), kind);
+  std::string body = fmt::format("path: {}\nkind: {}\n", shown_text_path(shown_path), kind);
   if (opened.kind != EntryKind::kDirectory) body += fmt::format("size: {} bytes\n", grouped(size));
   body += fmt::format("modified: {}\n", mtime);
   if (encoding) body += fmt::format("encoding: {}\n", *encoding);

@@ -207,7 +207,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
     dir = opened.canonical;
     dir_id = fmt::format("{}:{}", opened.st.st_dev, opened.st.st_ino);
   }
-  const std::string shown_dir = dir.empty() ? "." : dir;
+  const std::string shown_dir = dir.empty() ? "." : escape_path(dir);
   const bool include_ignored = args.boolean("include_ignored").value_or(false);
   const std::size_t page = max_results(args, context, kDefaultMaxResults);
   const std::size_t max_tokens = budget_tokens(args, context);
@@ -252,7 +252,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
 
   auto next_call = [&](std::string_view cursor) {
     std::string call = fmt::format("call find_files with pattern={}", quoted(pattern_arg));
-    if (!dir.empty()) call += fmt::format(" path={}", quoted(dir));
+    if (!dir.empty()) call += fmt::format(" path={}", quoted(shown_dir));
     if (include_ignored) call += " include_ignored=true";
     call += fmt::format(" cursor={}", quoted(cursor));
     return call;
@@ -260,14 +260,15 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   // The longest footer this result can end with (its numbers are at most what the walk found;
   // 20-digit ones reserved room a small budget needed for its first files).
   const std::string most = grouped(total + 1);
+  std::string more_notes = max_results_note(args, context);
   const std::string longest_footer = fmt::format(
-      "(files {0}–{0} of at least {0}; cut at max_tokens=1000000{1}{2}; {3} for more)", most,
+      "(files {0}–{0} of at least {0}; cut at max_tokens=1000000{1}{2}{4}; {3} for more)", most,
       walk.stopped.empty() ? "" : "; the walk stopped early (visit_cap): narrow path or pattern",
       walk.ignored == 0 ? std::string()
                         : fmt::format("; {} ignored paths not searched (include_ignored=true "
                                       "searches them)",
                                       grouped(walk.ignored)),
-      next_call(encode_cursor(key, total + 1)));
+      next_call(encode_cursor(key, total + 1)), more_notes);
   const std::size_t reserve = footer_reserve(context, longest_footer);
 
   std::string empty =
@@ -282,13 +283,12 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
     notes = fmt::format("; {} ignored path{} not searched (include_ignored=true searches them)",
                         grouped(walk.ignored), walk.ignored == 1 ? "" : "s");
   }
-  const PageWords words{"files", std::move(empty), "path or pattern", std::move(notes), next_call};
+  const PageWords words{"files",          std::move(empty),      "path or pattern",
+                        std::move(notes), std::move(more_notes), next_call};
   auto line = [&](std::size_t i, std::string& out) {
     const std::string_view path = walk.entries[offset + i].path;
-    if (!is_valid_utf8(path)) {
-      out.append(text_path(lossy_utf8(path)));
-    } else if (needs_quoting(path)) {
-      out.append(quoted_path(path));
+    if (needs_path_escape(path) || needs_quoting(path)) {
+      out.append(text_path(path));
     } else {
       out.append(path);
     }
@@ -312,7 +312,7 @@ Expected<ToolOutput> run_find_files(const ToolArgs& args, const CallContext& con
   w.field("ignored", static_cast<std::uint64_t>(walk.ignored));
   write_page_fields(w, rendered);
   w.key("files").begin_array();
-  for (std::size_t i = 0; i < rendered.shown; ++i) w.string(walk.entries[offset + i].path);
+  for (std::size_t i = 0; i < rendered.shown; ++i) write_path(w, walk.entries[offset + i].path);
   w.end_array().end_object();
   out.structured = w.take();
   return out;

@@ -116,7 +116,7 @@ std::string list_directory_output_schema() {
 Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext& context) {
   const std::string user_path = args.string("path").value_or(".");
   CTX_TRY_ASSIGN(OpenedPath dir, open_visible(context, user_path));
-  const std::string shown_dir = dir.canonical.empty() ? "." : dir.canonical;
+  const std::string shown_dir = dir.canonical.empty() ? "." : escape_path(dir.canonical);
   if (dir.kind != EntryKind::kDirectory) {
     return ToolError{
         ToolErrorCode::kNotADirectory, fmt::format("'{}' is not a directory", user_path),
@@ -144,9 +144,10 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   std::string kept_key;
   std::optional<WatchStamp> stamp;
   if (listings != nullptr) {
-    kept_key =
-        fmt::format("{}:{}|{}|{}|{}|{}|{}|{}|{}", dir.st.st_dev, dir.st.st_ino, offset, depth,
-                    include_ignored, page, max_tokens, context.count_tokens, dir.canonical);
+    // The max_results asked for too: the text names it when it was above the limit.
+    kept_key = fmt::format("{}:{}|{}|{}|{}|{}|{}|{}|{}|{}", dir.st.st_dev, dir.st.st_ino, offset,
+                           depth, include_ignored, page, args.clamped("max_results").value_or(""),
+                           max_tokens, context.count_tokens, dir.canonical);
     DirWatch& watch = context.session->impl().watch;
     if (auto kept = listings->find(kept_key); kept != nullptr && watch.unchanged(kept->stamp)) {
       context.session->impl().listing_hits.fetch_add(1, std::memory_order_relaxed);
@@ -178,8 +179,10 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
   // The longest footer this listing can end with (its numbers are at most what the walk found;
   // 20-digit ones reserved room a small budget needed for its first entries).
   const std::string most = grouped(total + 1);
+  std::string more_notes = max_results_note(args, context);
   const std::string longest_footer = fmt::format(
-      "(entries {0}–{0} of at least {0}; cut at max_tokens=1000000{1}{2}{3}; {4} for more)", most,
+      "(entries {0}–{0} of at least {0}; cut at max_tokens=1000000{1}{2}{3}{5}; {4} for more)",
+      most,
       walk.stopped.empty() ? "" : "; the walk stopped early (visit_cap): narrow path or depth",
       walk.ignored == 0 ? std::string()
                         : fmt::format("; {} ignored entries not listed (include_ignored=true "
@@ -188,7 +191,7 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
       walk.unreadable == 0
           ? std::string()
           : fmt::format("; {} directories could not be read", grouped(walk.unreadable)),
-      next_call(encode_cursor(key, total + 1)));
+      next_call(encode_cursor(key, total + 1)), more_notes);
   const std::size_t reserve = footer_reserve(context, longest_footer);
 
   const std::string header =
@@ -236,9 +239,9 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
     const WalkedEntry& e = walk.entries[i];
     const std::optional<std::uint64_t> size = sizes[i - offset];
     std::string_view path = e.path;
-    if (!is_valid_utf8(path)) {
+    if (needs_path_escape(path)) {        // shown as every tool shows it
       lossy_paths.reserve(end - offset);  // once: the views below must not move
-      path = lossy_paths.emplace_back(lossy_utf8(path));
+      path = lossy_paths.emplace_back(escape_path(path));
     }
     shown.push_back(Shown{size, path, json_string_is_plain(path, false)});
   }
@@ -287,7 +290,8 @@ Expected<ToolOutput> run_list_directory(const ToolArgs& args, const CallContext&
     notes += fmt::format("; {} director{} could not be read", grouped(walk.unreadable),
                          walk.unreadable == 1 ? "y" : "ies");
   }
-  const PageWords words{"entries", "no entries", "path or depth", std::move(notes), next_call};
+  const PageWords words{"entries",        "no entries",          "path or depth",
+                        std::move(notes), std::move(more_notes), next_call};
   RenderedPage rendered = render_page(context, max_tokens, reserve, header, offset, shown.size(),
                                       total, walk.stopped, key, line, words);
 

@@ -43,7 +43,9 @@ constexpr std::string_view kDefaultInstructions =
     "search_files with a regex. To read: read_file with offset and limit for large files. "
     "Results are cut to a token budget: when a result says it was truncated, follow its hint "
     "(a narrower path or pattern, or the next_cursor). Errors come back as JSON with a code, a "
-    "message and a hint naming the next call to make.";
+    "message and a hint naming the next call to make. A file name that is not valid UTF-8 is "
+    "shown with \\xHH for each such byte (and \\x5C for a backslash in it); pass it back as "
+    "shown.";
 
 // One outgoing message line as pieces whose concatenation is the line (without its '\n'): a tool's
 // response goes out as the envelope's pieces around the tool's own text and structured result, so
@@ -181,64 +183,94 @@ std::string_view duplicate_key(simdjson::dom::object object,
   return {};
 }
 
+// Byte offsets in a JSON text simdjson accepted (so it is valid): where its values are written.
+// A number keeps its own text this way, where simdjson holds 1e-400 as 0, 1.0 as 1 and an
+// integer past 64 bits not at all.
+std::size_t skip_space(std::string_view json, std::size_t i) {
+  while (i < json.size() &&
+         (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) {
+    ++i;
+  }
+  return i;
+}
+
+// From the opening quote at `i` to just past the closing one; `escaped` tells whether it held a
+// backslash escape.
+std::size_t skip_string(std::string_view json, std::size_t i, bool& escaped) {
+  escaped = false;
+  for (++i; i < json.size() && json[i] != '"'; ++i) {
+    if (json[i] == '\\') {
+      escaped = true;
+      ++i;
+    }
+  }
+  return i + 1;
+}
+
+// From the first byte of a value at `i` to just past its last.
+std::size_t skip_value(std::string_view json, std::size_t i) {
+  int depth = 0;
+  bool escaped = false;
+  while (i < json.size()) {
+    const char c = json[i];
+    if (c == '"') {
+      i = skip_string(json, i, escaped);
+      if (depth == 0) return i;
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') {
+      if (depth == 0) return i;  // the end of the enclosing container
+      if (--depth == 0) return i + 1;
+    }
+    if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) return i;
+    ++i;
+  }
+  return i;
+}
+
 // The text of the value of the member `key` of the JSON object `json` (valid JSON, as simdjson
 // read it: only its top-level members are looked at), or empty when it has none or writes that
-// key with escapes. A request id that is a number comes back as its own text this way: simdjson
-// holds 1e-400 as 0 and an integer past 64 bits not at all.
+// key with escapes. A request id that is a number comes back as its own text this way.
 std::string_view raw_member(std::string_view json, std::string_view key) {
-  std::size_t i = 0;
-  auto skip_space = [&] {
-    while (i < json.size() &&
-           (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) {
-      ++i;
-    }
-  };
-  auto skip_string = [&] {  // at the opening quote; returns whether it held an escape
-    bool escaped = false;
-    for (++i; i < json.size() && json[i] != '"'; ++i) {
-      if (json[i] == '\\') {
-        escaped = true;
-        ++i;
-      }
-    }
-    ++i;
-    return escaped;
-  };
-  skip_space();
+  std::size_t i = skip_space(json, 0);
   if (i >= json.size() || json[i] != '{') return {};
-  ++i;
-  for (;;) {
-    skip_space();
+  for (++i;;) {
+    i = skip_space(json, i);
     if (i >= json.size() || json[i] != '"') return {};
     const std::size_t key_start = i + 1;
-    const bool escaped = skip_string();
+    bool escaped = false;
+    i = skip_string(json, i, escaped);
     const std::string_view name = json.substr(key_start, i - 1 - key_start);
-    skip_space();
+    i = skip_space(json, i);
     if (i >= json.size() || json[i] != ':') return {};
-    ++i;
-    skip_space();
-    const std::size_t value_start = i;
-    int depth = 0;
-    while (i < json.size()) {
-      const char c = json[i];
-      if (c == '"') {
-        skip_string();
-        if (depth == 0) break;
-        continue;
-      }
-      if (c == '{' || c == '[') ++depth;
-      if (c == '}' || c == ']') {
-        if (depth == 0) break;
-        --depth;
-      }
-      if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) break;
-      ++i;
-    }
+    const std::size_t value_start = skip_space(json, i + 1);
+    i = skip_value(json, value_start);
     if (!escaped && name == key) return json.substr(value_start, i - value_start);
-    skip_space();
+    i = skip_space(json, i);
     if (i >= json.size() || json[i] != ',') return {};
     ++i;
   }
+}
+
+// The texts of the elements of the JSON array `json` (valid JSON, as simdjson read it), in
+// order; empty when `json` is not an array. A batch's messages are read through these, so that a
+// number id in a batch comes back as written, as it does for a message alone.
+std::vector<std::string_view> raw_elements(std::string_view json) {
+  std::vector<std::string_view> out;
+  std::size_t i = skip_space(json, 0);
+  if (i >= json.size() || json[i] != '[') return out;
+  i = skip_space(json, i + 1);
+  if (i < json.size() && json[i] == ']') return out;
+  while (i < json.size()) {
+    const std::size_t start = i;
+    i = skip_value(json, start);
+    out.push_back(json.substr(start, i - start));
+    i = skip_space(json, i);
+    if (i >= json.size() || json[i] != ',') break;
+    i = skip_space(json, i + 1);
+  }
+  return out;
 }
 
 bool batches_allowed(std::string_view version) {
@@ -475,7 +507,17 @@ class WorkerPool {
 
 }  // namespace
 
-std::string mcp_tools_json(const std::vector<ToolSpec>& specs) {
+McpRevisionFields mcp_revision_fields(std::string_view protocol_version) {
+  McpRevisionFields fields;
+  if (protocol_version.empty()) return fields;  // not initialized: the newest
+  // Revisions are dates (YYYY-MM-DD): their text order is their time order.
+  fields.annotations = protocol_version >= "2025-03-26";
+  fields.titles = protocol_version >= "2025-06-18";
+  fields.structured_output = protocol_version >= "2025-06-18";
+  return fields;
+}
+
+std::string mcp_tools_json(const std::vector<ToolSpec>& specs, McpRevisionFields fields) {
   JsonWriter w;
   w.begin_array();
   for (const ToolSpec& spec : specs) {
@@ -483,18 +525,21 @@ std::string mcp_tools_json(const std::vector<ToolSpec>& specs) {
     std::optional<std::string> output = minified_object(spec.output_schema);
     if (!input) log_line(fmt::format("tool {} has an invalid input schema", spec.name));
     if (!output) log_line(fmt::format("tool {} has an invalid output schema", spec.name));
-    w.begin_object()
-        .field("name", spec.name)
-        .field("title", title_of(spec.name))
-        .field("description", spec.description);
+    w.begin_object().field("name", spec.name);
+    if (fields.titles) w.field("title", title_of(spec.name));
+    w.field("description", spec.description);
     w.key("inputSchema").raw(input ? *input : "{\"type\":\"object\"}");
-    w.key("outputSchema").raw(output ? *output : "{\"type\":\"object\"}");
-    w.key("annotations")
-        .begin_object()
-        .field("title", title_of(spec.name))
-        .field("readOnlyHint", true)
-        .field("openWorldHint", false)
-        .end_object();
+    if (fields.structured_output) {
+      w.key("outputSchema").raw(output ? *output : "{\"type\":\"object\"}");
+    }
+    if (fields.annotations) {
+      w.key("annotations")
+          .begin_object()
+          .field("title", title_of(spec.name))
+          .field("readOnlyHint", true)
+          .field("openWorldHint", false)
+          .end_object();
+    }
     w.end_object();
   }
   w.end_array();
@@ -506,7 +551,12 @@ std::string mcp_tools_json(const std::vector<ToolSpec>& specs) {
 
 RegistryBackend::RegistryBackend(const Sandbox& sandbox, const Policy& policy,
                                  const AgentConfig& config, SessionState* session, AuditLog* audit)
-    : sandbox_(sandbox), policy_(policy), config_(config), session_(session), audit_(audit) {}
+    : sandbox_(sandbox),
+      policy_(policy),
+      config_(config),
+      session_(session),
+      audit_(audit),
+      specs_(tool_specs(config.limits)) {}
 
 bool RegistryBackend::runs_inline(std::string_view name) const {
   return name == "read_file" || name == "file_info" || name == "list_directory";
@@ -610,7 +660,7 @@ struct McpServer::Impl {
                                          simdjson::error_message(error), kMaxDepth)),
               {}};
     }
-    if (root.is_array()) return dispatch_batch(root.get_array().value_unsafe());
+    if (root.is_array()) return dispatch_batch(root.get_array().value_unsafe(), line);
     return dispatch_element(root, false, line);
   }
 
@@ -621,7 +671,8 @@ struct McpServer::Impl {
                                       bytes, options.max_message_bytes));
   }
 
-  Dispatch dispatch_batch(simdjson::dom::array batch) {
+  // `raw`: the batch's text as received (its elements' texts give their number ids as written).
+  Dispatch dispatch_batch(simdjson::dom::array batch, std::string_view raw) {
     const std::string version_now = version();
     if (!batches_allowed(version_now)) {
       return {error_response("null", kInvalidRequest,
@@ -639,10 +690,13 @@ struct McpServer::Impl {
                               options.max_batch_elements)),
               {}};
     }
+    const std::vector<std::string_view> raw_parts = raw_elements(raw);
     auto parts = std::make_shared<std::vector<Dispatch>>();
     bool deferred = false;
     for (simdjson::dom::element element : batch) {
-      parts->push_back(dispatch_element(element, true));
+      const std::size_t i = parts->size();
+      parts->push_back(dispatch_element(element, true,
+                                        i < raw_parts.size() ? raw_parts[i] : std::string_view()));
       deferred = deferred || static_cast<bool>(parts->back().deferred);
     }
     auto assemble =
@@ -671,7 +725,7 @@ struct McpServer::Impl {
     return {joined(std::move(*reply)), {}};
   }
 
-  // `raw`: the message's text when it is one message (not in a batch), for number ids.
+  // `raw`: the message's text (alone, or its element of a batch), for number ids.
   Dispatch dispatch_element(simdjson::dom::element element, bool in_batch,
                             std::string_view raw = {}) {
     simdjson::dom::object message;
@@ -819,17 +873,15 @@ struct McpServer::Impl {
                                           protocol_version));
       }
       protocol_version = std::string(chosen);
+      tools_result.clear();  // a tools/list before initialize had the newest revision's fields
     }
     JsonWriter w;
     w.begin_object().field("protocolVersion", chosen);
     w.key("capabilities").begin_object().key("tools").begin_object().field("listChanged", false);
     w.end_object().end_object();
-    w.key("serverInfo")
-        .begin_object()
-        .field("name", "ctxsearch")
-        .field("title", "ctxsearch")
-        .field("version", options.server_version)
-        .end_object();
+    w.key("serverInfo").begin_object().field("name", "ctxsearch");
+    if (mcp_revision_fields(chosen).titles) w.field("title", "ctxsearch");
+    w.field("version", options.server_version).end_object();
     w.field("instructions", options.instructions).end_object();
     return result_response(id, w.str());
   }
@@ -845,9 +897,12 @@ struct McpServer::Impl {
       }
     }
     std::lock_guard lock(mutex);
-    if (tools_result.empty()) {
+    if (tools_result.empty()) {  // the version is settled once and for all by initialize
       JsonWriter w;
-      w.begin_object().key("tools").raw(mcp_tools_json(backend.specs())).end_object();
+      w.begin_object()
+          .key("tools")
+          .raw(mcp_tools_json(backend.specs(), mcp_revision_fields(protocol_version)))
+          .end_object();
       tools_result = w.take();
     }
     return result_response(id, tools_result);
@@ -896,9 +951,10 @@ struct McpServer::Impl {
       in_flight_bytes += bytes;
     }
     const bool quick = backend.runs_inline(name);
+    const bool structured = mcp_revision_fields(version()).structured_output;
     return {std::nullopt,
-            [this, id, tool = std::string(name), arguments = std::move(arguments),
-             flag](CallPoller* poller) -> std::optional<Reply> {
+            [this, id, tool = std::string(name), arguments = std::move(arguments), flag,
+             structured](CallPoller* poller) -> std::optional<Reply> {
               std::optional<Expected<ToolOutput>> outcome;
               if (!flag->load(std::memory_order_relaxed)) {
                 try {
@@ -918,7 +974,7 @@ struct McpServer::Impl {
               }
               // A cancelled request gets no response (MCP cancellation).
               if (flag->load(std::memory_order_relaxed) || !outcome) return std::nullopt;
-              return call_response(id, std::move(*outcome));
+              return call_response(id, std::move(*outcome), structured);
             },
             quick};
   }
@@ -955,14 +1011,16 @@ struct McpServer::Impl {
   }
 
   // The JSON-RPC response to tools/call `id_json` (the result_response envelope around the call
-  // result) as pieces: on success the tool's escaped text (when it made one) and its structured
-  // result are pieces of their own, moved out of `outcome`, not copied.
-  static Reply call_response(std::string_view id_json, Expected<ToolOutput>&& outcome) {
+  // result) as pieces: on success the tool's escaped text (when it made one) and, when
+  // `structured` (the protocol revision has structuredContent), its structured result are pieces
+  // of their own, moved out of `outcome`, not copied.
+  static Reply call_response(std::string_view id_json, Expected<ToolOutput>&& outcome,
+                             bool structured = true) {
     std::string minified;
     ToolError internal;
     const ToolError* error = nullptr;
     ObjectCheck check = ObjectCheck::kNotObject;
-    if (outcome.ok()) {
+    if (outcome.ok() && structured) {
       check = outcome->structured_trusted ? trusted_object(outcome->structured)
                                           : check_object(outcome->structured, minified);
       if (check == ObjectCheck::kNotObject) {
@@ -972,7 +1030,7 @@ struct McpServer::Impl {
                              "retry once; if it fails again, use another tool"};
         error = &internal;
       }
-    } else {
+    } else if (!outcome.ok()) {
       error = &outcome.error();
     }
     JsonWriter w;
@@ -987,7 +1045,7 @@ struct McpServer::Impl {
       return Reply{w.take()};
     }
     Reply reply;
-    reply.reserve(5);
+    reply.reserve(6);
     if (!outcome->text_json.empty()) {
 #ifndef NDEBUG
       std::string escaped;
@@ -998,14 +1056,17 @@ struct McpServer::Impl {
       w.key("text");
       reply.push_back(w.take() + '"');
       reply.push_back(std::move(outcome->text_json));
-      reply.emplace_back(R"("}],"structuredContent":)");
+      reply.emplace_back(R"("}])");
     } else {
       w.reserve(w.str().size() + outcome->text.size() + outcome->text.size() / 8 + 64);
-      w.field("text", outcome->text).end_object().end_array().key("structuredContent");
+      w.field("text", outcome->text).end_object().end_array();
       reply.push_back(w.take());
     }
-    reply.push_back(check == ObjectCheck::kMinified ? std::move(minified)
-                                                    : std::move(outcome->structured));
+    if (structured) {
+      reply.emplace_back(R"(,"structuredContent":)");
+      reply.push_back(check == ObjectCheck::kMinified ? std::move(minified)
+                                                      : std::move(outcome->structured));
+    }
     reply.emplace_back(R"(,"isError":false}})");
     return reply;
   }

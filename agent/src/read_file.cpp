@@ -60,6 +60,9 @@ const std::vector<ParamSpec>& params_table() {
   return params;
 }
 
+// What a footer adds when shown lines hold U+FFFD for bytes that are not text.
+constexpr std::string_view kLossyNote = "; \xEF\xBF\xBD marks invalid UTF-8 or NUL bytes";
+
 // A window line's text as shown: lossy UTF-8, NUL bytes as U+FFFD. The usual line (valid UTF-8
 // without NUL bytes) is `bytes` itself; any other is converted into `scratch`, which the result
 // then views.
@@ -232,7 +235,7 @@ namespace {
 
 // read_file's refusal of what open_visible found at `user_path` when it is no regular file.
 ToolStatus regular_file_only(const OpenedPath& file, std::string_view user_path) {
-  const std::string shown_path = file.canonical.empty() ? "." : file.canonical;
+  const std::string shown_path = file.canonical.empty() ? "." : escape_path(file.canonical);
   if (file.kind == EntryKind::kDirectory) {
     return ToolError{ToolErrorCode::kNotAFile, fmt::format("'{}' is a directory", user_path),
                      fmt::format("call list_directory with path={}", quoted(shown_path))};
@@ -255,7 +258,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
                                       std::uint64_t& shown_count) {
   const std::string user_path = args.string("path").value_or("");
   const std::string& path = file.canonical;
-  const std::string shown_path = path.empty() ? "." : path;
+  const std::string shown_path = path.empty() ? "." : escape_path(path);  // as every tool shows it
   // One read for the sniff and the first chunk.
   TextChunkReader reader(file.fd.get(), user_path);
   CTX_TRY_ASSIGN(TextEncoding encoding, reader.sniff());
@@ -283,11 +286,12 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   // The longest footer this file can end with: its line numbers and offsets are at most its size
   // plus 2 (or the offset asked for), and "cut at max_tokens=1000000" is the longest reason. (The
   // worst case of any file, 20-digit numbers, left no room for a short line under ~100 tokens.)
+  // With the lossy note, which any window may need.
   const std::uint64_t most = std::max(file_size + 2, offset);
   const std::string longest_footer = fmt::format(
       "(lines {0}–{0} of at least {1}, not counted: the file has {1} bytes; cut at "
-      "max_tokens=1000000; {2} for more)",
-      most, grouped(most), next_call(most));
+      "max_tokens=1000000{3}; {2} for more)",
+      most, grouped(most), next_call(most), kLossyNote);
   TextBudget budget(context, max_tokens, footer_reserve(context, longest_footer));
 
   std::uint64_t newlines = 0;  // '\n' bytes consumed so far
@@ -583,6 +587,8 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
   if (truncated && reason.empty()) reason = kReasonBudget;
 
   std::string footer;
+  // The text says what the structured result's `lossy` says, where it shows lines.
+  const std::string_view note = lossy && shown > 0 ? kLossyNote : std::string_view();
   std::string total_text = total_exact
                                ? fmt::format("of {}", grouped(total_lines))
                                : fmt::format("of at least {}, not counted: the file has {} bytes",
@@ -595,7 +601,7 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
         "max_tokens={})",
         offset, max_tokens, quoted(shown_path), offset, std::max<std::size_t>(max_tokens * 2, 400));
   } else if (!truncated) {
-    footer = fmt::format("(lines {}–{} {}, end of file)", first, last, total_text);
+    footer = fmt::format("(lines {}–{} {}, end of file{})", first, last, total_text, note);
   } else {
     std::string why = reason == kReasonBudget  ? fmt::format("; cut at max_tokens={}", max_tokens)
                       : reason == kReasonLimit ? std::string()
@@ -603,8 +609,8 @@ Expected<ToolOutput> render_read_file(const ToolArgs& args, const CallContext& c
                                                    : fmt::format("; stopped: {}", reason);
     footer = shown == 0 ? fmt::format("(no lines shown {}{}; {} to continue)", total_text, why,
                                       next_call(next_offset))
-                        : fmt::format("(lines {}–{} {}{}; {} for more)", first, last, total_text,
-                                      why, next_call(next_offset));
+                        : fmt::format("(lines {}–{} {}{}{}; {} for more)", first, last, total_text,
+                                      why, note, next_call(next_offset));
   }
 
   lines_out.finish();

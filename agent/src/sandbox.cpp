@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "ctx/base/fd_io.hpp"
+#include "ctx/base/utf8.hpp"
+#include "path_display.hpp"
 #include "sandbox_detail.hpp"
 
 namespace ctx::agent {
@@ -51,10 +53,14 @@ constexpr int kMaxSymlinks = 40;  // the kernel's MAXSYMLINKS
 constexpr int kMaxRetries = 64;   // openat2 EAGAIN (a rename raced a `..` lookup)
 constexpr std::size_t kShownPathBytes = 200;
 
+// A path named in a message: as typed, or, when it is not UTF-8 (a name found on disk, or a
+// path whose \xHH escapes were read), as every tool shows it (path_display.hpp).
 std::string shown(std::string_view path) {
   if (path.empty()) return ".";
-  if (path.size() <= kShownPathBytes) return std::string(path);
-  return fmt::format("{}... ({} bytes)", path.substr(0, kShownPathBytes), path.size());
+  const std::string text = is_valid_utf8(path) ? std::string(path) : escape_path(path);
+  if (text.size() <= kShownPathBytes) return text;
+  const std::string_view head = std::string_view(text).substr(0, kShownPathBytes);
+  return fmt::format("{}... ({} bytes)", head.substr(0, utf8_valid_prefix(head)), path.size());
 }
 
 std::string_view base_name(std::string_view path) {
@@ -531,7 +537,10 @@ Expected<Sandbox> Sandbox::open(const std::string& root) {
   return Sandbox(std::move(root_fd), std::move(path), std::move(alias));
 }
 
-Expected<std::string> Sandbox::normalize(std::string_view user_path) const {
+Expected<std::string> Sandbox::normalize(std::string_view typed) const {
+  // A name shown escaped (\xHH: a name that is not UTF-8) is opened by the name shown.
+  const std::string unescaped = unescape_path(typed);
+  const std::string_view user_path = unescaped;
   if (user_path.find('\0') != std::string_view::npos) {
     return ToolError{ToolErrorCode::kInvalidArgument,
                      fmt::format("the path '{}' contains a NUL byte",

@@ -21,13 +21,17 @@ namespace {
 constexpr std::size_t kDefaultContentResults = 50;
 constexpr std::size_t kDefaultFileResults = 200;
 constexpr std::int64_t kMaxContext = 10;
+// The longest pattern taken: a match never spans lines, so a longer one is a pasted file rather
+// than a search, and the engine compiles any pattern but an ASCII literal through PCRE2, whose
+// compiled code is at most 64 KiB (a non-ASCII literal of ~30 KB already overflows it).
+constexpr std::size_t kMaxPatternBytes = 64 << 10;
 
 const std::vector<ParamSpec>& params_table() {
   static const std::vector<ParamSpec> params = {
       {"pattern",
        ParamType::kString,
        "regular expression (Rust/PCRE-like syntax) to find in file contents; set literal=true to "
-       "search for the text as is",
+       "search for the text as is (at most 65,536 bytes)",
        true,
        {"query", "regex", "search", "search_pattern", "search_term", "text"}},
       {"path",
@@ -135,9 +139,9 @@ std::string search_files_output_schema() {
          R"("total_is_lower_bound":{"type":"boolean","description":"the search stopped early, see partial_reason"},)"
          R"("offset":{"type":"integer","description":"position of this page in the result list"},)"
          R"("shown":{"type":"integer"},)"
-         R"("truncated":{"type":"boolean","description":"more results follow, or context was left out"},)"
+         R"("truncated":{"type":"boolean","description":"more results follow (next_cursor), context was left out, or the search stopped early: see partial"},)"
          R"("next_cursor":{"type":["string","null"],"description":"pass as cursor, with the same arguments, for the next page"},)"
-         R"("partial":{"type":"boolean"},)"
+         R"("partial":{"type":"boolean","description":"the search stopped early, see partial_reason: some results were never found; truncated is then true"},)"
          R"("partial_reason":{"type":["string","null"],"enum":["deadline","cancelled","visit_cap","max_collected_matches","regex_limit",null]},)"
          R"("context_omitted":{"type":"integer","description":"matches shown without their context lines"},)"
          R"("files_searched":{"type":"integer"},)"
@@ -178,10 +182,28 @@ ToolError pattern_error(std::string_view pattern, bool literal, const std::strin
                                                                   : "**/" + std::string(pattern)),
                                  quoted(pattern))};
   }
+  if (detail.find("is too large") != std::string::npos ||
+      detail.find("are too large") != std::string::npos) {
+    return ToolError{ToolErrorCode::kInvalidPattern, detail,
+                     literal ? "search for a shorter distinctive part of the text (a name or a few "
+                               "words), then read_file around the matches"
+                             : "simplify the regex (fewer alternatives or counted repetitions), "
+                               "or search for a distinctive literal part of it with literal=true"};
+  }
   return ToolError{ToolErrorCode::kInvalidPattern, detail,
                    literal ? "check the pattern"
                            : "fix the regex, or set literal=true to search for the text as is "
                              "(or escape special characters: \\( \\[ \\. \\*)"};
+}
+
+// A pattern longer than kMaxPatternBytes, refused before anything is compiled or walked.
+ToolError oversized_pattern(std::string_view pattern) {
+  return ToolError{
+      ToolErrorCode::kInvalidPattern,
+      fmt::format("the pattern is {} bytes; search_files takes patterns of at most {} bytes",
+                  grouped(pattern.size()), grouped(kMaxPatternBytes)),
+      "search for a short distinctive part of it (a name or one phrase, literal=true for plain "
+      "text), then read_file around the matches"};
 }
 
 }  // namespace
@@ -189,6 +211,7 @@ ToolError pattern_error(std::string_view pattern, bool literal, const std::strin
 Expected<ToolOutput> run_search_files(const ToolArgs& args, const CallContext& context) {
   SearchQuery query;
   const std::string pattern = args.string("pattern").value_or("");
+  if (pattern.size() > kMaxPatternBytes) return oversized_pattern(pattern);
   query.patterns = {pattern};
   query.pattern_options.fixed_strings = args.boolean("literal").value_or(false);
   query.pattern_options.case_insensitive = args.boolean("case_insensitive").value_or(false);
@@ -232,6 +255,7 @@ Expected<ToolOutput> run_search_files(const ToolArgs& args, const CallContext& c
   request.max_results = max_results(
       args, context,
       query.mode == SearchMode::kContent ? kDefaultContentResults : kDefaultFileResults);
+  request.max_results_note = max_results_note(args, context);
 
   const std::optional<std::string> cursor = args.string("cursor");
   if (cursor) {
@@ -255,9 +279,10 @@ Expected<ToolOutput> run_search_files(const ToolArgs& args, const CallContext& c
                                  *cursor, results->item_count()),
                      "call search_files again without cursor to start over"};
   }
-  ToolOutput out = render_search_page(*results, request, context);
+  bool paged = false;
+  ToolOutput out = render_search_page(*results, request, context, &paged);
   // Kept for the next pages (a search that fit in one page has none).
-  if (!cached && context.session != nullptr && out.truncated) {
+  if (!cached && context.session != nullptr && paged) {
     context.session->impl().searches.put(cache_key, results, results->memory_bytes);
   }
   return out;

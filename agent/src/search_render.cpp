@@ -222,9 +222,11 @@ void render_body(const SearchResults& results, const PageRequest& request, const
       const SearchFileHits& f = results.files[file];
       text += item_piece(results, f);
       if (results.mode == SearchMode::kCount) {
-        w.begin_object().field("path", f.path).field("count", f.count).end_object();
+        w.begin_object().key("path");
+        write_path(w, f.path);
+        w.field("count", f.count).end_object();
       } else {
-        w.string(f.path);
+        write_path(w, f.path);
       }
     }
     w.end_array();
@@ -259,7 +261,9 @@ void render_body(const SearchResults& results, const PageRequest& request, const
     for (const auto& [rank, with_context] : ranks) {
       const std::size_t mi = f.matches[rank];
       const SearchLine& l = f.lines[mi];
-      w.begin_object().field("path", f.path).field("line", l.number).field("text", l.text);
+      w.begin_object().key("path");
+      write_path(w, f.path);
+      w.field("line", l.number).field("text", l.text);
       if (!l.spans.empty()) {
         w.key("submatches").begin_array();
         for (const engine::MatchSpan& s : l.spans) {
@@ -310,7 +314,7 @@ std::string skip_text(std::string_view one, std::string_view many, const SkipCou
   if (examples && !s.examples.empty()) {
     out += " (";
     for (std::size_t i = 0; i < s.examples.size(); ++i) {
-      out += (i > 0 ? ", " : "") + s.examples[i];
+      out += (i > 0 ? ", " : "") + text_path(s.examples[i]);
     }
     out += s.count > s.examples.size() ? ", ...)" : ")";
   }
@@ -429,18 +433,21 @@ std::string footer_text(const SearchResults& r, const PageRequest& request,
   } else if (s.more && s.cut_by_max_results) {
     why = fmt::format("; cut at max_results={}", request.max_results);
   }
+  if (s.more) why += request.max_results_note;
   if (s.context_omitted > 0) {
     why += fmt::format("; context lines left out for {} matches to fit max_tokens",
                        grouped(s.context_omitted));
   }
   return fmt::format("[shown {} of {}{}{}; {}]", range, noun, why, partial,
-                     s.more ? more : std::string("end of results"));
+                     s.more        ? more
+                     : lower_bound ? std::string("no more pages of what was found")
+                                   : std::string("end of results"));
 }
 
 }  // namespace
 
 ToolOutput render_search_page(const SearchResults& results, const PageRequest& request,
-                              const CallContext& context) {
+                              const CallContext& context, bool* paged) {
   const std::uint64_t total = results.item_count();
   const std::uint64_t offset = std::min<std::uint64_t>(request.offset, total);
   const std::size_t limit = std::max<std::size_t>(request.max_results, 1);
@@ -511,7 +518,10 @@ ToolOutput render_search_page(const SearchResults& results, const PageRequest& r
       continue;
     }
     out.tokens = context.counter.count(out.text);
-    out.truncated = s.more || page.context_omitted > 0;
+    // A search stopped early is cut as surely as a page is: a model that checks only
+    // `truncated` must not take a partial list for the whole one.
+    out.truncated = s.more || page.context_omitted > 0 || results.partial();
+    if (paged != nullptr) *paged = s.more || page.context_omitted > 0;
     out.policy_hidden = results.policy_hidden;
 
     const std::string_view reason = partial_reason(results);
@@ -531,7 +541,7 @@ ToolOutput render_search_page(const SearchResults& results, const PageRequest& r
     w.key("skipped").begin_object();
     auto skip = [&](std::string_view name, const SkipCount& c) {
       w.key(name).begin_object().field("count", c.count).key("examples").begin_array();
-      for (const std::string& e : c.examples) w.string(e);
+      for (const std::string& e : c.examples) write_path(w, e);
       w.end_array().end_object();
     };
     skip("binary", results.binary);

@@ -95,6 +95,7 @@ struct PageRequest {
   std::string pattern;            // for texts ("no matches for ...")
   CursorKey key{"search_files"};  // next_cursor is encode_cursor(key, next offset)
   std::size_t context = 0;
+  std::string max_results_note;  // max_results_note(): said when more results follow
 };
 
 // Renders one page of `results`. The canonical order of content matches is round-robin: the first
@@ -103,8 +104,11 @@ struct PageRequest {
 // page is the next contiguous slice of that order that fits max_results and the token budget
 // (context lines are dropped before matches), shown grouped by file in path and line order. The
 // text never costs more than max_tokens by the context's counter; its last line says what was cut
-// and gives the exact next call.
+// and gives the exact next call. `truncated` is true when more results follow, context lines were
+// left out, or the search stopped early (results.partial(): the list itself is incomplete).
+// `paged`, when given, is set to whether a next page follows or context was left out (what a
+// session keeps the results for).
 ToolOutput render_search_page(const SearchResults& results, const PageRequest& request,
-                              const CallContext& context);
+                              const CallContext& context, bool* paged = nullptr);
 
 }  // namespace ctx::agent

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "ctx/agent/tools.hpp"
 #include "json_writer.hpp"
 
 namespace ctx::agent {
@@ -60,6 +61,14 @@ bool is_absent(simdjson::dom::element element, const ParamSpec& spec) {
   return false;
 }
 
+// The largest value `spec` accepts as it is: its configured limit when it has one and `limits`
+// are given, else its max.
+std::int64_t max_of(const ParamSpec& spec, const Limits* limits) {
+  if (spec.max_limit == nullptr || limits == nullptr) return spec.max;
+  const std::size_t limit = limits->*spec.max_limit;
+  return limit > static_cast<std::size_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(limit);
+}
+
 // "a" or "an" and the type's name.
 std::string type_with_article(ParamType type) {
   return fmt::format("{} {}", type == ParamType::kInteger ? "an" : "a", type_name(type));
@@ -75,6 +84,12 @@ const ToolArgs::Value* ToolArgs::find(std::string_view name) const {
 }
 
 bool ToolArgs::has(std::string_view name) const { return find(name) != nullptr; }
+
+std::optional<std::string> ToolArgs::clamped(std::string_view name) const {
+  const Value* v = find(name);
+  if (v == nullptr || !v->clamped) return std::nullopt;
+  return v->text;
+}
 
 std::optional<std::string> ToolArgs::string(std::string_view name) const {
   const Value* v = find(name);
@@ -142,7 +157,8 @@ std::optional<std::string> quote_huge_numbers(std::string_view json) {
   return out;
 }
 
-Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamSpec> params) {
+Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamSpec> params,
+                                   const Limits* limits) {
   ToolArgs args;
   std::string_view trimmed = json;
   while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\n' ||
@@ -214,41 +230,54 @@ Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamS
       }
       case ParamType::kInteger: {
         // A whole number past 64 bits (as written, or as a JSON number the message reader turned
-        // into a string: quote_huge_numbers) is out of range, not of the wrong type.
-        auto out_of_range = [&](std::string_view shown) {
+        // into a string: quote_huge_numbers) is out of range, not of the wrong type. Above the
+        // maximum of a parameter with a max_limit it is taken as that maximum.
+        const std::int64_t max = max_of(*spec, limits);
+        // `above`: past the maximum (not below the minimum).
+        auto out_of_range = [&](std::string_view shown, bool above) -> std::optional<ToolError> {
+          if (spec->max_limit != nullptr && above) {
+            value.number = max;
+            value.clamped = true;
+            value.text = std::string(shown);
+            return std::nullopt;
+          }
           return invalid(fmt::format("parameter '{}' is {}; it must be between {} and {}",
-                                     spec->name, shown, spec->min, spec->max),
-                         fmt::format("use a value from {} to {}", spec->min, spec->max));
+                                     spec->name, shown, spec->min, max),
+                         fmt::format("use a value from {} to {}", spec->min, max));
         };
         if (element.is_int64()) {
           value.number = element.get_int64().value_unsafe();
         } else if (element.is_uint64()) {
-          return out_of_range(std::to_string(element.get_uint64().value_unsafe()));
+          if (auto e = out_of_range(std::to_string(element.get_uint64().value_unsafe()), true))
+            return *e;
         } else if (element.is_double()) {
           double d = element.get_double().value_unsafe();
           if (d != std::floor(d)) return wrong_type();
-          if (!(d >= -9.2e18 && d <= 9.2e18)) return out_of_range(fmt::format("{}", d));
-          value.number = static_cast<std::int64_t>(d);
+          if (!(d >= -9.2e18 && d <= 9.2e18)) {
+            if (auto e = out_of_range(fmt::format("{}", d), d > 0)) return *e;
+          } else {
+            value.number = static_cast<std::int64_t>(d);
+          }
         } else if (element.is_string()) {
           std::string_view s = element.get_string().value_unsafe();
           auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value.number);
           if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) {
-            return out_of_range(s);
-          }
-          if (ec != std::errc{} || end != s.data() + s.size()) {
+            if (auto e = out_of_range(s, !s.starts_with('-'))) return *e;
+          } else if (ec != std::errc{} || end != s.data() + s.size()) {
             double d = 0;  // 1e400 and the like, as quote_huge_numbers left them
             auto [dend, dec] = std::from_chars(s.data(), s.data() + s.size(), d);
             if (dend == s.data() + s.size() && !s.empty() &&
                 (dec == std::errc::result_out_of_range || std::isinf(d))) {
-              return out_of_range(s);
+              if (auto e = out_of_range(s, !s.starts_with('-'))) return *e;
+            } else {
+              return wrong_type();
             }
-            return wrong_type();
           }
         } else {
           return wrong_type();
         }
-        if (value.number < spec->min || value.number > spec->max) {
-          return out_of_range(std::to_string(value.number));
+        if (!value.clamped && (value.number < spec->min || value.number > max)) {
+          if (auto e = out_of_range(std::to_string(value.number), value.number > max)) return *e;
         }
         break;
       }
@@ -281,7 +310,7 @@ Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamS
   return args;
 }
 
-std::string input_schema(std::span<const ParamSpec> params) {
+std::string input_schema(std::span<const ParamSpec> params, const Limits* limits) {
   JsonWriter w;
   w.begin_object().field("type", "object").key("properties").begin_object();
   for (const ParamSpec& p : params) {
@@ -296,7 +325,7 @@ std::string input_schema(std::span<const ParamSpec> params) {
     }
     if (p.type == ParamType::kInteger) {
       w.field("minimum", p.min);
-      if (p.max != INT64_MAX) w.field("maximum", p.max);
+      if (const std::int64_t max = max_of(p, limits); max != INT64_MAX) w.field("maximum", max);
     }
     w.end_object();
   }

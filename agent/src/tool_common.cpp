@@ -26,12 +26,14 @@ ParamSpec max_results_param(bool alias_limit) {
   if (alias_limit) aliases.push_back("limit");
   return ParamSpec{"max_results",
                    ParamType::kInteger,
-                   "how many items to show at most (the next ones are reached with cursor)",
+                   "how many items to show at most (the next ones are reached with cursor); a "
+                   "value above the maximum is taken as the maximum",
                    false,
                    aliases,
                    {},
                    1,
-                   1'000'000};
+                   static_cast<std::int64_t>(Limits{}.max_results),
+                   &Limits::max_results};
 }
 
 ParamSpec cursor_param() {
@@ -54,6 +56,13 @@ std::size_t max_results(const ToolArgs& args, const CallContext& context,
   std::size_t n = default_value;
   if (auto v = args.integer("max_results")) n = static_cast<std::size_t>(*v);
   return std::min(n, cap);
+}
+
+std::string max_results_note(const ToolArgs& args, const CallContext& context) {
+  const std::optional<std::string> asked = args.clamped("max_results");
+  if (!asked) return {};
+  return fmt::format("; max_results={} was taken as {}, this server's limit", *asked,
+                     grouped(std::max<std::size_t>(context.config.limits.max_results, 1)));
 }
 
 ToolError not_found(std::string_view user_path) {
@@ -259,8 +268,18 @@ std::string quoted_path(std::string_view path) {
   return out;
 }
 
-std::string text_path(std::string_view path) {
-  return needs_quoting(path) ? quoted_path(path) : std::string(path);
+std::string text_path(std::string_view path) { return shown_text_path(escape_path(path)); }
+
+std::string shown_text_path(std::string_view shown) {
+  return needs_quoting(shown) ? quoted_path(shown) : std::string(shown);
+}
+
+void write_path(JsonWriter& w, std::string_view path) {
+  if (needs_path_escape(path)) {
+    w.valid_string(escape_path(path));
+  } else {
+    w.valid_string(path);
+  }
 }
 
 std::string rfc3339_utc(std::int64_t seconds) {

@@ -13,8 +13,11 @@
 #include "ctx/agent/sandbox.hpp"
 #include "ctx/agent/tool_args.hpp"
 #include "ctx/agent/tools.hpp"
+#include "path_display.hpp"
 
 namespace ctx::agent {
+
+class JsonWriter;  // json_writer.hpp
 
 // The smallest max_tokens a tool accepts (a footer that names the next call must fit).
 inline constexpr std::int64_t kMinMaxTokens = 32;
@@ -31,6 +34,9 @@ std::size_t budget_tokens(const ToolArgs& args, const CallContext& context);
 // max_results if given (capped at Limits::max_results), else `default_value`.
 std::size_t max_results(const ToolArgs& args, const CallContext& context,
                         std::size_t default_value);
+// "; max_results=5000 was taken as 1,000, this server's limit" when the max_results sent was
+// above Limits::max_results, else "": a footer part, so the model learns the cap from the text.
+std::string max_results_note(const ToolArgs& args, const CallContext& context);
 
 // The one error for a path that does not exist and for one the policy hides: the same code,
 // message and hint, so a hidden path's existence never shows.
@@ -108,8 +114,13 @@ bool needs_quoting(std::string_view path);
 // reads as two lines, or as a match line or footer it forges. The structured result keeps the
 // name itself.
 std::string quoted_path(std::string_view path);
-// The path as the text shows it: itself, or quoted_path when it needs quoting.
+// The path as the text shows it: escape_path(path) (path_display.hpp: names that are not UTF-8
+// as \xHH), JSON-quoted (quoted_path) when that needs quoting.
 std::string text_path(std::string_view path);
+// text_path of a path already escape_path'ed (not escaped again).
+std::string shown_text_path(std::string_view shown);
+// Writes `path` as every structured result holds it: escape_path(path), a valid UTF-8 string.
+void write_path(JsonWriter& w, std::string_view path);
 
 // Seconds since the epoch (and nanoseconds) as RFC 3339 UTC: 2026-11-22T06:07:24Z.
 std::string rfc3339_utc(std::int64_t seconds);

@@ -440,6 +440,7 @@ RenderedPage render_page(const CallContext& context, std::size_t max_tokens, std
       footer += fmt::format("; the walk stopped early ({}): narrow {}", stopped, words.narrow);
     }
     footer += words.notes;
+    if (page.more) footer += words.more_notes;
     if (page.more) footer += fmt::format("; {} for more", words.next_call(page.next_cursor));
     footer += ")";
     page.text = budget.finish(footer);

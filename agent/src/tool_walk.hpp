@@ -82,6 +82,7 @@ struct PageWords {
   std::string empty;        // the footer's head for an empty list: "no entries"
   std::string_view narrow;  // what to narrow after a walk that stopped early: "path or depth"
   std::string notes;        // "; ..." parts after the walk's ("" for none): ignored, unreadable
+  std::string more_notes;   // "; ..." parts said only when more items follow (max_results_note)
   std::function<std::string(std::string_view cursor)> next_call;  // "call ... cursor='...'"
 };
 

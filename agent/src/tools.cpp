@@ -20,7 +20,8 @@ const std::array<ToolImpl, 5>& tool_table() {
        search_files_params, search_files_output_schema, run_search_files},
       {"read_file",
        "Read a text file with line numbers. Use offset (1-based line) and limit to read a window "
-       "of a large file.",
+       "of a large file. A name shown with \\xHH escapes (bytes that are not UTF-8) opens as "
+       "shown.",
        read_file_params, read_file_output_schema, run_read_file},
       {"find_files",
        "Find files whose root-relative path matches a glob such as '**/*.py' or 'src/**/test_*'.",
@@ -49,14 +50,17 @@ std::string tool_names() {
 SessionState::SessionState() : impl_(std::make_unique<Impl>()) {}
 SessionState::~SessionState() = default;
 
+std::vector<ToolSpec> tool_specs(const Limits& limits) {
+  std::vector<ToolSpec> out;
+  for (const ToolImpl& t : tool_table()) {
+    out.push_back(
+        ToolSpec{t.name, t.description, input_schema(t.params(), &limits), t.output_schema()});
+  }
+  return out;
+}
+
 const std::vector<ToolSpec>& tool_specs() {
-  static const std::vector<ToolSpec> specs = [] {
-    std::vector<ToolSpec> out;
-    for (const ToolImpl& t : tool_table()) {
-      out.push_back(ToolSpec{t.name, t.description, input_schema(t.params()), t.output_schema()});
-    }
-    return out;
-  }();
+  static const std::vector<ToolSpec> specs = tool_specs(Limits{});
   return specs;
 }
 
@@ -81,7 +85,8 @@ Expected<ToolOutput> call_tool(std::string_view name, std::string_view arguments
                                const CallContext& context) {
   for (const ToolImpl& t : tool_table()) {
     if (t.name != name) continue;
-    CTX_TRY_ASSIGN(ToolArgs args, parse_tool_args(arguments_json, t.params()));
+    CTX_TRY_ASSIGN(ToolArgs args,
+                   parse_tool_args(arguments_json, t.params(), &context.config.limits));
     return t.run(args, context);
   }
   return ToolError{ToolErrorCode::kInvalidArgument,

@@ -148,6 +148,7 @@ TEST_CASE("a regex that hits PCRE2's backtracking limit is its own skip, not an 
   // Matches in that file were never counted: the total is a lower bound.
   CHECK(bool_at(root, "partial"));
   CHECK(bool_at(root, "total_is_lower_bound"));
+  CHECK(bool_at(root, "truncated"));  // partial: the list itself is incomplete
   CHECK(string_at(root, "partial_reason") == "regex_limit");
   INFO(out.text);
   CHECK(out.text.find("searched only in part: the regex backtracks too much there (simplify it, "
@@ -165,6 +166,7 @@ TEST_CASE("search_files over a tree too large for its deadline returns what it f
   simdjson::dom::parser parser;
   auto root = ctx::agent::testing::parse(parser, t.out->structured);
   CHECK(bool_at(root, "partial"));
+  CHECK(bool_at(root, "truncated"));
   CHECK(string_at(root, "partial_reason") == "deadline");
   CHECK(bool_at(root, "total_is_lower_bound"));
   CHECK(number_at(root["skipped"]["timeout"]["count"]) >= 1);
@@ -180,6 +182,7 @@ TEST_CASE("search_files over a tree too large for its deadline returns what it f
   simdjson::dom::parser full_parser;
   auto full_root = ctx::agent::testing::parse(full_parser, full.out->structured);
   CHECK_FALSE(bool_at(full_root, "partial"));
+  CHECK(bool_at(full_root, "truncated"));  // 4,000 matches, 5 shown: more pages follow
   CHECK(number_at(full_root["total"]) == 4000);
 }
 

@@ -1,6 +1,8 @@
 // find_files: gitignore-style globs over root-relative paths (basename patterns at any depth,
 // '**' across directories), sorted results paged with cursors bound to their arguments, ignore
 // rules, the budget, and the policy (hidden files never listed or counted).
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <random>
 #include <set>
@@ -315,4 +317,51 @@ TEST_CASE("find_files reads {a,b} alternatives as search_files' glob does", "[ag
   auto huge = env.error("find_files", R"({"pattern":")" + many + R"("})");
   CHECK(huge.code == ToolErrorCode::kInvalidPattern);
   CHECK(huge.message.find("more than 1024 globs") != std::string::npos);
+}
+
+TEST_CASE(
+    "max_results above the configured limit is taken as it, the text says so, the schema "
+    "states it",
+    "[agent][find_files][list_directory][search_files]") {
+  ToolEnv env;
+  env.config.limits.max_results = 3;
+  for (int i = 0; i < 6; ++i) env.file("f" + std::to_string(i) + ".txt", "hit\n");
+  struct Call {
+    std::string_view tool;
+    std::string_view args;
+  };
+  for (const Call& c : {Call{"find_files", R"("pattern":"*.txt")"}, Call{"list_directory", ""},
+                        Call{"search_files", R"("pattern":"hit")"}}) {
+    CAPTURE(c.tool);
+    const std::string sep = c.args.empty() ? "" : ",";
+    for (std::string_view asked : {"4", "5000", "99999999999999999999", "\"1e400\""}) {
+      CAPTURE(asked);
+      auto out = env.ok(c.tool, fmt::format("{{{}{}\"max_results\":{}}}", c.args, sep, asked));
+      simdjson::dom::parser parser;
+      auto json = parse(parser, out.structured);
+      CHECK(int64_t(json["shown"]) == 3);
+      CHECK(bool(json["truncated"]));
+      std::string shown(asked);
+      std::erase(shown, '"');
+      CHECK(out.text.find(fmt::format("max_results={} was taken as 3, this server's limit",
+                                      shown)) != std::string::npos);
+    }
+    // At or under the limit: no note; under the minimum: still an error naming the range.
+    auto exact = env.ok(c.tool, fmt::format("{{{}{}\"max_results\":3}}", c.args, sep));
+    CHECK(exact.text.find("this server's limit") == std::string::npos);
+    auto zero = env.error(c.tool, fmt::format("{{{}{}\"max_results\":0}}", c.args, sep));
+    CHECK(zero.code == ToolErrorCode::kInvalidArgument);
+    CHECK(zero.message.find("between 1 and 3") != std::string::npos);
+  }
+  // The schemas a server with these limits publishes state its cap, not a nominal one.
+  for (const ctx::agent::ToolSpec& spec : ctx::agent::tool_specs(env.config.limits)) {
+    simdjson::dom::parser parser;
+    auto schema = parse(parser, spec.input_schema);
+    std::int64_t maximum = 0;
+    if (schema["properties"]["max_results"]["maximum"].get(maximum) == simdjson::SUCCESS) {
+      CHECK(maximum == 3);
+    } else {
+      CHECK((spec.name == "read_file" || spec.name == "file_info"));
+    }
+  }
 }

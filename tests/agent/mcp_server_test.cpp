@@ -612,6 +612,91 @@ TEST_CASE("batches under 2025-03-26 and 2024-11-05 answer each request in order"
   }
 }
 
+TEST_CASE("number ids in a batch come back as written, as they do for a message alone",
+          "[agent][mcp]") {
+  ScriptedBackend backend;
+  McpServer server(backend, {});
+  respond(server, init_line("2025-03-26"));
+  // simdjson reads 1.0 as 1, 1e2 as 100, 1e-400 as 0 and 2^53 + 1 as a double when it is not an
+  // int64; an integer past 64 bits not at all.
+  const std::vector<std::string> ids = {"1.0",
+                                        "1e2",
+                                        "1E+2",
+                                        "1e-400",
+                                        "9007199254740993",
+                                        "-0",
+                                        "99999999999999999999",
+                                        "123456789012345678901234567890.5"};
+  std::string batch = "[";
+  for (const std::string& id : ids) {
+    if (batch.size() > 1) batch += " , ";
+    // Spaces, nested params and a string holding brackets around each id.
+    batch += R"({ "jsonrpc" : "2.0", "params" : {"a":[1,{"b":"]}"}]}, "id" : )" + id +
+             R"( , "method":"ping"})";
+  }
+  batch += ",\n" + call_line("7.50", "echo", R"({"text":"x"})") + "]";
+  const std::string response = respond(server, batch);
+  for (const std::string& id : ids) {
+    CAPTURE(id);
+    CHECK(response.find("\"id\":" + id + ",") != std::string::npos);
+  }
+  CHECK(response.find("\"id\":7.50,") != std::string::npos);
+  // A cancellation inside a batch names its request by the id as written too.
+  ScriptedBackend blocking;
+  McpServer second(blocking, {});
+  respond(second, init_line("2025-03-26"));
+  std::optional<std::string> blocked;
+  std::thread call([&] { blocked = second.handle_message(call_line("1.0", "block", "{}")); });
+  REQUIRE(blocking.wait_started(1));
+  CHECK_FALSE(second.handle_message("[" + cancel_line("1.0") + "]"));
+  call.join();
+  CHECK(blocking.saw_cancel.load());
+  CHECK_FALSE(blocked.has_value());
+}
+
+TEST_CASE("protocol versions before 2025-06-18 get no outputSchema, titles or structuredContent",
+          "[agent][mcp]") {
+  struct Expect {
+    std::string_view version;
+    bool annotations;
+    bool newest_fields;  // Tool.title, Implementation.title, outputSchema, structuredContent
+  };
+  for (const Expect& e : {Expect{"2024-11-05", false, false}, Expect{"2025-03-26", true, false},
+                          Expect{"2025-06-18", true, true}, Expect{"2025-11-25", true, true}}) {
+    CAPTURE(e.version);
+    ScriptedBackend backend;
+    McpServer server(backend, {});
+    // A tools/list before initialize must not decide the fields of the one after it.
+    respond(server, R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
+    auto init = parse(respond(server, init_line(e.version)));
+    simdjson::dom::element ignored;
+    CHECK((init->root["result"]["serverInfo"]["title"].get(ignored) == simdjson::SUCCESS) ==
+          e.newest_fields);
+    auto list = parse(respond(server, R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"));
+    simdjson::dom::array tools;
+    REQUIRE(list->root["result"]["tools"].get(tools) == simdjson::SUCCESS);
+    for (simdjson::dom::element tool : tools) {
+      CHECK(tool["name"].get(ignored) == simdjson::SUCCESS);
+      CHECK(tool["description"].get(ignored) == simdjson::SUCCESS);
+      CHECK(tool["inputSchema"].get(ignored) == simdjson::SUCCESS);
+      CHECK((tool["annotations"].get(ignored) == simdjson::SUCCESS) == e.annotations);
+      CHECK((tool["title"].get(ignored) == simdjson::SUCCESS) == e.newest_fields);
+      CHECK((tool["outputSchema"].get(ignored) == simdjson::SUCCESS) == e.newest_fields);
+    }
+    for (std::string_view tool : {"echo", "escaped_json"}) {
+      auto call = parse(respond(server, call_line("3", tool, R"({"text":"hi"})")));
+      std::string_view text;
+      REQUIRE(call->root["result"]["content"].at(0)["text"].get(text) == simdjson::SUCCESS);
+      CHECK_FALSE(text.empty());
+      bool is_error = true;
+      REQUIRE(call->root["result"]["isError"].get(is_error) == simdjson::SUCCESS);
+      CHECK_FALSE(is_error);
+      CHECK((call->root["result"]["structuredContent"].get(ignored) == simdjson::SUCCESS) ==
+            e.newest_fields);
+    }
+  }
+}
+
 TEST_CASE("a batch larger than the element limit is refused whole", "[agent][mcp]") {
   ScriptedBackend backend;
   McpServerOptions options;

@@ -179,6 +179,45 @@ TEST_CASE("read_file clips at a UTF-8 boundary and shows invalid UTF-8 lossily",
         std::string::npos);
   CHECK(out.text.find("bad \xEF\xBF\xBD\xEF\xBF\xBD byte") != std::string::npos);
   CHECK(out.structured.find("\"lossy\":true") != std::string::npos);
+  // The text says so too: a model reads the text, not the structured result.
+  CHECK(out.text.ends_with(
+      "(lines 1–2 of 2, end of file; \xEF\xBF\xBD marks invalid UTF-8 or NUL bytes)"));
+  auto clean = env.ok("read_file", R"({"path":"u.txt","limit":1})");
+  CHECK(clean.structured.find("\"lossy\":false") != std::string::npos);
+  CHECK(clean.text.find("marks invalid") == std::string::npos);
+}
+
+TEST_CASE("read_file's lossy note stays within the budget and is there whenever lossy is",
+          "[agent][read_file][property]") {
+  ToolEnv env;
+  std::mt19937 rng(20261124);
+  for (int round = 0; round < 80; ++round) {
+    std::string content;
+    const int n = std::uniform_int_distribution<int>(1, 200)(rng);
+    for (int i = 0; i < n; ++i) {
+      const int len = std::uniform_int_distribution<int>(0, 80)(rng);
+      for (int j = 0; j < len; ++j) {
+        const int pick = std::uniform_int_distribution<int>(0, 60)(rng);
+        content += pick == 0   ? std::string("\xFF")
+                   : pick == 1 ? std::string("\xC3")
+                               : std::string(1, static_cast<char>('a' + j % 26));
+      }
+      content += '\n';
+    }
+    env.file("l.txt", content);
+    const int offset = std::uniform_int_distribution<int>(1, n)(rng);
+    const int budget = std::uniform_int_distribution<int>(32, 1500)(rng);
+    const std::string args = R"({"path":"l.txt","offset":)" + std::to_string(offset) +
+                             R"(,"max_tokens":)" + std::to_string(budget) + "}";
+    INFO(args);
+    auto out = env.ok("read_file", args);
+    CHECK(env.counter.count(out.text) <= static_cast<std::size_t>(budget));
+    simdjson::dom::parser parser;
+    auto json = parse(parser, out.structured);
+    const bool noted = out.text.find("marks invalid UTF-8") != std::string::npos;
+    CHECK(noted == (bool(json["lossy"]) && int64_t(json["shown"]) > 0));
+    if (noted) CHECK(out.text.find("\xEF\xBF\xBD") < out.text.find("marks invalid UTF-8"));
+  }
 }
 
 TEST_CASE("read_file transcodes UTF-16 files with a BOM", "[agent][read_file]") {

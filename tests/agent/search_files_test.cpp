@@ -3,6 +3,7 @@
 // deadlines, and the budget properties: for random trees, budgets and page sizes the text never
 // exceeds max_tokens, says when something was cut, and paging with the cursor (with and without a
 // session, with the estimator and with a non-additive counter) shows every match exactly once.
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <catch2/catch.hpp>
@@ -17,6 +18,7 @@
 
 #include "../../agent/src/sandbox_detail.hpp"
 #include "../../agent/src/session.hpp"
+#include "../../agent/src/tool_common.hpp"
 #include "ctx/agent/budget.hpp"
 #include "ctx/agent/policy.hpp"
 #include "ctx/agent/sandbox.hpp"
@@ -362,6 +364,43 @@ TEST_CASE("an invalid regex is invalid_pattern with the engine's message and a h
   CHECK(p.total == 1);
 }
 
+TEST_CASE(
+    "an oversized pattern is refused up front naming the limit; a literal too large for "
+    "the engine gets a literal's hint",
+    "[agent][search_files]") {
+  TempTree tree;
+  const std::string line(70'000, 'q');
+  tree.file("a.txt", line + "\n");
+  Env env(tree);
+  for (bool literal : {true, false}) {
+    CAPTURE(literal);
+    // 3 MB (what a host pasting a file sends) and just past the limit: refused before compiling.
+    for (std::size_t bytes : {std::size_t{3'000'000}, std::size_t{65'537}}) {
+      auto out = env.call(
+          fmt::format(R"({{"pattern":"{}","literal":{}}})", std::string(bytes, 'q'), literal));
+      REQUIRE_FALSE(out.ok());
+      CHECK(out.error().code == ToolErrorCode::kInvalidPattern);
+      CHECK(out.error().message ==
+            fmt::format("the pattern is {} bytes; search_files takes patterns of at most 65,536 "
+                        "bytes",
+                        ctx::agent::grouped(bytes)));
+      CHECK(out.error().hint.find("distinctive part") != std::string::npos);
+    }
+  }
+  // At the limit an ASCII literal is searched.
+  Parsed p = parse(
+      env.ok(R"({"pattern":")" + std::string(65'536, 'q') + R"(","literal":true})").structured);
+  CHECK(p.total == 1);
+  // A non-ASCII literal under the limit that PCRE2 cannot compile: the hint fits a literal.
+  std::string wide;
+  for (int i = 0; i < 32'000; ++i) wide += "\xC3\xA9";
+  auto out = env.call(R"({"pattern":")" + wide + R"(","literal":true})");
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.error().code == ToolErrorCode::kInvalidPattern);
+  CHECK(out.error().message.find("too large") != std::string::npos);
+  CHECK(out.error().hint.find("shorter distinctive part of the text") != std::string::npos);
+}
+
 TEST_CASE("bad paths and globs are structured errors", "[agent][search_files]") {
   TempTree tree;
   tree.file("a.txt", "x\n");
@@ -665,9 +704,14 @@ TEST_CASE("a deadline gives partial results, flagged in text and structure",
   Parsed p = parse(out->structured);
   CHECK(p.partial);
   CHECK(p.partial_reason == "deadline");
+  // Partial is truncated: a model that checks only `truncated` must not take it for the whole.
+  CHECK(p.truncated);
+  CHECK(out->truncated);
+  CHECK(p.next_cursor.empty());
   CHECK(p.skipped["timeout"] >= 1);
   CHECK(out->text.find("deadline") != std::string::npos);
   CHECK(out->text.find("partial") != std::string::npos);
+  CHECK(out->text.find("end of results") == std::string::npos);
   require_schema(out->structured);
 }
 
@@ -686,6 +730,8 @@ TEST_CASE("the collected-match cap keeps the first matches in path order, the sa
   Parsed p = parse(first.structured);
   CHECK(p.total == 100);
   CHECK(p.partial);
+  CHECK(p.truncated);
+  CHECK(p.next_cursor.empty());
   CHECK(p.partial_reason == "max_collected_matches");
   CHECK(first.text.find("at least 100 matches") != std::string::npos);
   // The kept matches are the first 100 in (path, line) order: the 4 smallest paths whole.

@@ -10,7 +10,8 @@ arguments from stdin with '-', --text; usage errors with exit 2 and a message na
 (unknown flag, missing tool name, unknown tool, bad root, bad --context-window, a bad config file,
 a flag without its value, extra arguments); the audit log (--log: one JSON line per call with the
 documented fields, appended); `mcp` over a pipe (initialize, tools/list, a call, EOF ends it with
-0, a log kept inside the root is hidden from the tools; hostile lines (oversized, deeply nested,
+0, only the fields of the negotiated protocol version, batch ids echoed as written, names that
+are not UTF-8 shown escaped and opened by that name, a log kept inside the root is hidden from the tools; hostile lines (oversized, deeply nested,
 invalid UTF-8) each get a JSON error while the session goes on, and EOF during a running call
 still answers it and exits 0; responses larger than the pipe arrive whole while the server's
 writes are cut short by stops); a root given through a symlink (--root, or the working directory
@@ -177,8 +178,47 @@ def tools_schema_openai_strict_requires_every_parameter_and_null_is_absent():
 def tools_usage_errors():
     usage_error(["tools", "--schema", "yaml"], "yaml", "--schema")
     usage_error(["tools", "--schema"], "--schema")
-    usage_error(["tools", "--root", "."], "--root")
+    usage_error(["tools", "--allow", "*.c"], "--allow")
+    usage_error(["tools", "--root", "/nonexistent/ctx-root"], "--root")
     usage_error(["tools", "extra"], "extra")
+
+
+@case
+def tools_schema_states_the_configured_max_results_limit():
+    with Tree() as t:
+        def maxima(*args):
+            rc, out, err = run(["tools", "--schema"] + list(args))
+            check(rc == 0, "exit %d: %s" % (rc, err))
+            tools = json.loads(out)
+            if args[0] == "mcp":
+                schemas = {x["name"]: x["inputSchema"] for x in tools}
+            else:
+                schemas = {x["function"]["name"]: x["function"]["parameters"] for x in tools}
+            return {name: s["properties"]["max_results"]["maximum"]
+                    for name, s in schemas.items() if "max_results" in s["properties"]}
+        want = {"search_files", "find_files", "list_directory"}
+        check(set(maxima("mcp", "--root", t.root)) == want, "tools with max_results")
+        check(set(maxima("mcp", "--root", t.root).values()) == {1000}, "the default cap")
+        with open(os.path.join(t.root, ".ctxsearch.json"), "w") as f:
+            f.write('{"limits": {"max_results": 7}}')
+        for form in ("mcp", "openai", "openai-strict"):
+            check(set(maxima(form, "--root", t.root).values()) == {7}, "%s: the root's cap" % form)
+        config = os.path.join(t.tmp, "other.json")
+        with open(config, "w") as f:
+            f.write('{"limits": {"max_results": 12}}')
+        check(set(maxima("mcp", "--config", config).values()) == {12}, "--config's cap")
+        # The server publishes the same maximum, and clamps a larger value with a note.
+        init = init_message()
+        rc, replies, err = mcp_session(["--root", t.root], [
+            init, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+             "params": {"name": "find_files", "arguments": {"pattern": "**/*",
+                                                            "max_results": 500}}}])
+        listed = {x["name"]: x["inputSchema"] for x in replies[2]["result"]["tools"]}
+        check(listed["find_files"]["properties"]["max_results"]["maximum"] == 7, "tools/list")
+        text = replies[3]["result"]["content"][0]["text"]
+        check("max_results=500 was taken as 7, this server's limit" not in text,
+              "4 files, no cut: no note expected: %r" % text)
 
 
 @case
@@ -369,6 +409,86 @@ def mcp_serves_a_session_over_pipes_and_ends_at_eof():
         check(result["isError"] is False, "read_file failed: %r" % result)
         check("second line" in result["content"][0]["text"], "%r" % result)
         check("serving" in err and t.root in err, "the startup line on stderr: %r" % err)
+
+
+@case
+def mcp_sends_only_the_fields_of_the_negotiated_protocol_version():
+    # outputSchema, Tool.title, serverInfo.title and structuredContent came with 2025-06-18,
+    # annotations with 2025-03-26: an older client never sees a field its schema lacks.
+    with Tree() as t:
+        for version, annotations, newest in (("2024-11-05", False, False),
+                                             ("2025-03-26", True, False),
+                                             ("2025-06-18", True, True)):
+            init = init_message()
+            init["params"]["protocolVersion"] = version
+            rc, replies, err = mcp_session(["--root", t.root], [
+                init,
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                 "params": {"name": "read_file", "arguments": {"path": "a.txt"}}},
+            ])
+            check(rc == 0, "%s: exit %d: %s" % (version, rc, err))
+            check(("title" in replies[1]["result"]["serverInfo"]) == newest, "%r" % replies[1])
+            for tool in replies[2]["result"]["tools"]:
+                check(("outputSchema" in tool) == newest, "%s: %r" % (version, tool))
+                check(("title" in tool) == newest, "%s: %r" % (version, tool))
+                check(("annotations" in tool) == annotations, "%s: %r" % (version, tool))
+            result = replies[3]["result"]
+            check(result["isError"] is False and "second line" in result["content"][0]["text"],
+                  "%s: %r" % (version, result))
+            check(("structuredContent" in result) == newest, "%s: %r" % (version, result))
+
+
+@case
+def mcp_batch_elements_echo_number_ids_as_written():
+    with Tree() as t:
+        ids = ["1.0", "1e2", "9007199254740993", "123456789012345678901234"]
+        batch = "[" + ",".join('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % i for i in ids) + "]"
+        init = init_message()
+        init["params"]["protocolVersion"] = "2025-03-26"
+        lines = (json.dumps(init) + "\n" + batch + "\n").encode()
+        proc = subprocess.run([CTX, "mcp", "--root", t.root], input=lines, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT)
+        out = proc.stdout.decode().splitlines()
+        check(proc.returncode == 0 and len(out) == 2, "%r %r" % (out, proc.stderr))
+        for i in ids:
+            check('"id":%s,' % i in out[1], "id %s altered: %r" % (i, out[1]))
+
+
+@case
+def names_that_are_not_utf8_are_shown_escaped_everywhere_and_open_by_that_name():
+    with Tree() as t:
+        raw = os.path.join(t.root.encode(), b"n\xffx.txt")
+        with open(raw, "wb") as f:
+            f.write(b"marker_17 in a bad name\n")
+        shown = "n\\xFFx.txt"
+        calls = [("list_directory", {}), ("find_files", {"pattern": "**/*.txt"}),
+                 ("search_files", {"pattern": "marker_17"}),
+                 ("search_files", {"pattern": "marker_17", "output_mode": "count"}),
+                 ("read_file", {"path": shown}), ("file_info", {"path": shown})]
+        messages = [init_message()] + [
+            {"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+             "params": {"name": name, "arguments": args}} for i, (name, args) in enumerate(calls)]
+        lines = "".join(json.dumps(m) + "\n" for m in messages).encode()
+        proc = subprocess.run([CTX, "mcp", "--root", t.root], input=lines,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+        text = proc.stdout.decode("utf-8")  # strict: a raw byte in a JSON string fails here
+        replies = {r["id"]: r for r in map(json.loads, text.splitlines())}
+        for i, (name, args) in enumerate(calls):
+            result = replies[10 + i]["result"]
+            check(result["isError"] is False, "%s: %r" % (name, result))
+            want = "marker_17" if name == "read_file" else shown  # opened by the name shown
+            check(want in result["content"][0]["text"], "%s text: %r" % (name, result))
+            check(json.dumps(shown)[1:-1] in json.dumps(result["structuredContent"]),
+                  "%s: %r" % (name, result))
+            check("\ufffd" not in json.dumps(result, ensure_ascii=False), "%s lossy" % name)
+        # The CLI's --text prints the same valid UTF-8.
+        for name, args in calls:
+            proc = subprocess.run([CTX, "tool", name, "--root", t.root, "--text",
+                                   json.dumps(args)], stdout=subprocess.PIPE, timeout=TIMEOUT)
+            check(proc.returncode == 0, "%s: exit %d" % (name, proc.returncode))
+            want = "marker_17" if name == "read_file" else shown
+            check(want in proc.stdout.decode("utf-8"), "%s --text: %r" % (name, proc.stdout))
 
 
 @case

@@ -53,7 +53,8 @@ class RegistryBackend final : public ToolBackend {
  public:
   RegistryBackend(const Sandbox& sandbox, const Policy& policy, const AgentConfig& config,
                   SessionState* session, AuditLog* audit);
-  const std::vector<ToolSpec>& specs() const override { return tool_specs(); }
+  // tool_specs of the config's limits.
+  const std::vector<ToolSpec>& specs() const override { return specs_; }
   Expected<ToolOutput> call(std::string_view name, std::string_view arguments_json,
                             const std::atomic<bool>& cancelled, CallPoller* poller) override;
   // read_file, file_info and list_directory: one file or one directory's walk, checking the
@@ -67,16 +68,29 @@ class RegistryBackend final : public ToolBackend {
   SessionState* session_;
   AuditLog* audit_;
   EstimatingCounter counter_;
+  std::vector<ToolSpec> specs_;
 };
-
-// The `tools` array of a tools/list result for `specs`: name, title, description, inputSchema,
-// outputSchema and annotations (read-only, closed world), schemas minified.
-std::string mcp_tools_json(const std::vector<ToolSpec>& specs);
 
 // Protocol revisions the server speaks, newest first. initialize answers with the client's
 // version when it is one of these, else with the newest.
 inline constexpr std::string_view kMcpProtocolVersions[] = {"2025-11-25", "2025-06-18",
                                                             "2025-03-26", "2024-11-05"};
+
+// What a protocol revision's schema has that older ones lack: a field a revision does not define
+// is never sent under it (an older client's strict validator would refuse it).
+struct McpRevisionFields {
+  bool annotations = true;  // Tool.annotations (ToolAnnotations): 2025-03-26 on
+  bool titles = true;       // Tool.title, Implementation.title: 2025-06-18 on
+  // Tool.outputSchema, CallToolResult.structuredContent: 2025-06-18 on
+  bool structured_output = true;
+};
+// The fields of `protocol_version` (one of kMcpProtocolVersions; "" before initialize: the newest).
+McpRevisionFields mcp_revision_fields(std::string_view protocol_version);
+
+// The `tools` array of a tools/list result for `specs` under `fields`: name, title, description,
+// inputSchema, outputSchema and annotations (read-only, closed world), schemas minified; each of
+// title, outputSchema and annotations only where `fields` has it.
+std::string mcp_tools_json(const std::vector<ToolSpec>& specs, McpRevisionFields fields = {});
 
 struct McpServerOptions {
   std::string server_version = "0.1.0";

@@ -62,7 +62,8 @@ class Sandbox {
   // accepted (a spelling holding `..` is not kept: it may not mean what it says lexically).
   static Expected<Sandbox> open(const std::string& root);
 
-  // A model's path to a root-relative one: "" / "." / "./" / the root itself -> "";
+  // A model's path to a root-relative one, its \xHH escapes read first (the bytes of a name that
+  // is not UTF-8, as the tools show it: path_display.hpp): "" / "." / "./" / the root -> "";
   // "a//b/./c/" -> "a/b/c"; an absolute path under the root or under its alias (at a path
   // component boundary: "/r/x" is under "/r", "/rx/y" is not) -> relative; NUL bytes, `..` that
   // leaves the root, and absolute paths elsewhere -> invalid_argument / outside_root with a hint.

@@ -18,6 +18,8 @@
 
 namespace ctx::agent {
 
+struct Limits;  // tools.hpp
+
 enum class ParamType : std::uint8_t { kString, kInteger, kBoolean };
 
 struct ParamSpec {
@@ -29,6 +31,10 @@ struct ParamSpec {
   std::vector<std::string_view> choices = {};  // allowed strings (a JSON Schema enum)
   std::int64_t min = 0;                        // integers only
   std::int64_t max = INT64_MAX;                // integers only
+  // Integers only: when set, the maximum is this configured limit (given Limits; `max` without
+  // them), as the schema publishes it, and a larger value is taken as that maximum instead of
+  // refused (ToolArgs::clamped then gives what was asked, for the tool to say so).
+  std::size_t Limits::*max_limit = nullptr;
 };
 
 class ToolArgs {
@@ -37,15 +43,20 @@ class ToolArgs {
   std::optional<std::int64_t> integer(std::string_view name) const;
   std::optional<bool> boolean(std::string_view name) const;
   bool has(std::string_view name) const;
+  // The value as sent when an integer parameter with a max_limit was above it (its integer() is
+  // then the limit); nullopt otherwise.
+  std::optional<std::string> clamped(std::string_view name) const;
 
  private:
-  friend Expected<ToolArgs> parse_tool_args(std::string_view, std::span<const ParamSpec>);
+  friend Expected<ToolArgs> parse_tool_args(std::string_view, std::span<const ParamSpec>,
+                                            const Limits*);
   struct Value {
     std::string name;  // canonical parameter name
     ParamType type;
-    std::string text;
+    std::string text;  // strings; for a clamped integer, the value as sent
     std::int64_t number = 0;
     bool flag = false;
+    bool clamped = false;
   };
   const Value* find(std::string_view name) const;
   std::vector<Value> values_;
@@ -58,10 +69,13 @@ class ToolArgs {
 std::optional<std::string> quote_huge_numbers(std::string_view json);
 
 // Parses `json` (an object, or empty / "null" for no arguments) against `params`: numbers past
-// what simdjson holds are read as quote_huge_numbers gives them.
-Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamSpec> params);
+// what simdjson holds are read as quote_huge_numbers gives them. `limits` (may be null: each
+// `max`) gives the maximum of parameters with a max_limit.
+Expected<ToolArgs> parse_tool_args(std::string_view json, std::span<const ParamSpec> params,
+                                   const Limits* limits = nullptr);
 
-// {"type":"object","properties":{...},"required":[...],"additionalProperties":false}
-std::string input_schema(std::span<const ParamSpec> params);
+// {"type":"object","properties":{...},"required":[...],"additionalProperties":false}, with the
+// maximum of parameters with a max_limit taken from `limits` (may be null: each `max`).
+std::string input_schema(std::span<const ParamSpec> params, const Limits* limits = nullptr);
 
 }  // namespace ctx::agent

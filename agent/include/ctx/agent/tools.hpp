@@ -125,6 +125,10 @@ struct ToolSpec {
   std::string output_schema;     // JSON Schema of `structured`
 };
 
+// The tools with their schemas under `limits` (a parameter's maximum may be a configured limit,
+// such as max_results' Limits::max_results), as a server with that config publishes them.
+std::vector<ToolSpec> tool_specs(const Limits& limits);
+// tool_specs of the default Limits, built once.
 const std::vector<ToolSpec>& tool_specs();
 
 // Runs tool `name` with `arguments_json`. Unknown tools and bad arguments are ToolErrors.
