@@ -75,7 +75,7 @@ std::string file_info_output_schema() {
          R"("path":{"type":"string","description":"root-relative path, where symlinks lead"},)"
          R"("kind":{"type":"string","enum":["file","dir","special"]},)"
          R"("size":{"type":["integer","null"],"description":"bytes; null for a directory"},)"
-         R"("mtime":{"type":"string","description":"RFC 3339 UTC"},)"
+         R"("mtime":{"type":["string","null"],"description":"RFC 3339 UTC; null for a directory"},)"
          R"("lines":{"type":["integer","null"]},)"
          R"("encoding":{"type":["string","null"],"enum":["utf-8","utf-8-bom","utf-16le","utf-16be","binary","non-utf8",null]},)"
          R"("encoding_checked_bytes":{"type":["integer","null"]},)"
@@ -177,7 +177,9 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
 
   std::string body = fmt::format("path: {}\nkind: {}\n", shown_text_path(shown_path), kind);
   if (opened.kind != EntryKind::kDirectory) body += fmt::format("size: {} bytes\n", grouped(size));
-  body += fmt::format("modified: {}\n", mtime);
+  // A directory's mtime moves when an entry is added, removed or renamed, hidden ones too: a
+  // model could watch it to learn that a protected file appeared. Never shown, as its size.
+  if (opened.kind != EntryKind::kDirectory) body += fmt::format("modified: {}\n", mtime);
   if (encoding) body += fmt::format("encoding: {}\n", *encoding);
   if (lines) body += fmt::format("lines: {}\n", grouped(*lines));
   if (!hash.empty()) body += fmt::format("git blob id: {}\n", hash);
@@ -205,7 +207,8 @@ Expected<ToolOutput> run_file_info(const ToolArgs& args, const CallContext& cont
   // A directory's own size counts its entries' names, hidden ones too: never shown.
   w.begin_object().field("path", shown_path).field("kind", kind).key("size");
   opened.kind == EntryKind::kDirectory ? w.null() : w.unsigned_integer(size);
-  w.field("mtime", mtime);
+  w.key("mtime");
+  opened.kind == EntryKind::kDirectory ? w.null() : w.string(mtime);
   w.key("lines");
   lines ? w.unsigned_integer(*lines) : w.null();
   w.key("encoding");

@@ -98,6 +98,10 @@ TEST_CASE("file_info describes directories and FIFOs without reading them", "[ag
   auto dir = env.ok("file_info", R"({"directory":"src/lib"})");
   CHECK(dir.structured.find("\"kind\":\"dir\"") != std::string::npos);
   CHECK(dir.structured.find("\"hash\":null") != std::string::npos);
+  // Neither its size nor its mtime: both move with entries the policy hides.
+  CHECK(dir.structured.find("\"mtime\":null") != std::string::npos);
+  CHECK(dir.structured.find("\"size\":null") != std::string::npos);
+  CHECK(dir.text.find("modified:") == std::string::npos);
   auto root = env.ok("file_info", R"({"path":"."})");
   CHECK(root.text.find("path: .\nkind: dir\n") == 0);
   auto fifo = env.ok("file_info", R"({"path":"src/fifo"})");  // must not hang
