@@ -118,4 +118,17 @@ std::optional<RequiredSet> required_prefilter(const std::vector<HirSummary>& pat
   return std::nullopt;
 }
 
+std::optional<RequiredSet> leading_prefilter(const std::vector<HirSummary>& patterns) {
+  RequiredSet all;
+  for (const HirSummary& pattern : patterns) {
+    const RequiredSet leading = leading_of(pattern);
+    all = &pattern == &patterns.front() ? leading : united(std::move(all), leading);
+    if (all.empty()) return std::nullopt;
+  }
+  const bool long_enough = std::ranges::all_of(
+      all, [](const RequiredLiteral& literal) { return literal.bytes.size() >= 3; });
+  if (all.empty() || !long_enough) return std::nullopt;
+  return all;
+}
+
 }  // namespace ctx::engine::detail

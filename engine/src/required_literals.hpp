@@ -62,4 +62,10 @@ inline constexpr double kSingleLiteralScoreMax = 1.0 / 8192;
 std::optional<RequiredSet> required_prefilter(const std::vector<HirSummary>& patterns,
                                               RequiredLiterals mode, bool* by_rarity = nullptr);
 
+// Multiline mode: the literals every match of the alternation of `patterns` starts with (the
+// union of their leading sets), searched for instead of running an automaton over the whole
+// buffer; nullopt when some pattern has none, the union holds more than kRequiredSetMax, or a
+// literal is shorter than 3 bytes.
+std::optional<RequiredSet> leading_prefilter(const std::vector<HirSummary>& patterns);
+
 }  // namespace ctx::engine::detail

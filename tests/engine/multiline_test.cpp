@@ -206,6 +206,65 @@ TEST_CASE("the multiline prefilter never hides a match PCRE2 alone finds", "[eng
   }
 }
 
+TEST_CASE("multiline mode tries matches at the literals every match starts with, window by window",
+          "[engine][multiline]") {
+  // Sets whose every match starts with a literal of 3+ bytes are searched from the literals'
+  // occurrences, 1 MiB of the buffer at a time: the same matches as PCRE2 alone, also where an
+  // occurrence or a match crosses a window's end.
+  const std::vector<std::vector<std::string>> sets = {
+      {"struct\\s+\\w+\\s*\\{\\n"},
+      {"foo\\nbar", "struct\\s+x"},
+      {"hello\\s+world|help\\n+me"},
+      {"(?i)kelvin\\s+\\w"},
+      {"abc[^x]*?\\nz"},
+  };
+  const std::vector<std::string> pieces = {"struct ",
+                                           "struct",
+                                           " x {",
+                                           "{\n",
+                                           "foo",
+                                           "\nbar",
+                                           "hello",
+                                           " \n world",
+                                           "help",
+                                           "\n\nme",
+                                           "KELVIN",
+                                           "\xE2\x84\xAA"
+                                           "elvin",
+                                           "kelvin ",
+                                           "abc",
+                                           "\nz",
+                                           "x",
+                                           " ",
+                                           "\n",
+                                           "\xff",
+                                           "y"};
+  constexpr std::size_t kWindow = std::size_t{1} << 20;
+  std::mt19937 rng(99);
+  std::string hay;
+  while (hay.size() < 2 * kWindow + 5000) {
+    // Near each window's end: an occurrence across it, a match across it.
+    if (hay.size() + 3 >= kWindow && hay.size() < kWindow) hay += "xxstruct a\n{\n";
+    if (hay.size() + 5 >= 2 * kWindow && hay.size() < 2 * kWindow) hay += "foo\nbar";
+    hay += pieces[rng() % pieces.size()];
+  }
+  for (const auto& set : sets) {
+    for (bool caseless : {false, true}) {
+      PatternOptions fast = multiline();
+      fast.case_insensitive = caseless;
+      PatternOptions alone = fast;
+      alone.pcre2_only = true;
+      auto a = compile_ok(set, fast);
+      auto b = compile_ok(set, alone);
+      INFO(set.front() << (caseless ? " -i" : ""));
+      REQUIRE(a.multiline());
+      const auto found = all_matches(a, hay);
+      CHECK(found.size() > 10);
+      CHECK(found == all_matches(b, hay));
+    }
+  }
+}
+
 TEST_CASE("grapheme_prefix counts extended grapheme clusters", "[engine][multiline]") {
   using ctx::engine::grapheme_prefix;
   CHECK(grapheme_prefix("abcdef", 3) == 3);
