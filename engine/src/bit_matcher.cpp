@@ -660,16 +660,26 @@ std::optional<BitMatcher> BitMatcher::build(const std::vector<std::string>& rege
 
 namespace {
 
+// What the loop over 64-byte blocks carries from one block to the next (and, for a haystack
+// scanned in pieces, from one piece to the next).
+struct ScanCarry {
+  std::array<std::uint64_t, kMaxSteps> steps;  // each step's carry (the first `used` kept)
+  std::uint64_t previous[kMaxClasses] = {};    // the class masks of the block before
+  std::uint64_t bol = 1;                       // the next block starts a line
+  explicit ScanCarry(std::size_t used) { std::fill_n(steps.begin(), used, 0); }
+};
+
 // The matcher's loop over 64-byte blocks (see BitMatcher::find_line); kRelaxed: the superset mode
 // of line_may_match, where bytes >= 0x80 belong to the classes in `high_classes`.
 // kAll (with kRelaxed, from 0): every final marker goes to `all` (bit j: boundary j), none stops.
+// `pieces` (kAll): the carries of the pieces before, when `hay` is one of a haystack's pieces, cut
+// at multiples of 64 bytes; `final_piece`: it is the last (only its end is the haystack's).
 template <bool kRelaxed, bool kAll = false>
-__attribute__((target("avx2"))) BitMatcher::Found scan(std::string_view hay, std::size_t from,
-                                                       const std::vector<Sequence>& sequences,
-                                                       const std::vector<std::uint8_t>& low_tables,
-                                                       std::uint32_t high_classes,
-                                                       std::size_t total_steps,
-                                                       std::uint64_t* all = nullptr) {
+__attribute__((target("avx2"))) BitMatcher::Found scan(
+    std::string_view hay, std::size_t from, const std::vector<Sequence>& sequences,
+    const std::vector<std::uint8_t>& low_tables, std::uint32_t high_classes,
+    std::size_t total_steps, std::uint64_t* all = nullptr, ScanCarry* pieces = nullptr,
+    bool final_piece = true) {
   using Found = BitMatcher::Found;
   const std::size_t class_count = low_tables.size() / 16;
   const std::uint8_t* const low_tables_data = low_tables.data();
@@ -678,14 +688,15 @@ __attribute__((target("avx2"))) BitMatcher::Found scan(std::string_view hay, std
     tables.low[k] = _mm256_broadcastsi128_si256(
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(low_tables_data + k * 16)));
   }
-  std::array<std::uint64_t, kMaxSteps> carry;
-  std::fill_n(carry.begin(), total_steps, 0);
+  ScanCarry own(pieces != nullptr ? 0 : total_steps);
+  ScanCarry& carried = pieces != nullptr ? *pieces : own;
+  std::array<std::uint64_t, kMaxSteps>& carry = carried.steps;
   std::uint64_t masks[kMaxClasses];
-  std::uint64_t previous[kMaxClasses] = {};  // the class masks of the block before
+  std::uint64_t* const previous = carried.previous;
   alignas(32) char pad[64];
-  std::uint64_t bol_carry = 1;  // `from` starts a line
+  std::uint64_t& bol_carry = carried.bol;  // `from` starts a line
   const std::size_t n = hay.size();
-  for (std::size_t b = from; b <= n; b += 64) {
+  for (std::size_t b = from; final_piece ? b <= n : b < n; b += 64) {
     const std::size_t avail = n - b;
     const char* p = hay.data() + b;
     if (avail < 64) {
@@ -788,26 +799,40 @@ BitMatcher::Found BitMatcher::find_line(std::string_view hay, std::size_t from) 
 void BitMatcher::match_starts(std::string_view hay, std::vector<char>& reversed,
                               std::vector<std::uint64_t>& starts) const {
   const std::size_t n = hay.size();
-  reversed.resize(n);
-  std::size_t i = 0;
   std::uint64_t high = 0;
-  for (; i + 8 <= n; i += 8) {  // eight bytes at a time, byte-swapped
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
     std::uint64_t w;
-    std::memcpy(&w, hay.data() + n - i - 8, 8);
+    std::memcpy(&w, hay.data() + i, 8);
     high |= w;
-    w = __builtin_bswap64(w);
-    std::memcpy(reversed.data() + i, &w, 8);
   }
-  for (; i < n; ++i) {
-    reversed[i] = hay[n - 1 - i];
-    high |= static_cast<unsigned char>(reversed[i]);
-  }
-  starts.assign(hay.size() / 64 + 1, 0);
+  for (; i < n; ++i) high |= static_cast<unsigned char>(hay[i]);
   // Pure ASCII: the exact program (fewer steps); else the superset.
   const bool ascii = (high & 0x8080808080808080ULL) == 0;
-  scan<true, true>(std::string_view(reversed.data(), reversed.size()), 0,
-                   ascii ? reversed_exact_ : reversed_, low_tables_, high_classes_, total_steps_,
-                   starts.data());
+  const std::vector<Sequence>& program = ascii ? reversed_exact_ : reversed_;
+  starts.assign(n / 64 + 1, 0);
+  // Backwards, a piece at a time (a copy of the whole haystack doubled the memory of -U on a
+  // large file): each piece reversed into `reversed`, its blocks' carries passed on.
+  constexpr std::size_t kPiece = std::size_t{256} << 10;  // a multiple of 64
+  reversed.resize(std::min(n, kPiece));
+  ScanCarry carried(total_steps_);
+  for (std::size_t done = 0;;) {
+    const std::size_t size = std::min(kPiece, n - done);
+    const char* end = hay.data() + n - done;  // the piece is [end - size, end), reversed
+    std::size_t j = 0;
+    for (; j + 8 <= size; j += 8) {  // eight bytes at a time, byte-swapped
+      std::uint64_t w;
+      std::memcpy(&w, end - j - 8, 8);
+      w = __builtin_bswap64(w);
+      std::memcpy(reversed.data() + j, &w, 8);
+    }
+    for (; j < size; ++j) reversed[j] = *(end - j - 1);
+    const bool last = done + size == n;
+    scan<true, true>(std::string_view(reversed.data(), size), 0, program, low_tables_,
+                     high_classes_, total_steps_, starts.data() + done / 64, &carried, last);
+    if (last) break;
+    done += size;
+  }
 }
 
 bool BitMatcher::line_may_match(std::string_view line) const {

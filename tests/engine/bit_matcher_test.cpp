@@ -284,3 +284,31 @@ TEST_CASE("multiline search tries only where the bit matcher says a match may st
                                 random_text(rng, 20 + rng.below(300), rng.below(2) == 0));
   }
 }
+
+TEST_CASE("multiline match starts are the same when the haystack is scanned in pieces",
+          "[engine][bit_matcher]") {
+  // match_starts reverses the haystack 256 KiB at a time, its blocks' carries passed on: runs of
+  // a class, line starts and counted repeats that cross a piece's end must not be cut there.
+  constexpr std::size_t kPiece = std::size_t{256} << 10;
+  Rng rng(0x5eed);
+  for (bool unicode : {false, true}) {
+    std::string hay = random_text(rng, 3 * kPiece + 1000, unicode);
+    // A match across each piece's end (counted from the haystack's end: pieces are reversed).
+    for (std::size_t k = 1; k <= 3; ++k) {
+      hay.replace(hay.size() - k * kPiece - 6, 12, "aaaa b{\nbb  ");
+    }
+    for (const char* re : {"\\w+\\s*\\{\\n", "[ab]{3}\\s+\\w", "\\n\\s+\\w{2}", "\\]\\s*\\n"}) {
+      PatternOptions options;
+      options.multiline = true;
+      auto tested = PatternSet::compile({re}, options);
+      options.pcre2_only = true;
+      auto reference = PatternSet::compile({re}, options);
+      REQUIRE(tested.ok());
+      REQUIRE(reference.ok());
+      INFO(re << (unicode ? " (with non-ASCII)" : ""));
+      const auto found = multiline_matches(*tested, hay);
+      CHECK(found.size() >= 3);
+      CHECK(found == multiline_matches(*reference, hay));
+    }
+  }
+}
