@@ -1210,6 +1210,24 @@ HsDatabase required_literals_database(const detail::RequiredSet& set) {
   return HsDatabase{db, &hs_free_database};
 }
 
+// The search for the literals of `set`: PairLiteral for one (into `pair`), else Hyperscan's
+// literal database (into `hs`; none if Hyperscan does not compile it), its scratch space added to
+// `proto`.
+Status literal_search(const detail::RequiredSet& set, std::optional<detail::PairLiteral>& pair,
+                      HsDatabase& hs, HsScratchPtr& proto) {
+  if (set.size() == 1) {
+    pair.emplace(set.front().bytes, set.front().caseless);
+    return {};
+  }
+  hs = required_literals_database(set);
+  if (hs == nullptr) return {};
+  hs_scratch_t* scratch = proto.release();
+  const bool allocated = hs_alloc_scratch(hs.get(), &scratch) == HS_SUCCESS;
+  proto.reset(scratch);
+  if (!allocated) return Error{ErrorCode::kIo, "could not allocate Hyperscan scratch space"};
+  return {};
+}
+
 // Scans `hay` for candidates with the matcher that stands in for a Hyperscan database (`hashed`
 // or `pair`, when given) or with the database `hs` (scratch `scratch`): HS_SUCCESS when the scan
 // ran to the end, HS_SCAN_TERMINATED when on_match stopped it, else Hyperscan's error.
@@ -2030,17 +2048,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
     const std::optional<detail::RequiredSet> set =
         detail::required_prefilter(hirs, options.required_literals, &by_rarity);
     impl->required_spacing = by_rarity ? kRequiredRareLineSpacing : kRequiredLineSpacing;
-    if (set && set->size() == 1) {
-      impl->required_pair.emplace(set->front().bytes, set->front().caseless);
-    } else if (set) {
-      impl->required_hs = required_literals_database(*set);
-    }
-    if (impl->required_hs != nullptr) {
-      hs_scratch_t* proto = impl->hs_proto.release();
-      const bool allocated = hs_alloc_scratch(impl->required_hs.get(), &proto) == HS_SUCCESS;
-      impl->hs_proto.reset(proto);
-      if (!allocated) return Error{ErrorCode::kIo, "could not allocate Hyperscan scratch space"};
-    }
+    if (set) CTX_TRY(literal_search(*set, impl->required_pair, impl->required_hs, impl->hs_proto));
   }
   // Literals that Hyperscan's literal API matches (impl->literals) need no PCRE2 at all.
   if (impl->literals.mode == LiteralMode::kNone) {
@@ -2144,19 +2152,9 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
         // The search for the literals every match starts with, when there are such.
         const std::optional<detail::RequiredSet> leading =
             hirs.size() == patterns.size() ? detail::leading_prefilter(hirs) : std::nullopt;
-        if (leading && leading->size() == 1) {
-          impl->ml_leading_pair.emplace(leading->front().bytes, leading->front().caseless);
-        } else if (leading) {
-          impl->ml_leading_hs = required_literals_database(*leading);
-          if (impl->ml_leading_hs != nullptr) {
-            hs_scratch_t* proto = impl->hs_proto.release();
-            const bool allocated =
-                hs_alloc_scratch(impl->ml_leading_hs.get(), &proto) == HS_SUCCESS;
-            impl->hs_proto.reset(proto);
-            if (!allocated) {
-              return Error{ErrorCode::kIo, "could not allocate Hyperscan scratch space"};
-            }
-          }
+        if (leading) {
+          CTX_TRY(
+              literal_search(*leading, impl->ml_leading_pair, impl->ml_leading_hs, impl->hs_proto));
         }
         if (impl->ml_leading()) {
           for (const detail::RequiredLiteral& literal : *leading) {
