@@ -57,7 +57,7 @@ constexpr std::size_t kShownPathBytes = 200;
 // path whose \xHH escapes were read), as every tool shows it (path_display.hpp).
 std::string shown(std::string_view path) {
   if (path.empty()) return ".";
-  const std::string text = is_valid_utf8(path) ? std::string(path) : escape_path(path);
+  std::string text = is_valid_utf8(path) ? std::string(path) : escape_path(path);
   if (text.size() <= kShownPathBytes) return text;
   const std::string_view head = std::string_view(text).substr(0, kShownPathBytes);
   return fmt::format("{}... ({} bytes)", head.substr(0, utf8_valid_prefix(head)), path.size());

@@ -123,8 +123,9 @@ void Output::queue_locked(std::unique_lock<std::mutex>& lock, std::string&& bloc
   if (!no_wait) {
     block_written_.wait(lock, [this] { return blocks_.size() < kQueuedBlocksMax; });
   }
+  const bool was_pending = &block == &pending_;
   blocks_.push_back(std::move(block));
-  if (&block == &pending_) {  // pending_ was moved from: a fresh or reused buffer
+  if (was_pending) {  // pending_ was moved from: a fresh or reused buffer
     if (spare_.empty()) {
       pending_ = std::string();
       pending_.reserve(block_bytes_);
