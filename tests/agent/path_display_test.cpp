@@ -35,7 +35,7 @@ TEST_CASE("escape_path shows invalid bytes and backslashes as \\xHH only where n
 TEST_CASE("escape_path is valid UTF-8 and unescape_path undoes it for any bytes",
           "[agent][path_display][property]") {
   std::mt19937 rng(20261124);
-  const std::string alphabet = std::string("ax\\/.\xC3\xA9\xE2\x80\xA8\xFF\xFE\x80\x01", 15);
+  const std::string alphabet = std::string("ax\\/.\xC3\xA9\xE2\x80\xA8\xFF\xFE\x80\x01\0", 15);
   for (int round = 0; round < 20000; ++round) {
     std::string path;
     const int n = static_cast<int>(rng() % 12);

@@ -711,6 +711,7 @@ TEST_CASE("sets of many patterns search a line's spans in chunks as one alternat
   // across chunks, overlapping and touching matches of patterns in different chunks, -i with
   // non-ASCII literals (k, s and a Cyrillic word), -w.
   std::vector<std::string> patterns;
+  patterns.reserve(64);
   for (int i = 0; i < 60; ++i) patterns.push_back("w" + std::to_string(i) + "x");
   patterns.insert(patterns.begin() + 5, "\xD0\xBF\xD1\x80\xD0\xB8");  // "при"
   patterns.emplace_back("kelvin");
@@ -724,8 +725,7 @@ TEST_CASE("sets of many patterns search a line's spans in chunks as one alternat
                                            "x",
                                            "\xD0\x9F\xD0\xA0\xD0\x98",
                                            "KELVIN",
-                                           "\xE2\x84\xAA"
-                                           "elvin",
+                                           "\xE2\x84\xAA\x65lvin",
                                            "S",
                                            "\xC5\xBF",
                                            "w3x",
