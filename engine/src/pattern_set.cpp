@@ -1471,6 +1471,39 @@ bool matches_every_line(const std::vector<std::string>& patterns,
   return false;
 }
 
+// Rust's syntax has no \Z. Where such a pattern is read as PCRE2 reads it (rust_syntax_errors
+// off: the agent's search_files), \Z is the end of the subject or the place before a final line
+// feed, which on a line is \z: the patterns with it written \z (line mode only), so that the
+// rules for haystack anchors take it as \z. (Left as it was, a line's match depended on where
+// the haystack ended: a window's end or the buffer's, found by the pattern fuzzer.) nullopt
+// when no pattern holds one.
+std::optional<std::vector<std::string>> with_text_end_as_z(const std::vector<std::string>& patterns,
+                                                           const PatternOptions& options) {
+  if (options.pcre2 || options.fixed_strings || options.rust_syntax_errors || options.multiline) {
+    return std::nullopt;
+  }
+  std::vector<std::string> out = patterns;
+  bool any = false;
+  for (std::string& p : out) {
+    for (std::size_t i = 0; i + 1 < p.size(); ++i) {
+      if (p[i] != '\\') continue;
+      if (p[i + 1] == 'Q') {  // a PCRE2 quotation, up to \E
+        const std::size_t end = p.find("\\E", i + 2);
+        if (end == std::string::npos) break;
+        i = end + 1;
+        continue;
+      }
+      if (p[i + 1] == 'Z') {
+        p[i + 1] = 'z';
+        any = true;
+      }
+      ++i;  // the escaped character
+    }
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+
 // The patterns of a Rust-syntax regex set with the x flag read away (detail::
 // without_extended_syntax) where a pattern had it and could lose it; nullopt when none did (the
 // set then runs as typed). Under --no-unicode or (?-u) the set is in byte mode anyway.
@@ -1530,9 +1563,12 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
   }
   // Rust's x flag read away where that is all that kept a pattern off the UTF-8 path
   // (without_extended_syntax); the typed patterns otherwise.
+  const std::optional<std::vector<std::string>> text_end =
+      with_text_end_as_z(typed_patterns, options);
+  const std::vector<std::string>& as_read = text_end ? *text_end : typed_patterns;
   const std::optional<std::vector<std::string>> plain =
-      without_extended_syntax(typed_patterns, options, impl->caseless);
-  const std::vector<std::string>& patterns = plain ? *plain : typed_patterns;
+      without_extended_syntax(as_read, options, impl->caseless);
+  const std::vector<std::string>& patterns = plain ? *plain : as_read;
 
   // The regex of each pattern, validated alone so errors point into what the user typed.
   // Rust's non-Unicode mode ((?-u), --no-unicode): every pattern of the set becomes a regex over

@@ -288,3 +288,25 @@ TEST_CASE("stop_on_nonmatch with invert: the line stepped over, at the end and u
   o.before = 1;
   CHECK(search(set, hay, o).seen == Lines{"1:a1", "2:a2", "3-b3", "4:a4"});
 }
+
+TEST_CASE("\\Z read as PCRE2 reads it ends each line, in windows as in the whole buffer",
+          "[engine][searcher]") {
+  // Without rust_syntax_errors (the agent's search_files) \Z is PCRE2's: on a line, the line's
+  // end, as \z. It matched only at the end of whatever haystack the search had: the buffer's, or
+  // a window's (found by the pattern fuzzer).
+  const std::string hay = "\xD1\n\nab\nb\xFF\x01";
+  for (const char* pattern : {"\\Z", "b\\Z", "(?:x|\\Z)"}) {
+    INFO(pattern);
+    const PatternSet set = compile_ok({pattern});
+    const PatternSet z =
+        compile_ok({std::string(pattern).replace(std::string(pattern).find('Z'), 1, "z")});
+    SearchOptions o;
+    const auto whole = search(set, hay, o).seen;
+    CHECK(whole == search(z, hay, o).seen);
+    for (std::size_t window = 1; window < 6; ++window) {
+      o.window_bytes = window;
+      CHECK(search(set, hay, o).seen == whole);
+    }
+  }
+  CHECK(search(compile_ok({"\\Z"}), hay, SearchOptions{}).seen.size() == 4);
+}
