@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "cpu_features.hpp"
+#include "ctx/base/utf8.hpp"
 #include "rust_syntax.hpp"
 
 namespace ctx::engine::detail {
@@ -799,17 +800,8 @@ BitMatcher::Found BitMatcher::find_line(std::string_view hay, std::size_t from) 
 void BitMatcher::match_starts(std::string_view hay, std::vector<char>& reversed,
                               std::vector<std::uint64_t>& starts) const {
   const std::size_t n = hay.size();
-  std::uint64_t high = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, hay.data() + i, 8);
-    high |= w;
-  }
-  for (; i < n; ++i) high |= static_cast<unsigned char>(hay[i]);
   // Pure ASCII: the exact program (fewer steps); else the superset.
-  const bool ascii = (high & 0x8080808080808080ULL) == 0;
-  const std::vector<Sequence>& program = ascii ? reversed_exact_ : reversed_;
+  const std::vector<Sequence>& program = ctx::is_ascii_text(hay) ? reversed_exact_ : reversed_;
   starts.assign(n / 64 + 1, 0);
   // Backwards, a piece at a time (a copy of the whole haystack doubled the memory of -U on a
   // large file): each piece reversed into `reversed`, its blocks' carries passed on.

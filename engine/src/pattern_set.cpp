@@ -206,27 +206,6 @@ bool is_literal(std::string_view p) {
   return true;
 }
 
-// True when every byte of `s` is ASCII (eight at a time).
-bool is_ascii_text(std::string_view s) {
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if ((w & 0x8080808080808080ULL) != 0) return false;
-  }
-  for (; i < s.size(); ++i) {
-    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
-  }
-  return true;
-}
-
-bool is_ascii(std::string_view p) {
-  for (char c : p) {
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
-  }
-  return true;
-}
-
 // Escapes every ASCII punctuation byte, which PCRE2 and Hyperscan both read as a literal then,
 // but `<` and `>`: Rust's regex-syntax (the byte-mode translator) reads `\<` and `\>` as word
 // boundaries, and unescaped they are literals everywhere.
@@ -1482,6 +1461,10 @@ std::optional<std::vector<std::string>> with_text_end_as_z(const std::vector<std
   if (options.pcre2 || options.fixed_strings || options.rust_syntax_errors || options.multiline) {
     return std::nullopt;
   }
+  if (std::ranges::none_of(
+          patterns, [](const std::string& p) { return p.find("\\Z") != std::string::npos; })) {
+    return std::nullopt;  // (no copy of the patterns for every set)
+  }
   std::vector<std::string> out = patterns;
   bool any = false;
   for (std::string& p : out) {
@@ -1732,7 +1715,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
     // always compiles and matches exactly its own bytes: thousands of -f identifiers then cost
     // no compile each.
     std::uint32_t min_length = 0;
-    if (!p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p))) {
+    if (!p.empty() && ctx::is_ascii_text(p) && (options.fixed_strings || is_literal(p))) {
       min_length = static_cast<std::uint32_t>(std::min<std::size_t>(p.size(), UINT32_MAX));
     } else {
       auto alone_or = compile_pcre2(pcre_regex, pcre_flags, p, /*jit=*/false);
@@ -1752,7 +1735,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
     any_empty = any_empty || min_length == 0;
     all_literal = all_literal && !byte_mode && (options.fixed_strings || is_literal(p)) &&
                   !p.empty() && p.find('\n') == std::string::npos &&
-                  (!impl->caseless || is_ascii(p));
+                  (!impl->caseless || ctx::is_ascii_text(p));
     regexes.push_back(std::move(regex));
   }
   // Without UTF, PCRE2 tries every byte position itself.
@@ -1844,7 +1827,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
     // literal with them is searched by its longest piece without them (a superset), and PCRE2
     // confirms every candidate line.
     bool plain_literals = !byte_mode && std::ranges::all_of(patterns, [&](const auto& p) {
-      return !p.empty() && is_ascii(p) && (options.fixed_strings || is_literal(p)) &&
+      return !p.empty() && ctx::is_ascii_text(p) && (options.fixed_strings || is_literal(p)) &&
              p.find('\n') == std::string::npos;
     });
     // The pieces Hyperscan searches (its ids index them): a literal of only k and s has two,
@@ -1909,7 +1892,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
         const bool literal = options.fixed_strings || is_literal(regexes[i]);
         const std::string& text = options.fixed_strings ? patterns[i] : regexes[i];
         if (impl->caseless && literal && !text.empty() && !byte_mode &&
-            (!is_ascii(text) || text.find_first_of("kKsS") != std::string::npos)) {
+            (!ctx::is_ascii_text(text) || text.find_first_of("kKsS") != std::string::npos)) {
           if (auto bytes = caseless_literal_bytes(text)) {
             hs_patterns[i] = anchored ? "^(?:" + *bytes + ")$" : std::move(*bytes);
             exact_ids[i] = hit_decides ? 1 : 0;
@@ -1932,7 +1915,7 @@ Result<PatternSet> PatternSet::compile(const std::vector<std::string>& typed_pat
             continue;
           }
         }
-        const bool utf8 = !is_ascii(regexes[i]) || !is_literal(regexes[i]);
+        const bool utf8 = !ctx::is_ascii_text(regexes[i]) || !is_literal(regexes[i]);
         if (!is_literal(regexes[i])) hs_same_regex = false;
         if (utf8 && !options.fixed_strings) {  // Hyperscan's Unicode tables are older: supersets
           hs_patterns[i] = superset_for_hyperscan(originals[i], impl->caseless, anchored);
@@ -2530,7 +2513,7 @@ Result<bool> confirm_line(const Alternation& alt, const Alternation& ascii, std:
     }
     return hit;
   }
-  if (ascii.compiled() && is_ascii_text(text)) return any_match(ascii, text, m);
+  if (ascii.compiled() && ctx::is_ascii_text(text)) return any_match(ascii, text, m);
   CTX_TRY_ASSIGN(bool hit, any_match(alt, text, m));
   if (!hit && probe_empty) {
     CTX_TRY_ASSIGN(Probe probe, empty_match_in_invalid_utf8(alt, text, 0, text.size() + 1, m));
@@ -2642,7 +2625,7 @@ int on_hs_match(unsigned id, unsigned long long /*from*/, unsigned long long to,
       const std::string_view text =
           ctx->hay.substr(ctx->line->start, ctx->line->end - ctx->line->start);
       ctx->line_alt =
-          ctx->ascii_re->compiled() && is_ascii_text(text) ? ctx->ascii_re : ctx->line_re;
+          ctx->ascii_re->compiled() && ctx::is_ascii_text(text) ? ctx->ascii_re : ctx->line_re;
       if (++*ctx->mark == 0) {
         std::fill(ctx->marks->begin(), ctx->marks->end(), 0);
         *ctx->mark = 1;
@@ -3107,7 +3090,7 @@ Status PatternSet::each_match(std::string_view line, bool after_line_break, Scra
     return {};
   }
   const Alternation& alt =
-      impl_->ascii_re.compiled() && is_ascii_text(line) ? impl_->ascii_re : impl_->line_re;
+      impl_->ascii_re.compiled() && ctx::is_ascii_text(line) ? impl_->ascii_re : impl_->line_re;
   if (alt.chunked() && impl_->hs != nullptr && s.hs != nullptr &&
       (!impl_->hs_utf8 || ctx::is_valid_utf8(line))) {
     // Hyperscan reports every pattern that may match in the line (a superset of each): only

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,20 @@ bool is_valid_utf8(std::string_view s);
 // The length of the longest valid UTF-8 prefix of `s` (Rust's Utf8Error::valid_up_to): where the
 // first invalid or cut-short sequence starts, or s.size().
 std::size_t utf8_valid_prefix(std::string_view s);
+
+// Whether every byte of `s` is ASCII (eight at a time; false at the first that is not).
+inline bool is_ascii_text(std::string_view s) {
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if ((w & 0x8080808080808080ULL) != 0) return false;
+  }
+  for (; i < s.size(); ++i) {
+    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
+  }
+  return true;
+}
 
 // Appends the UTF-8 bytes of `cp` to `out`. `cp` must be at most U+10FFFF; surrogates are encoded
 // as their three bytes (callers that must not produce them map them to U+FFFD first).
